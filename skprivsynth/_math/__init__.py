@@ -1,0 +1,1 @@
+"""Pure numerical kernels (no estimators); each module is testable on its own."""

@@ -1,0 +1,178 @@
+"""Thin wrappers around HiGHS (linear programs) and OSQP (quadratic programs).
+
+Both wrappers build the problem from scipy sparse matrices, always check the
+solver's *model status* (a time limit gives HiGHS run status ``kWarning`` and OSQP
+returns garbage iterates on infeasible problems), and raise :class:`SolverError`
+naming the status rather than ever returning silently wrong weights.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import osqp
+import scipy.sparse as sp
+
+__all__ = ["LPResult", "QPResult", "SolverError", "solve_lp", "solve_qp"]
+
+
+class SolverError(RuntimeError):
+    """An LP/QP solver did not return an optimal solution (the status is in the message)."""
+
+
+@dataclass
+class LPResult:
+    """Solution of :func:`solve_lp`."""
+
+    x: np.ndarray
+    objective: float
+    status: str
+    solve_time: float
+    row_dual: np.ndarray
+
+
+@dataclass
+class QPResult:
+    """Solution of :func:`solve_qp` with OSQP's residuals."""
+
+    x: np.ndarray
+    y: np.ndarray
+    objective: float
+    status: str
+    primal_residual: float
+    dual_residual: float
+    iterations: int
+    polished: bool
+    solve_time: float
+
+
+def solve_lp(c, A, row_lower, row_upper, col_lower, col_upper, *, time_limit=300.0,
+             solver="choose", what="linear program"):
+    """Minimise ``cᵀx`` s.t. ``row_lower ≤ A x ≤ row_upper``, ``col_lower ≤ x ≤ col_upper``.
+
+    Parameters
+    ----------
+    c : array-like of shape (n_vars,)
+    A : scipy sparse matrix of shape (n_rows, n_vars)
+    row_lower, row_upper : array-like of shape (n_rows,)
+        Use ``±numpy.inf`` for one-sided rows.
+    col_lower, col_upper : array-like of shape (n_vars,)
+    time_limit : float
+        Seconds; reaching it raises :class:`SolverError`.
+    solver : {"choose", "simplex", "ipm", "pdlp"}
+        HiGHS solver option.
+    what : str
+        Name of the problem, used in error messages.
+
+    Returns
+    -------
+    LPResult
+
+    Raises
+    ------
+    SolverError
+        If HiGHS rejects the model or its model status is not optimal.
+    """
+    A = sp.csc_matrix(A, dtype=np.float64)
+    n_rows, n_vars = A.shape
+    inf = highspy.kHighsInf
+
+    def _bounds(v, size):
+        v = np.broadcast_to(np.asarray(v, dtype=np.float64), (size,)).copy()
+        v[np.isposinf(v)] = inf
+        v[np.isneginf(v)] = -inf
+        return v
+
+    h = highspy.Highs()
+    h.silent()
+    h.setOptionValue("time_limit", float(time_limit))
+    h.setOptionValue("solver", solver)
+    status = h.passModel(
+        n_vars, n_rows, A.nnz, int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize), 0.0,
+        _bounds(c, n_vars), _bounds(col_lower, n_vars), _bounds(col_upper, n_vars),
+        _bounds(row_lower, n_rows), _bounds(row_upper, n_rows),
+        A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
+        np.zeros(n_vars, dtype=np.int32),
+    )
+    if status == highspy.HighsStatus.kError:
+        raise SolverError(f"HiGHS rejected the {what} (passModel returned kError).")
+    start = time.perf_counter()
+    h.run()
+    elapsed = time.perf_counter() - start
+    model_status = h.getModelStatus()
+    status_text = h.modelStatusToString(model_status)
+    if model_status != highspy.HighsModelStatus.kOptimal:
+        raise SolverError(
+            f"HiGHS did not solve the {what} to optimality: model status {status_text!r} "
+            f"after {elapsed:.2f} s (time_limit={time_limit})."
+        )
+    solution = h.getSolution()
+    return LPResult(
+        x=np.asarray(solution.col_value, dtype=np.float64),
+        objective=float(h.getInfo().objective_function_value),
+        status=status_text,
+        solve_time=elapsed,
+        row_dual=np.asarray(solution.row_dual, dtype=np.float64),
+    )
+
+
+def solve_qp(P, q, A, lower, upper, *, eps=1e-9, max_iter=200_000, time_limit=300.0,
+             polish=True, what="quadratic program"):
+    """Minimise ``½ xᵀPx + qᵀx`` s.t. ``lower ≤ A x ≤ upper`` with OSQP.
+
+    Parameters
+    ----------
+    P : scipy sparse matrix (n_vars, n_vars), positive semi-definite
+    q : array-like (n_vars,)
+    A : scipy sparse matrix (n_cons, n_vars)
+    lower, upper : array-like (n_cons,)
+    eps : float
+        Absolute and relative tolerance (OSQP's defaults 1e-3 are far too loose here).
+    max_iter, time_limit : int, float
+    polish : bool
+        Run OSQP's solution polishing (active-set refinement).
+    what : str
+        Name of the problem, used in error messages.
+
+    Returns
+    -------
+    QPResult
+
+    Raises
+    ------
+    SolverError
+        If the status is anything but ``solved``.
+    """
+    P = sp.triu(sp.csc_matrix(P, dtype=np.float64), format="csc")
+    A = sp.csc_matrix(A, dtype=np.float64)
+    problem = osqp.OSQP()
+    problem.setup(
+        P, np.asarray(q, dtype=np.float64), A,
+        np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64),
+        eps_abs=eps, eps_rel=eps, max_iter=int(max_iter), time_limit=float(time_limit),
+        polishing=polish, polish_refine_iter=10, verbose=False,
+    )
+    start = time.perf_counter()
+    result = problem.solve(raise_error=False)
+    elapsed = time.perf_counter() - start
+    info = result.info
+    if info.status_val != osqp.SolverStatus.OSQP_SOLVED:
+        raise SolverError(
+            f"OSQP did not solve the {what}: status {info.status!r} after {info.iter} "
+            f"iterations (primal residual {info.prim_res:.3g}, dual residual {info.dual_res:.3g})."
+        )
+    return QPResult(
+        x=np.asarray(result.x, dtype=np.float64),
+        y=np.asarray(result.y, dtype=np.float64),
+        objective=float(info.obj_val),
+        status=str(info.status),
+        primal_residual=float(info.prim_res),
+        dual_residual=float(info.dual_res),
+        iterations=int(info.iter),
+        polished=int(info.status_polish) == 1,
+        solve_time=elapsed,
+    )

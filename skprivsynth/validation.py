@@ -1,0 +1,160 @@
+"""Input checks shared by all estimators, and pipeline-compatible validators.
+
+The functions raise ``ValueError`` / ``TypeError`` whose message names the parameter,
+the offending value (and its row / column) and what is accepted.  The transformers
+:class:`BooleanValidator` and :class:`UnitIntervalValidator` pass data through
+unchanged after checking it, so they can guard a :class:`~sklearn.pipeline.Pipeline`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = [
+    "BooleanValidator",
+    "UnitIntervalValidator",
+    "check_boolean_matrix",
+    "check_enough_rows",
+    "check_n_samples",
+    "check_unit_interval",
+]
+
+
+def _column_label(j, feature_names=None):
+    if feature_names is not None:
+        return f"column {feature_names[j]!r} (index {j})"
+    return f"column {j}"
+
+
+def _first_bad(mask):
+    rows, cols = np.nonzero(mask)
+    return int(rows[0]), int(cols[0])
+
+
+def check_boolean_matrix(X, name="X", feature_names=None):
+    """Check that the 2-D float array ``X`` has only entries 0 and 1.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Already converted by :func:`sklearn.utils.check_array` (finite, 2-D).
+    name : str
+        Parameter name used in the error message.
+    feature_names : array-like of str, optional
+        Column names used in the error message.
+
+    Returns
+    -------
+    X : ndarray
+        The same array.
+
+    Raises
+    ------
+    ValueError
+        Naming the first offending column, row and value.
+    """
+    bad = (X != 0) & (X != 1)
+    if bad.any():
+        i, j = _first_bad(bad)
+        raise ValueError(
+            f"{name} must be a Boolean matrix with entries in {{0, 1}}; "
+            f"{_column_label(j, feature_names)} has value {X[i, j]!r} at row {i}. "
+            "Encode categorical or numeric data with skprivsynth.preprocessing.BooleanEncoder."
+        )
+    return X
+
+
+def check_unit_interval(X, name="X", feature_names=None):
+    """Check that every entry of the 2-D float array ``X`` lies in ``[0, 1]``."""
+    bad = (X < 0) | (X > 1)
+    if bad.any():
+        i, j = _first_bad(bad)
+        raise ValueError(
+            f"{name} must have all entries in [0, 1]; {_column_label(j, feature_names)} "
+            f"has value {X[i, j]!r} at row {i}."
+        )
+    return X
+
+
+def check_enough_rows(n_rows, required, parameter, value):
+    """Raise if ``n_rows < required``, naming the parameter that needs the rows."""
+    if n_rows < required:
+        raise ValueError(
+            f"{parameter}={value!r} needs at least {required} rows in X; got {n_rows}."
+        )
+
+
+def check_n_samples(n_samples, default):
+    """Return ``default`` when ``n_samples`` is None, else a checked positive int."""
+    if n_samples is None:
+        return int(default)
+    if isinstance(n_samples, bool) or not isinstance(n_samples, Integral | np.integer):
+        raise TypeError(f"n_samples must be a positive integer or None; got {n_samples!r}.")
+    if n_samples < 1:
+        raise ValueError(f"n_samples must be a positive integer or None; got {n_samples!r}.")
+    return int(n_samples)
+
+
+class _PassThroughValidator(TransformerMixin, BaseEstimator):
+    """Base class: check in ``fit``/``transform``, return the data unchanged."""
+
+    def _check(self, X, reset):
+        Xa = validate_data(self, X, reset=reset, dtype=np.float64, ensure_all_finite=True)
+        names = getattr(self, "feature_names_in_", None)
+        self._check_values(Xa, names)
+        return Xa
+
+    def fit(self, X, y=None):
+        """Check ``X`` and record its number of columns (and names)."""
+        self._check(X, reset=True)
+        return self
+
+    def transform(self, X):
+        """Check ``X`` and return it unchanged (as a float array)."""
+        check_is_fitted(self)
+        return self._check(X, reset=False)
+
+    def inverse_transform(self, X):
+        """Identity: validators do not change the data."""
+        check_is_fitted(self)
+        return X
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the (unchanged) output columns."""
+        check_is_fitted(self)
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
+        return np.asarray(names, dtype=object)
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "n_features_in_")
+
+
+class BooleanValidator(_PassThroughValidator):
+    """Pass-through transformer that rejects anything but a finite {0, 1} matrix.
+
+    Put it in front of a synthesizer in a pipeline to fail early with an error that
+    names the column and the bad value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.validation import BooleanValidator
+    >>> BooleanValidator().fit_transform(np.array([[0, 1], [1, 1]])).tolist()
+    [[0.0, 1.0], [1.0, 1.0]]
+    """
+
+    def _check_values(self, X, names):
+        check_boolean_matrix(X, feature_names=names)
+
+
+class UnitIntervalValidator(_PassThroughValidator):
+    """Pass-through transformer that rejects values outside ``[0, 1]``, NaN and inf."""
+
+    def _check_values(self, X, names):
+        check_unit_interval(X, feature_names=names)
