@@ -28,6 +28,7 @@ __all__ = [
     "check_delta",
     "check_epsilon",
     "gaussian_noise",
+    "laplace_mechanism",
     "laplace_noise",
     "laplace_scale",
     "warn_privacy_leak",
@@ -112,6 +113,30 @@ def laplace_noise(scale, size, rng):
     if not (math.isfinite(scale) and scale >= 0):
         raise ValueError(f"Laplace scale must be finite and >= 0; got {scale!r}.")
     return rng.laplace(0.0, scale, size=size) if scale > 0 else np.zeros(size)
+
+
+def laplace_mechanism(values, sensitivity, epsilon, rng):
+    """Release ``values`` with i.i.d. Laplace noise calibrated to ``sensitivity / epsilon``.
+
+    Parameters
+    ----------
+    values : array-like
+        The exact statistic (any shape).
+    sensitivity : float
+        L1 sensitivity of ``values`` under the replace-one relation, derived by the caller.
+    epsilon : float
+        Budget spent by this release.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    noisy : ndarray of float64, same shape as ``values``
+    scale : float
+        The Laplace scale used.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    scale = laplace_scale(sensitivity, epsilon)
+    return values + laplace_noise(scale, values.shape, rng), scale
 
 
 def gaussian_noise(scale, size, rng):
