@@ -1,7 +1,25 @@
-"""skprivsynth: private and anonymous synthetic data with a scikit-learn API."""
+"""skprivsynth: private and anonymous synthetic data with a scikit-learn API.
 
-from .privacy import PrivacyLeakWarning
+Synthesizers (``fit`` then ``sample``):
+
+- :class:`MicroaggregationSynthesizer` — k-anonymous microaggregation (seed 000).
+
+Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.
+Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
+:mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
+"""
+
+from .microaggregation import MicroaggregationSynthesizer
+from .pipeline import SynthesisPipeline, make_synthesis_pipeline
+from .privacy import PrivacyLeakWarning, PrivacyReport
 
 __version__ = "0.1.0"
 
-__all__ = ["PrivacyLeakWarning", "__version__"]
+__all__ = [
+    "MicroaggregationSynthesizer",
+    "PrivacyLeakWarning",
+    "PrivacyReport",
+    "SynthesisPipeline",
+    "__version__",
+    "make_synthesis_pipeline",
+]

@@ -84,7 +84,7 @@ def check_enough_rows(n_rows, required, parameter, value):
     """Raise if ``n_rows < required``, naming the parameter that needs the rows."""
     if n_rows < required:
         raise ValueError(
-            f"{parameter}={value!r} needs at least {required} rows in X; got {n_rows}."
+            f"{parameter}={value!r} needs at least {required} rows in X; got n_samples = {n_rows}."
         )
 
 

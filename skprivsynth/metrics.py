@@ -1,0 +1,906 @@
+"""Utility metrics for synthetic data: marginal errors, covariance loss, scorers.
+
+Two families of marginal metrics are provided.
+
+*Boolean-matrix marginals* (:func:`marginal_errors`, :func:`marginal_error`) compare
+two matrices with entries in ``[0, 1]`` (real data ``X`` and synthetic data ``Y``,
+usually both in ``{0, 1}``) on every set ``J`` of ``d`` columns (ALGORITHMS.md §6):
+
+* ``form="conjunction"``: the fraction of rows with all bits of ``J`` equal to 1,
+  ``(1/n) Σ_i Π_{j∈J} x_ij`` (seed 000, eq. 1.1); the error of ``J`` is the absolute
+  difference of the two fractions.
+* ``form="table"``: the ``2^d`` cell fractions of the marginal table of ``J``; the error
+  of ``J`` is the total variation distance ``½ Σ_v |p_v − q_v|``.
+
+A row with fractional entries ``y ∈ [0, 1]^p`` counts as the product of independent
+Bernoulli(``y_j``) coordinates: it contributes ``Π_{j∈J} y_j^{v_j} (1 − y_j)^{1−v_j}`` to
+cell ``v``.  This is the *expected* table after randomized rounding
+(:func:`skprivsynth._math.sampling.sample_weighted_records`), so a synthesizer's
+candidate records with weights can be scored without sampling.
+
+*Categorical (decoded-space) marginals* (:func:`categorical_marginal_errors`,
+:func:`categorical_marginal_tvd`) compare two tables of categorical columns — the
+benchmark metric of the project (BENCHMARKS.md): tvd1 = mean over the 14 Adult columns,
+tvd2 = mean over all 91 pairs, tvd3 = mean over 200 random triples drawn with
+``max_marginals=200, random_state=0``.
+
+Column sets.  With ``max_marginals=None`` every one of the ``C(p, d)`` sets is used, in
+lexicographic order (the order of :func:`itertools.combinations`).  With an integer
+``max_marginals < C(p, d)``, ``M = max_marginals`` distinct sets are drawn uniformly
+without replacement: the lexicographic ranks ``numpy.random.default_rng(random_state)
+.choice(C(p, d), size=M, replace=False)`` are sorted and unranked, so the result is a
+reproducible, sorted subset of the full list.  (When ``C(p, d) ≥ 2^62`` distinct uniform
+sets are drawn by rejection instead.)
+
+:func:`covariance_loss` is the Frobenius distance of the two covariance matrices (seed
+000, Sect. 3).  :func:`make_marginal_scorer` turns a marginal metric into a scorer for
+:class:`~sklearn.model_selection.GridSearchCV`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+from sklearn.pipeline import Pipeline
+from sklearn.utils import check_array
+
+from .base import check_random_generator
+from .validation import check_unit_interval
+
+__all__ = [
+    "MarginalErrors",
+    "MarginalScorer",
+    "categorical_marginal_errors",
+    "categorical_marginal_tvd",
+    "covariance_loss",
+    "make_marginal_scorer",
+    "marginal_error",
+    "marginal_errors",
+]
+
+_FORMS = ("conjunction", "table")
+_STATISTICS = ("mean", "max", "rms")
+_SPACES = ("encoded", "decoded")
+
+# Refuse to enumerate more column sets than this (memory (M, d) ints + the work M·n);
+# the error message asks for ``max_marginals``.
+_MAX_COLUMN_SETS = 5_000_000
+# Refuse table-form accumulators with more than this many (column set, cell) entries.
+_MAX_TABLE_ENTRIES = 2**26
+# Elements of one temporary (rows × column sets) float64 block: 2^21 · 8 B = 16 MB.
+_CHUNK_ELEMENTS = 2**21
+# Rows converted to float64 at a time.
+_ROW_CHUNK = 16_384
+# XᵀX path for d = 2 only while the p × p Gram matrix stays small (32 MB).
+_GRAM_MAX_FEATURES = 2_048
+# Largest number of cells counted with a dense bincount for one categorical marginal.
+_MAX_BINCOUNT_CELLS = 2**22
+# Ranks below this are drawn exactly with Generator.choice; int64-safe.
+_RANK_LIMIT = 2**62
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class MarginalErrors:
+    """Per-column-set marginal errors.
+
+    Attributes
+    ----------
+    column_sets : ndarray of shape (M, d), int64
+        Column indices of each set, each row increasing, rows in lexicographic order.
+    errors : ndarray of shape (M,), float64
+        Error of each set: absolute difference (conjunction form) or total variation
+        distance (table form), in ``[0, 1]``.
+    form : str
+        ``"conjunction"`` or ``"table"``.
+    feature_names : ndarray of shape (p,) or None
+        Column names when the inputs were DataFrames (categorical metrics).
+    """
+
+    column_sets: np.ndarray
+    errors: np.ndarray
+    form: str
+    feature_names: np.ndarray | None = None
+
+    def summary(self, statistic="mean"):
+        """Summarise the errors: ``"mean"``, ``"max"`` or ``"rms"`` (root mean square)."""
+        return _summarise(self.errors, statistic)
+
+    def named_column_sets(self):
+        """Column sets as tuples of feature names (or of indices when there are none)."""
+        names = self.feature_names
+        if names is None:
+            return [tuple(int(j) for j in row) for row in self.column_sets]
+        return [tuple(names[j] for j in row) for row in self.column_sets]
+
+
+def _summarise(errors, statistic):
+    _check_option(statistic, "statistic", _STATISTICS)
+    if statistic == "mean":
+        return float(np.mean(errors))
+    if statistic == "max":
+        return float(np.max(errors))
+    return float(np.sqrt(np.mean(np.square(errors))))
+
+
+# ------------------------------------------------------------------------ validation
+
+
+def _check_option(value, name, options):
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {list(options)}; got {value!r}.")
+
+
+def _check_degree(degree, p):
+    if isinstance(degree, bool) or not isinstance(degree, Integral | np.integer):
+        raise TypeError(f"degree must be an integer in [1, {p}]; got {degree!r}.")
+    if not 1 <= degree <= p:
+        raise ValueError(
+            f"degree must be an integer in [1, n_features={p}]; got degree={degree!r}."
+        )
+    return int(degree)
+
+
+def _check_max_marginals(max_marginals):
+    if max_marginals is None:
+        return None
+    if isinstance(max_marginals, bool) or not isinstance(max_marginals, Integral | np.integer):
+        raise TypeError(f"max_marginals must be a positive integer or None; got {max_marginals!r}.")
+    if max_marginals < 1:
+        raise ValueError(
+            f"max_marginals must be a positive integer or None; got {max_marginals!r}."
+        )
+    return int(max_marginals)
+
+
+def _check_matrix(A, name):
+    """Finite, 2-D, numeric, entries in [0, 1]; keeps compact dtypes (bool, uint8)."""
+    A = check_array(A, dtype="numeric", ensure_all_finite=True, input_name=name)
+    check_unit_interval(A, name=name)
+    return A
+
+
+def _check_widths(X, Y, x_name="X", y_name="Y"):
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(
+            f"{x_name} and {y_name} must have the same number of columns; "
+            f"{x_name} has {X.shape[1]} and {y_name} has {Y.shape[1]}."
+        )
+
+
+def _check_weights(sample_weight, n_rows, name):
+    """Return weights normalised to sum 1 (uniform when None)."""
+    if sample_weight is None:
+        return np.full(n_rows, 1.0 / n_rows)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim != 1 or w.shape[0] != n_rows:
+        raise ValueError(
+            f"{name} must be a 1-D array with one weight per row ({n_rows}); got shape {w.shape}."
+        )
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"{name} must contain finite, non-negative numbers.")
+    total = w.sum()
+    if total <= 0:
+        raise ValueError(f"{name} must not sum to zero.")
+    return w / total
+
+
+# ---------------------------------------------------------------------- column sets
+
+
+def _unrank_lexicographic(ranks, p, d):
+    """Column sets with the given lexicographic ranks among the C(p, d) sets.
+
+    The lexicographic rank of ``a_1 < … < a_d`` equals ``C(p, d) − 1`` minus the
+    colexicographic rank ``Σ_k C(b_k, k)`` of the reflected set ``b = p − 1 − a``
+    (combinatorial number system); the colex digits are found greedily, largest first,
+    by a binary search in the table ``c ↦ C(c, k)``.
+    """
+    remaining = (math.comb(p, d) - 1) - np.asarray(ranks, dtype=np.int64)
+    out = np.empty((remaining.size, d), dtype=np.int64)
+    for k in range(d, 0, -1):
+        # Entries above every possible remainder are clipped: the table stays sorted.
+        table = np.array([min(math.comb(c, k), _RANK_LIMIT) for c in range(p)], dtype=np.int64)
+        digit = np.searchsorted(table, remaining, side="right") - 1
+        remaining = remaining - table[digit]
+        out[:, d - k] = p - 1 - digit
+    return out
+
+
+def _random_distinct_sets(p, d, m, rng):
+    """``m`` distinct uniform d-subsets when C(p, d) is too large to rank in int64.
+
+    Distinct values among i.i.d. uniform draws form, given their number, a uniform
+    random subset; subsampling ``m`` of them uniformly keeps it uniform.
+    """
+    batch = max(1, _CHUNK_ELEMENTS // p)
+    sets = np.empty((0, d), dtype=np.int64)
+    while sets.shape[0] < m:
+        keys = rng.random((batch, p))
+        draws = np.sort(np.argpartition(keys, d - 1, axis=1)[:, :d], axis=1)
+        sets = np.unique(np.vstack([sets, draws]), axis=0)
+    keep = np.sort(rng.choice(sets.shape[0], size=m, replace=False))
+    return sets[keep]
+
+
+def _column_sets(p, d, max_marginals, random_state):
+    total = math.comb(p, d)
+    if max_marginals is None or max_marginals >= total:
+        if total > _MAX_COLUMN_SETS:
+            raise ValueError(
+                f"degree={d} on {p} columns gives C({p}, {d}) = {total} column sets, more "
+                f"than {_MAX_COLUMN_SETS}; set max_marginals to evaluate a random subset."
+            )
+        return _unrank_lexicographic(np.arange(total, dtype=np.int64), p, d)
+    if max_marginals > _MAX_COLUMN_SETS:
+        raise ValueError(
+            f"max_marginals={max_marginals} is more than the {_MAX_COLUMN_SETS} column sets "
+            "this module evaluates at once; choose a smaller value."
+        )
+    rng = check_random_generator(random_state)
+    if total < _RANK_LIMIT:
+        ranks = np.sort(rng.choice(total, size=max_marginals, replace=False))
+        return _unrank_lexicographic(ranks, p, d)
+    return _random_distinct_sets(p, d, max_marginals, rng)
+
+
+# ------------------------------------------------------------ Boolean-matrix kernels
+
+
+def _row_chunks(blocks):
+    """Yield ``(float64 rows, signed normalised weights)`` chunks of every block."""
+    for A, w in blocks:
+        for start in range(0, A.shape[0], _ROW_CHUNK):
+            stop = start + _ROW_CHUNK
+            yield np.asarray(A[start:stop], dtype=np.float64), w[start:stop]
+
+
+def _means(blocks, p):
+    diff = np.zeros(p)
+    for chunk, w in _row_chunks(blocks):
+        diff += w @ chunk
+    return diff
+
+
+def _gram(blocks, p):
+    gram = np.zeros((p, p))
+    for chunk, w in _row_chunks(blocks):
+        gram += chunk.T @ (chunk * w[:, None])
+    return gram
+
+
+def _degree2_gram_errors(blocks, p, sets, form):
+    """d = 2 through Gram matrices: the table follows from the conjunctions.
+
+    For columns (a, b): p11 = G_ab, p10 = m_a − G_ab, p01 = m_b − G_ab,
+    p00 = 1 − m_a − m_b + G_ab, and the same holds for differences (the constant 1
+    cancels because both weight vectors sum to one).
+    """
+    m = _means(blocks, p)
+    gram = _gram(blocks, p)
+    a, b = sets[:, 0], sets[:, 1]
+    d11 = gram[a, b]
+    if form == "conjunction":
+        return np.abs(d11)
+    return 0.5 * (np.abs(d11) + np.abs(m[a] - d11) + np.abs(m[b] - d11) + np.abs(d11 - m[a] - m[b]))
+
+
+def _accumulate_cells(acc, w, cols, k, cell, current):
+    """Depth-first over the 2^d cells; ``current`` = product of the first k factors."""
+    if k == len(cols):
+        acc[:, cell] += w @ current
+        return
+    ones = cols[k] if current is None else current * cols[k]
+    zeros = (1.0 - cols[k]) if current is None else current - ones
+    _accumulate_cells(acc, w, cols, k + 1, 2 * cell, zeros)
+    _accumulate_cells(acc, w, cols, k + 1, 2 * cell + 1, ones)
+
+
+def _chunked_errors(blocks, sets, form):
+    """General d: products over chunks of rows × chunks of column sets.
+
+    Work O(n · M · d) for conjunctions and O(n · M · 2^d) for tables; memory
+    O((d + 1) · _CHUNK_ELEMENTS) for temporaries plus the (M, 2^d) accumulator.
+    """
+    n_sets, d = sets.shape
+    n_cells = 1 if form == "conjunction" else 2**d
+    acc = np.zeros((n_sets, n_cells))
+    set_chunk = max(1, _CHUNK_ELEMENTS // _ROW_CHUNK)
+    for chunk, w in _row_chunks(blocks):
+        for start in range(0, n_sets, set_chunk):
+            part = sets[start : start + set_chunk]
+            cols = [chunk[:, part[:, k]] for k in range(d)]
+            if form == "conjunction":
+                acc[start : start + set_chunk, 0] += w @ np.prod(np.stack(cols), axis=0)
+            else:
+                _accumulate_cells(acc[start : start + set_chunk], w, cols, 0, 0, None)
+    if form == "conjunction":
+        return np.abs(acc[:, 0])
+    return 0.5 * np.abs(acc).sum(axis=1)
+
+
+def marginal_errors(
+    X,
+    Y,
+    degree=2,
+    form="table",
+    max_marginals=None,
+    random_state=None,
+    sample_weight_X=None,
+    sample_weight_Y=None,
+):
+    """Error of every d-way marginal of ``Y`` against ``X`` (Boolean-matrix data).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_x, p)
+        Real data, entries in ``[0, 1]`` (normally ``{0, 1}``).
+    Y : array-like of shape (n_y, p)
+        Synthetic data (``n_y`` may differ from ``n_x``), entries in ``[0, 1]``;
+        fractional entries count as independent Bernoulli probabilities.
+    degree : int, default=2
+        Size ``d`` of the column sets, ``1 <= d <= p``.
+    form : {"table", "conjunction"}, default="table"
+        ``"table"``: total variation distance of the ``2^d``-cell tables;
+        ``"conjunction"``: absolute error of the all-ones cell (seed 000, eq. 1.1).
+    max_marginals : int, optional
+        Evaluate a uniform random subset of this many column sets (see the module
+        docstring); None evaluates all ``C(p, d)`` sets.
+    random_state : None, int or numpy.random.Generator, optional
+        Seed of the random subset.
+    sample_weight_X, sample_weight_Y : array-like of shape (n_x,) / (n_y,), optional
+        Non-negative row weights (normalised here); e.g. ``Y`` = candidate records of a
+        synthesizer with their probabilities.
+
+    Returns
+    -------
+    MarginalErrors
+        ``column_sets`` (M, d) and ``errors`` (M,).
+
+    Notes
+    -----
+    Cost: ``d = 1`` one pass, O(n·p); ``d = 2`` (p <= 2048) one Gram matrix per input,
+    O(n·p²); otherwise O(n·M·d) (conjunction) or O(n·M·2^d) (table), all vectorised over
+    chunks of rows and column sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.metrics import marginal_errors
+    >>> X = np.array([[1, 1, 0], [0, 1, 1]])
+    >>> Y = np.array([[1, 1, 0], [1, 1, 0]])
+    >>> res = marginal_errors(X, Y, degree=2, form="conjunction")
+    >>> res.column_sets.tolist(), res.errors.tolist()
+    ([[0, 1], [0, 2], [1, 2]], [0.5, 0.0, 0.5])
+    """
+    _check_option(form, "form", _FORMS)
+    X = _check_matrix(X, "X")
+    Y = _check_matrix(Y, "Y")
+    _check_widths(X, Y)
+    p = X.shape[1]
+    d = _check_degree(degree, p)
+    max_marginals = _check_max_marginals(max_marginals)
+    w_x = _check_weights(sample_weight_X, X.shape[0], "sample_weight_X")
+    w_y = _check_weights(sample_weight_Y, Y.shape[0], "sample_weight_Y")
+    sets = _column_sets(p, d, max_marginals, random_state)
+    if form == "table" and sets.shape[0] * 2**d > _MAX_TABLE_ENTRIES:
+        raise ValueError(
+            f"form='table' with degree={d} and {sets.shape[0]} column sets needs "
+            f"{sets.shape[0] * 2**d} table cells (limit {_MAX_TABLE_ENTRIES}); lower "
+            "degree or max_marginals, or use form='conjunction'."
+        )
+    blocks = [(X, w_x), (Y, -w_y)]
+    if d == 1:
+        errors = np.abs(_means(blocks, p)[sets[:, 0]])
+    elif d == 2 and p <= _GRAM_MAX_FEATURES:
+        errors = _degree2_gram_errors(blocks, p, sets, form)
+    else:
+        errors = _chunked_errors(blocks, sets, form)
+    # Round-off may leave a tiny overshoot above 1 for total variation distance.
+    return MarginalErrors(column_sets=sets, errors=np.clip(errors, 0.0, 1.0), form=form)
+
+
+def marginal_error(
+    X,
+    Y,
+    degree=2,
+    form="table",
+    statistic="mean",
+    max_marginals=None,
+    random_state=None,
+    sample_weight_X=None,
+    sample_weight_Y=None,
+):
+    """Summary of :func:`marginal_errors`: ``"mean"``, ``"max"`` or ``"rms"``.
+
+    ``statistic="rms"`` is the L² average of seed 000, eq. (1.2) ("δ-accurate for
+    d-dimensional marginals on average"); ``form="table", statistic="mean"`` is the
+    average total variation distance of the d-way tables.  Parameters as in
+    :func:`marginal_errors`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.metrics import marginal_error
+    >>> X = np.array([[1, 0], [0, 1]])
+    >>> marginal_error(X, X[::-1], degree=2), marginal_error(X, [[1, 1], [0, 0]], degree=1)
+    (0.0, 0.0)
+    >>> marginal_error(X, [[1, 1], [0, 0]], degree=2)
+    1.0
+    """
+    _check_option(statistic, "statistic", _STATISTICS)
+    result = marginal_errors(
+        X,
+        Y,
+        degree=degree,
+        form=form,
+        max_marginals=max_marginals,
+        random_state=random_state,
+        sample_weight_X=sample_weight_X,
+        sample_weight_Y=sample_weight_Y,
+    )
+    return result.summary(statistic)
+
+
+# ------------------------------------------------------------- categorical marginals
+
+
+def _as_frame(data, name):
+    if isinstance(data, pd.DataFrame):
+        frame = data
+    else:
+        array = np.asarray(data, dtype=object) if not hasattr(data, "shape") else data
+        if np.ndim(array) != 2:
+            raise ValueError(
+                f"{name} must be a 2-D table (DataFrame or array); got {np.ndim(array)} "
+                "dimension(s)."
+            )
+        frame = pd.DataFrame(array)
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one row and one column; got {frame.shape}.")
+    if not frame.columns.is_unique:
+        raise ValueError(f"{name} has duplicate column names.")
+    missing = frame.isna().any()
+    if missing.any():
+        raise ValueError(
+            f"{name} contains NaN / missing values in column {missing.idxmax()!r}; "
+            "encode missing values as a category first."
+        )
+    return frame
+
+
+def _domain_codes(values, cells, column, name):
+    """Codes of ``values`` within a declared domain: K (codes 0..K-1) or categories."""
+    if isinstance(cells, Integral | np.integer) and not isinstance(cells, bool):
+        if cells < 1:
+            raise ValueError(f"domain[{column!r}] must be a positive integer; got {cells!r}.")
+        numeric = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(numeric) | (numeric != np.round(numeric)) | (numeric < 0)
+        bad |= numeric >= cells
+        if bad.any():
+            raise ValueError(
+                f"column {column!r} of {name} has value {values.iloc[int(np.argmax(bad))]!r} "
+                f"outside domain[{column!r}] = {cells} (integer codes 0..{int(cells) - 1})."
+            )
+        return numeric.astype(np.int64), int(cells)
+    categories = pd.Index(list(cells))
+    if not categories.is_unique or len(categories) == 0:
+        raise ValueError(f"domain[{column!r}] must list distinct categories; got {cells!r}.")
+    codes = categories.get_indexer(values)
+    if (codes < 0).any():
+        raise ValueError(
+            f"column {column!r} of {name} has value {values.iloc[int(np.argmax(codes < 0))]!r} "
+            f"outside domain[{column!r}]."
+        )
+    return codes.astype(np.int64), len(categories)
+
+
+def _encode_categorical(real, synth, domain):
+    """Integer codes (n × p) of both tables and the number of cells of each column."""
+    n_real = real.shape[0]
+    real_codes = np.empty(real.shape, dtype=np.int64)
+    synth_codes = np.empty(synth.shape, dtype=np.int64)
+    sizes = np.empty(real.shape[1], dtype=np.int64)
+    for j, column in enumerate(real.columns):
+        if domain is None:
+            joined = pd.concat([real[column], synth[column]], ignore_index=True)
+            codes, uniques = pd.factorize(joined, sort=False)
+            real_codes[:, j], synth_codes[:, j] = codes[:n_real], codes[n_real:]
+            sizes[j] = len(uniques)
+        else:
+            if column not in domain:
+                raise ValueError(f"domain has no entry for column {column!r}.")
+            real_codes[:, j], sizes[j] = _domain_codes(
+                real[column], domain[column], column, "real_df"
+            )
+            synth_codes[:, j], _ = _domain_codes(synth[column], domain[column], column, "synth_df")
+    return real_codes, synth_codes, sizes
+
+
+def _categorical_tvd(real_codes, synth_codes, sizes):
+    """Total variation distance of one joint table (codes already restricted to J)."""
+    n_real = real_codes.shape[0]
+    n_cells = math.prod(int(k) for k in sizes)
+    if n_cells <= _MAX_BINCOUNT_CELLS:
+        # Mixed-radix cell index: Σ_k code_k · Π_{l>k} K_l.
+        strides = np.cumprod(np.r_[sizes[1:], 1][::-1])[::-1].astype(np.int64)
+        real_idx, synth_idx = real_codes @ strides, synth_codes @ strides
+    else:
+        # Too many cells for a dense count: index only the observed cells.
+        _, inverse = np.unique(np.vstack([real_codes, synth_codes]), axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        n_cells = int(inverse.max()) + 1
+        real_idx, synth_idx = inverse[:n_real], inverse[n_real:]
+    p_real = np.bincount(real_idx, minlength=n_cells) / real_idx.size
+    p_synth = np.bincount(synth_idx, minlength=n_cells) / synth_idx.size
+    return 0.5 * np.abs(p_real - p_synth).sum()
+
+
+def categorical_marginal_errors(
+    real_df, synth_df, degree=2, domain=None, max_marginals=None, random_state=None
+):
+    """Total variation distance of every d-way table of categorical columns.
+
+    Parameters
+    ----------
+    real_df, synth_df : pandas.DataFrame or 2-D array-like
+        Real and synthetic tables with the same columns (any order in ``synth_df``;
+        row counts may differ).  Values are any hashable categories (integer codes,
+        strings ...); missing values are rejected.
+    degree : int, default=2
+        Number of columns per table.
+    domain : dict, optional
+        Column -> number of categories ``K`` (values must be integer codes
+        ``0..K-1``) or -> sequence of the categories.  Cells then range over the full
+        domain and out-of-domain values raise; without it cells are the union of the
+        observed values.  The distance is the same either way (unobserved cells count
+        zero in both tables); the domain serves as a check.
+    max_marginals, random_state
+        Random subset of column sets, as in :func:`marginal_errors`;
+        ``max_marginals=200, random_state=0`` is the tvd3 benchmark choice.
+
+    Returns
+    -------
+    MarginalErrors
+        ``column_sets`` index the columns of ``real_df``; ``feature_names`` holds them.
+
+    Notes
+    -----
+    Each column is coded once; each column set costs one mixed-radix combination of
+    codes and two ``bincount`` calls, O((n_real + n_synth) · d).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skprivsynth.metrics import categorical_marginal_errors
+    >>> real = pd.DataFrame({"a": ["x", "y"], "b": [0, 1]})
+    >>> synth = pd.DataFrame({"a": ["x", "x"], "b": [0, 1]})
+    >>> categorical_marginal_errors(real, synth, degree=1).errors.tolist()
+    [0.5, 0.0]
+    """
+    real = _as_frame(real_df, "real_df")
+    synth = _as_frame(synth_df, "synth_df")
+    if set(real.columns) != set(synth.columns) or real.shape[1] != synth.shape[1]:
+        only_real = [c for c in real.columns if c not in set(synth.columns)]
+        only_synth = [c for c in synth.columns if c not in set(real.columns)]
+        raise ValueError(
+            "real_df and synth_df must have the same columns; real_df has "
+            f"{real.shape[1]} and synth_df has {synth.shape[1]}; only in real_df: "
+            f"{only_real}, only in synth_df: {only_synth}."
+        )
+    synth = synth[list(real.columns)]
+    if domain is not None and not isinstance(domain, dict):
+        raise TypeError(f"domain must be a dict column -> K or categories; got {domain!r}.")
+    p = real.shape[1]
+    d = _check_degree(degree, p)
+    max_marginals = _check_max_marginals(max_marginals)
+    sets = _column_sets(p, d, max_marginals, random_state)
+    real_codes, synth_codes, sizes = _encode_categorical(real, synth, domain)
+    errors = np.array(
+        [_categorical_tvd(real_codes[:, J], synth_codes[:, J], sizes[J]) for J in sets]
+    )
+    return MarginalErrors(
+        column_sets=sets,
+        errors=np.clip(errors, 0.0, 1.0),
+        form="table",
+        feature_names=np.asarray(real.columns, dtype=object),
+    )
+
+
+def categorical_marginal_tvd(
+    real_df,
+    synth_df,
+    degree=2,
+    domain=None,
+    max_marginals=None,
+    random_state=None,
+    statistic="mean",
+):
+    """Mean (or max / rms) total variation distance of d-way categorical tables.
+
+    The benchmark metric of the project (BENCHMARKS.md), on the decoded columns:
+    ``tvd1 = categorical_marginal_tvd(real, synth, degree=1)``,
+    ``tvd2 = categorical_marginal_tvd(real, synth, degree=2)`` and
+    ``tvd3 = categorical_marginal_tvd(real, synth, degree=3, max_marginals=200,
+    random_state=0)``.  Parameters as in :func:`categorical_marginal_errors`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skprivsynth.datasets import load_adult
+    >>> from skprivsynth.metrics import categorical_marginal_tvd
+    >>> adult = load_adult()
+    >>> categorical_marginal_tvd(adult.data, adult.data, domain=adult.domain)
+    0.0
+    """
+    _check_option(statistic, "statistic", _STATISTICS)
+    result = categorical_marginal_errors(
+        real_df,
+        synth_df,
+        degree=degree,
+        domain=domain,
+        max_marginals=max_marginals,
+        random_state=random_state,
+    )
+    return result.summary(statistic)
+
+
+# -------------------------------------------------------------------- covariance loss
+
+
+def _weighted_covariance(A, w, p):
+    mean = np.zeros(p)
+    for start in range(0, A.shape[0], _ROW_CHUNK):
+        mean += w[start : start + _ROW_CHUNK] @ A[start : start + _ROW_CHUNK]
+    cov = np.zeros((p, p))
+    for start in range(0, A.shape[0], _ROW_CHUNK):
+        centred = A[start : start + _ROW_CHUNK] - mean
+        cov += centred.T @ (centred * w[start : start + _ROW_CHUNK, None])
+    return cov
+
+
+def covariance_loss(X, Y, sample_weight_X=None, sample_weight_Y=None):
+    """Frobenius distance ``‖Σ_X − Σ_Y‖_F`` of the two covariance matrices.
+
+    ``Σ`` is the *population* covariance (divisor ``n``, i.e. ``numpy.cov(X.T,
+    bias=True)``), or with weights ``Σ_i w_i (x_i − μ)(x_i − μ)ᵀ / Σ_i w_i``.  With
+    ``Y`` = the group means of a microaggregation and ``sample_weight_Y`` = the group
+    sizes, this is the covariance loss ``‖Σ_X − Σ_{E[X|F]}‖_F`` of conditional
+    expectation (seed 000, Sect. 3; law of total variance: it is the Frobenius norm of
+    the expected within-group covariance).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_x, p)
+        Real data (any finite values).
+    Y : array-like of shape (n_y, p)
+        Synthetic data or candidate records.
+    sample_weight_X, sample_weight_Y : array-like, optional
+        Non-negative row weights.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.metrics import covariance_loss
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> covariance_loss(X, X[::-1])
+    0.0
+    >>> covariance_loss(X, [[0.5, 0.5]], sample_weight_Y=[4])  # one group: all is lost
+    0.3535533905932738
+    """
+    X = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X")
+    Y = check_array(Y, dtype=np.float64, ensure_all_finite=True, input_name="Y")
+    _check_widths(X, Y)
+    p = X.shape[1]
+    cov_x = _weighted_covariance(
+        X, _check_weights(sample_weight_X, X.shape[0], "sample_weight_X"), p
+    )
+    cov_y = _weighted_covariance(
+        Y, _check_weights(sample_weight_Y, Y.shape[0], "sample_weight_Y"), p
+    )
+    return float(np.linalg.norm(cov_x - cov_y, ord="fro"))
+
+
+# ----------------------------------------------------------------------------- scorer
+
+
+class MarginalScorer:
+    """Scorer ``scorer(estimator, X, y=None) -> −marginal error`` (greater is better).
+
+    Build it with :func:`make_marginal_scorer`; the attributes are its parameters.  A
+    plain class (not :func:`sklearn.metrics.make_scorer`, which needs ``y``) so that it
+    pickles for ``GridSearchCV(n_jobs=...)``.
+    """
+
+    def __init__(
+        self,
+        degree=2,
+        form="table",
+        statistic="mean",
+        space="encoded",
+        n_samples=None,
+        random_state=0,
+        max_marginals=None,
+    ):
+        self.degree = degree
+        self.form = form
+        self.statistic = statistic
+        self.space = space
+        self.n_samples = n_samples
+        self.random_state = random_state
+        self.max_marginals = max_marginals
+
+    def _n_rows(self, X):
+        return self.n_samples if self.n_samples is not None else len(X)
+
+    def __call__(self, estimator, X, y=None):
+        """Score ``estimator`` (a fitted synthesizer or synthesis pipeline) on ``X``.
+
+        Parameters
+        ----------
+        estimator : fitted synthesizer or :class:`~sklearn.pipeline.Pipeline`
+            A synthesizer has ``sample(n_samples, random_state)``; a pipeline ends in
+            one (and, for ``space="decoded"``, has its own decoding ``sample``).
+        X : array-like or DataFrame
+            Held-out real data, in the pipeline's input space.
+        y : ignored
+            Present for the scorer protocol of scikit-learn.
+
+        Returns
+        -------
+        float
+            The negated marginal error.
+        """
+        n = self._n_rows(X)
+        kwargs = {"degree": self.degree, "max_marginals": self.max_marginals}
+        if isinstance(estimator, Pipeline):
+            if self.space == "decoded":
+                if not hasattr(estimator, "sample"):
+                    raise TypeError(
+                        "space='decoded' needs a pipeline with a decoding sample() method "
+                        f"(e.g. SynthesisPipeline); got {type(estimator).__name__}."
+                    )
+                synthetic = estimator.sample(n_samples=n, random_state=self.random_state)
+                if not isinstance(synthetic, pd.DataFrame) and isinstance(X, pd.DataFrame):
+                    synthetic = pd.DataFrame(np.asarray(synthetic), columns=X.columns)
+                return -categorical_marginal_tvd(
+                    X,
+                    synthetic,
+                    random_state=self.random_state,
+                    statistic=self.statistic,
+                    **kwargs,
+                )
+            synthesizer = estimator[-1]
+            X_real = estimator[:-1].transform(X) if len(estimator) > 1 else X
+        else:
+            synthesizer = estimator
+            X_real = X
+        if not hasattr(synthesizer, "sample"):
+            raise TypeError(
+                "the scored estimator must be a synthesizer with a sample() method or a "
+                f"pipeline ending in one; got {type(synthesizer).__name__}."
+            )
+        synthetic = synthesizer.sample(n_samples=n, random_state=self.random_state)
+        return -marginal_error(
+            X_real,
+            synthetic,
+            form=self.form,
+            statistic=self.statistic,
+            random_state=self.random_state,
+            **kwargs,
+        )
+
+    def __repr__(self):
+        params = ", ".join(
+            f"{name}={getattr(self, name)!r}"
+            for name in (
+                "degree",
+                "form",
+                "statistic",
+                "space",
+                "n_samples",
+                "random_state",
+                "max_marginals",
+            )
+        )
+        return f"make_marginal_scorer({params})"
+
+
+def make_marginal_scorer(
+    degree=2,
+    form="table",
+    statistic="mean",
+    space="encoded",
+    n_samples=None,
+    random_state=0,
+    max_marginals=None,
+):
+    """Scorer for model selection of synthesizers: ``scorer(estimator, X, y=None)``.
+
+    The scorer draws ``n_samples`` synthetic records (default ``len(X)``) and returns
+    the **negated** marginal error against the held-out ``X`` (greater is better), so
+    it can be passed as ``GridSearchCV(..., scoring=scorer)`` with ``y=None``.
+
+    Parameters
+    ----------
+    degree : int, default=2
+        Marginal degree ``d``.
+    form : {"table", "conjunction"}, default="table"
+        Boolean-matrix error form (see :func:`marginal_errors`); ``space="decoded"``
+        needs ``"table"``.
+    statistic : {"mean", "max", "rms"}, default="mean"
+        Summary over column sets; ``form="table", statistic="mean"`` is the mean total
+        variation distance.
+    space : {"encoded", "decoded"}, default="encoded"
+        Where a *pipeline* is evaluated.  ``"encoded"`` (default, cheaper: no decoding; it
+        scores the encoded bits, and with a one-hot encoding the encoded pairs'
+        conjunctions contain every cell of the decoded 2-way tables, but the averages
+        differ): ``X_enc = pipeline[:-1].transform(X)`` against ``pipeline[-1].sample(...)`` with
+        :func:`marginal_error`.  ``"decoded"`` (the benchmark metric of BENCHMARKS.md):
+        ``pipeline.sample(...)`` (the pipeline's own decoding ``sample``, e.g.
+        ``SynthesisPipeline``) against ``X`` with :func:`categorical_marginal_tvd`.  A
+        bare synthesizer has no decoder and is always compared in its own space with
+        :func:`marginal_error`.
+    n_samples : int, optional
+        Number of synthetic records per evaluation; None uses ``len(X)``.
+    random_state : None, int or numpy.random.Generator, default=0
+        Passed to ``sample`` and to the column-subset choice.  The fixed default makes
+        every candidate of a search use the same seed (common random numbers).
+    max_marginals : int, optional
+        Random subset of column sets (see :func:`marginal_errors`).
+
+    Returns
+    -------
+    MarginalScorer
+        A picklable callable.
+
+    Examples
+    --------
+    >>> from skprivsynth.metrics import make_marginal_scorer
+    >>> make_marginal_scorer(degree=3, max_marginals=200)
+    make_marginal_scorer(degree=3, form='table', statistic='mean', space='encoded', \
+n_samples=None, random_state=0, max_marginals=200)
+    """
+    _check_option(form, "form", _FORMS)
+    _check_option(statistic, "statistic", _STATISTICS)
+    _check_option(space, "space", _SPACES)
+    if space == "decoded" and form != "table":
+        raise ValueError(
+            f"space='decoded' compares categorical tables and needs form='table'; got "
+            f"form={form!r}."
+        )
+    if isinstance(degree, bool) or not isinstance(degree, Integral | np.integer) or degree < 1:
+        raise ValueError(f"degree must be a positive integer; got {degree!r}.")
+    if n_samples is not None and (
+        isinstance(n_samples, bool)
+        or not isinstance(n_samples, Integral | np.integer)
+        or n_samples < 1
+    ):
+        raise ValueError(f"n_samples must be a positive integer or None; got {n_samples!r}.")
+    _check_max_marginals(max_marginals)
+    return MarginalScorer(
+        degree=int(degree),
+        form=form,
+        statistic=statistic,
+        space=space,
+        n_samples=None if n_samples is None else int(n_samples),
+        random_state=random_state,
+        max_marginals=max_marginals,
+    )

@@ -1,0 +1,733 @@
+"""Encoders between tabular data and the Boolean cube ``{0, 1}^p``.
+
+Every synthesizer of this package works on Boolean matrices.  :class:`BooleanEncoder`
+turns a table (a :class:`pandas.DataFrame` of mixed dtypes or a 2-D array) into one-hot
+blocks, one block per input column, and decodes synthetic Boolean rows back to the
+original columns and dtypes.  :func:`boolean_cube_to_signs` and
+:func:`signs_to_boolean_cube` are the affine "cube maps" between ``{0, 1}`` and
+``{-1, 1}`` used by sign-based mechanisms.
+
+Privacy of the encoding
+-----------------------
+An encoding is *public* only if its domain (categories, bin edges) does not depend on
+the private records.  Declare the domain with the ``categories`` parameter; every
+column whose domain is learned from the data triggers a
+:class:`~skprivsynth.privacy.PrivacyLeakWarning` naming it.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import (
+    _check_feature_names_in,
+    check_array,
+    check_is_fitted,
+    validate_data,
+)
+
+from .base import check_random_generator
+from .privacy import warn_privacy_leak
+from .validation import check_unit_interval
+
+__all__ = ["BooleanEncoder", "boolean_cube_to_signs", "signs_to_boolean_cube"]
+
+#: Largest dense output (entries) :meth:`BooleanEncoder.transform` allocates at once.
+_MAX_OUTPUT_ENTRIES = 2**31
+
+
+# ----------------------------------------------------------------------------- cube maps
+def boolean_cube_to_signs(X):
+    """Map ``{0, 1}`` to ``{-1, 1}`` by ``s = 1 - 2x`` (so ``x = 0`` maps to ``+1``).
+
+    The map is affine, so it also sends ``[0, 1]`` onto ``[-1, 1]`` (means of Boolean
+    vectors to means of sign vectors); entries outside ``[0, 1]`` are rejected.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Entries in ``[0, 1]`` (typically in ``{0, 1}``).
+
+    Returns
+    -------
+    S : ndarray of float64, same shape
+        ``1 - 2 X``.
+
+    See Also
+    --------
+    signs_to_boolean_cube : The inverse map ``x = (1 - s) / 2``.
+
+    Examples
+    --------
+    >>> from skprivsynth.preprocessing import boolean_cube_to_signs
+    >>> boolean_cube_to_signs([[0, 1], [1, 1]]).tolist()
+    [[1.0, -1.0], [-1.0, -1.0]]
+    """
+    X = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X")
+    check_unit_interval(X, name="X")
+    return 1.0 - 2.0 * X
+
+
+def signs_to_boolean_cube(S):
+    """Map ``{-1, 1}`` to ``{0, 1}`` by ``x = (1 - s) / 2`` (so ``s = +1`` maps to ``0``).
+
+    Inverse of :func:`boolean_cube_to_signs`; ``[-1, 1]`` is sent onto ``[0, 1]`` and
+    entries outside ``[-1, 1]`` are rejected.
+
+    Parameters
+    ----------
+    S : array-like of shape (n_samples, n_features)
+        Entries in ``[-1, 1]`` (typically in ``{-1, 1}``).
+
+    Returns
+    -------
+    X : ndarray of float64, same shape
+        ``(1 - S) / 2``.
+
+    Examples
+    --------
+    >>> from skprivsynth.preprocessing import signs_to_boolean_cube
+    >>> signs_to_boolean_cube([[1, -1]]).tolist()
+    [[0.0, 1.0]]
+    """
+    S = check_array(S, dtype=np.float64, ensure_all_finite=True, input_name="S")
+    bad = np.abs(S) > 1
+    if bad.any():
+        i, j = (int(k[0]) for k in np.nonzero(bad))
+        raise ValueError(
+            f"S must have all entries in [-1, 1]; column {j} has value {S[i, j]!r} at row {i}."
+        )
+    return (1.0 - S) / 2.0
+
+
+# ------------------------------------------------------------------------- column specs
+class _Column:
+    """Fitted encoding of one input column (internal).
+
+    ``kind`` is ``"levels"`` (one output bit per level, or per contiguous range of
+    levels when ``ranges`` is set) or ``"bins"`` (one bit per numeric bin).
+    """
+
+    def __init__(self, kind, levels=None, ranges=None, edges=None, clip=False, learned=False):
+        self.kind = kind
+        self.levels = levels  # object ndarray of the levels (kind "levels")
+        self.ranges = ranges  # None or int ndarray of range boundaries into levels
+        self.edges = edges  # float ndarray of bin edges (kind "bins")
+        self.clip = clip  # bins: clip out-of-range values into the end bins
+        self.learned = learned  # domain learned from the data
+
+    @property
+    def width(self):
+        if self.kind == "bins":
+            return self.edges.size - 1
+        if self.ranges is not None:
+            return self.ranges.size - 1
+        return self.levels.size
+
+    def fallback_weights(self):
+        """Public weights used to decode an all-zero block."""
+        if self.kind == "levels" and self.ranges is not None:
+            # Uniform over the underlying levels: each range weighs its number of levels.
+            return np.diff(self.ranges).astype(np.float64)
+        return np.ones(self.width)
+
+    def labels(self):
+        """Text label of each output bit (the part after ``name=``)."""
+        if self.kind == "bins":
+            e = self.edges
+            last = len(e) - 2
+            return [
+                f"[{_fmt(e[k])}, {_fmt(e[k + 1])}{']' if k == last else ')'}"
+                for k in range(len(e) - 1)
+            ]
+        if self.ranges is None:
+            return [str(v) for v in self.levels]
+        r = self.ranges
+        return [
+            str(self.levels[r[k]])
+            if r[k + 1] - r[k] == 1
+            else f"{self.levels[r[k]]}..{self.levels[r[k + 1] - 1]}"
+            for k in range(len(r) - 1)
+        ]
+
+
+def _fmt(x):
+    return f"{x:g}"
+
+
+def _column_name(label):
+    return repr(label)
+
+
+def _is_float_dtype(dtype):
+    return pd.api.types.is_float_dtype(dtype)
+
+
+def _is_integer_dtype(dtype):
+    return pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _is_bool_dtype(dtype):
+    return pd.api.types.is_bool_dtype(dtype)
+
+
+def _as_object_array(values):
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+def _parse_spec(spec, label):
+    """Turn one user spec of ``categories`` into an unfitted ``_Column`` (or None)."""
+    where = f"categories[{label!r}]"
+    if spec is None or (isinstance(spec, str) and spec == "auto"):
+        return None
+    if isinstance(spec, bool):
+        raise TypeError(
+            f"{where} must be an int, a list of values or {{'bins': [...]}}; got {spec!r}."
+        )
+    if isinstance(spec, Integral | np.integer):
+        if spec < 1:
+            raise ValueError(
+                f"{where} must be a positive number of integer codes 0..K-1; got {spec!r}."
+            )
+        return _Column("levels", levels=_as_object_array(range(int(spec))))
+    if isinstance(spec, pd.CategoricalDtype):
+        spec = list(spec.categories)
+    if isinstance(spec, dict):
+        unknown = set(spec) - {"bins", "clip"}
+        if "bins" not in spec or unknown:
+            raise ValueError(
+                f"{where} given as a dict must be {{'bins': [e0, ..., eB]}} with optional "
+                f"'clip': bool; got keys {sorted(map(str, spec))}."
+            )
+        try:
+            edges = np.asarray(spec["bins"], dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{where}['bins'] must be a list of numbers; got {spec['bins']!r}."
+            ) from exc
+        if edges.ndim != 1 or edges.size < 2:
+            raise ValueError(f"{where}['bins'] needs at least 2 edges; got {spec['bins']!r}.")
+        if not np.isfinite(edges).all() or not (np.diff(edges) > 0).all():
+            raise ValueError(
+                f"{where}['bins'] must be finite and strictly increasing; got {spec['bins']!r}."
+            )
+        clip = spec.get("clip", False)
+        if not isinstance(clip, bool | np.bool_):
+            raise TypeError(f"{where}['clip'] must be a bool; got {clip!r}.")
+        return _Column("bins", edges=edges, clip=bool(clip))
+    if isinstance(spec, str):
+        raise TypeError(
+            f"{where} must be 'auto', an int K, a list of values or {{'bins': [...]}}; "
+            f"got the string {spec!r}."
+        )
+    try:
+        levels = _as_object_array(spec)
+    except TypeError as exc:
+        raise TypeError(
+            f"{where} must be 'auto', an int K, a list of values or {{'bins': [...]}}; "
+            f"got {spec!r}."
+        ) from exc
+    if levels.size == 0:
+        raise ValueError(f"{where} must list at least one category; got {spec!r}.")
+    if pd.isna(levels).any():
+        raise ValueError(f"{where} must not contain missing values; got {spec!r}.")
+    if pd.Index(levels).has_duplicates:
+        raise ValueError(f"{where} lists a category twice; got {spec!r}.")
+    return _Column("levels", levels=levels)
+
+
+def _learn_column(series, n_bins):
+    """Learn the domain of one column from its (private) values."""
+    dtype = series.dtype
+    if _is_bool_dtype(dtype):
+        # The dtype fixes the domain {False, True}: nothing is learned from the data.
+        return _Column("levels", levels=_as_object_array([False, True]))
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _Column("levels", levels=_as_object_array(dtype.categories), learned=True)
+    if _is_float_dtype(dtype):
+        values = series.to_numpy(dtype=np.float64)
+        edges = np.unique(np.quantile(values, np.linspace(0.0, 1.0, n_bins + 1)))
+        if edges.size == 1:
+            edges = np.array([edges[0], edges[0]])
+        return _Column("bins", edges=edges, clip=True, learned=True)
+    uniques = pd.unique(series.to_numpy())
+    try:
+        uniques = sorted(uniques)
+    except TypeError:
+        pass  # mixed, unorderable types: keep the order of first appearance
+    return _Column("levels", levels=_as_object_array(uniques), learned=True)
+
+
+def _coarsen(column, max_bins):
+    """Group the levels of ``column`` into ``max_bins`` contiguous ranges (in place).
+
+    The boundaries ``floor(k L / max_bins)`` depend only on the number of levels ``L``
+    (public once declared), never on the data; range widths differ by at most one.
+    """
+    if column.kind != "levels" or max_bins is None:
+        return
+    L = column.levels.size
+    if L > max_bins:
+        column.ranges = (np.arange(max_bins + 1) * L) // max_bins
+
+
+# ------------------------------------------------------------------------------ encoder
+class BooleanEncoder(TransformerMixin, BaseEstimator):
+    """Encode a table as one-hot Boolean blocks and decode Boolean rows back.
+
+    Each input column becomes a block of ``{0, 1}`` columns in the output, in column
+    order, with exactly one bit set per row.  A column is encoded through one of:
+
+    * **levels** (categories): one bit per level, in the declared order;
+    * **coarsened levels**: with ``max_bins``, a column with ``L > max_bins`` levels gets
+      one bit per contiguous range of levels (boundaries ``floor(k L / max_bins)``, so
+      the widths differ by at most one and depend only on the public ``L``);
+    * **numeric bins**: one bit per bin ``[e_k, e_{k+1})`` (the last bin is closed).
+
+    Parameters
+    ----------
+    categories : "auto", dict or list, default="auto"
+        The public domain of the columns.  A dict maps column names (or integer column
+        indices for arrays) to a spec; a list gives one spec per column, in order
+        (``None`` or ``"auto"`` to learn that column).  Spec forms:
+
+        - ``int K``: integer codes ``0..K-1`` (the style of
+          :func:`skprivsynth.datasets.load_adult` ``.domain``);
+        - a list of values (or a :class:`pandas.CategoricalDtype`): the levels, in order;
+        - ``{"bins": [e0, ..., eB]}``: numeric bin edges, strictly increasing.  Values
+          outside ``[e0, eB]`` are handled as unknown (see ``handle_unknown``) unless
+          the spec has ``"clip": True``, which puts them in the end bins.
+
+        Columns not declared are learned from the data and a
+        :class:`~skprivsynth.privacy.PrivacyLeakWarning` names them: float columns get
+        ``n_bins`` quantile bins (clipped at transform), categorical columns the
+        categories of their dtype, other columns their sorted distinct values.  Boolean
+        columns are the exception: their domain ``{False, True}`` is fixed by the dtype,
+        so no warning is emitted for them.
+    n_bins : int, default=8
+        Number of quantile bins of a float column learned from the data (fewer when
+        quantiles tie).
+    max_bins : int or None, default=None
+        If set, a column with more than ``max_bins`` levels is coarsened into
+        ``max_bins`` contiguous ranges of levels.  Meant for ordinal integer codes
+        (``BooleanEncoder(categories=load_adult().domain, max_bins=8)`` encodes Adult in
+        94 bits instead of 588).
+    handle_unknown : {"error", "ignore"}, default="error"
+        What :meth:`transform` does with a value outside the declared domain (an
+        undeclared category, or a number outside the bin edges without ``clip``):
+        ``"error"`` raises a ``ValueError`` naming the column, the value and its row;
+        ``"ignore"`` encodes it as an all-zero block.  During :meth:`fit`, a value
+        outside a declared domain always raises.
+    random_state : None, int, numpy.random.Generator or RandomState, default=None
+        Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks and
+        coarsened ranges).  The stream is seeded at :meth:`fit`; successive calls
+        continue it.
+
+    Attributes
+    ----------
+    categories_ : list of ndarray or None
+        Levels of each column (object arrays, all levels even when coarsened); None for
+        a binned column.
+    bin_edges_ : list of ndarray or None
+        Bin edges of each binned column; None for a column of levels.
+    level_ranges_ : list of ndarray or None
+        For a coarsened column, the boundaries ``r`` such that output bit ``k`` stands
+        for ``categories_[j][r[k]:r[k+1]]``; None otherwise.
+    feature_blocks_ : list of slice
+        The output columns of each input column.
+    dtypes_ : list of dtype
+        The dtype restored by :meth:`inverse_transform` for each column.
+    learned_columns_ : list
+        Columns whose domain was learned from the data (privacy leak).
+    n_features_out_ : int
+        Number of output (Boolean) columns.
+    n_features_in_ : int
+        Number of input columns.
+    feature_names_in_ : ndarray of str
+        Column names, when fitted on a DataFrame with string column names.
+
+    Notes
+    -----
+    **Decoding** (:meth:`inverse_transform`).  Each block of ``Xt`` is read as
+    non-negative weights ``w = clip(block, 0, 1)``: a level is drawn with probability
+    proportional to ``w``.  So a valid one-hot block decodes to its level, a block with
+    several bits set to one of them uniformly at random, and a block of fractional
+    values (e.g. un-rounded averages of one-hot rows) to a level drawn from that
+    categorical distribution.  An all-zero block (including ``handle_unknown="ignore"``
+    outputs) decodes to a level drawn from public weights only: uniform over the
+    levels (over the *underlying* levels for a coarsened column, i.e. each range weighs
+    its size; uniform over the bins for a binned column).  A coarsened range decodes to
+    a level drawn uniformly within the range, and a bin to its midpoint (rounded into
+    the bin for integer dtypes): the within-range distribution of the private data is
+    never stored, since using it would leak the data.  The randomness comes from
+    ``random_state``.
+
+    Complexity: :meth:`fit` is ``O(n p_in)`` (plus a sort per learned column),
+    :meth:`transform` and :meth:`inverse_transform` are ``O(n p_out)`` time and memory.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skprivsynth.preprocessing import BooleanEncoder
+    >>> df = pd.DataFrame({"color": ["red", "blue", "red"], "size": [0, 2, 1]})
+    >>> enc = BooleanEncoder(categories={"color": ["red", "blue"], "size": 3})
+    >>> enc.fit_transform(df).tolist()
+    [[1.0, 0.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0, 0.0]]
+    >>> enc.get_feature_names_out().tolist()
+    ['color=red', 'color=blue', 'size=0', 'size=1', 'size=2']
+    >>> enc.inverse_transform(enc.transform(df)).equals(df)
+    True
+    """
+
+    _parameter_constraints = {
+        "categories": [StrOptions({"auto"}), dict, list],
+        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "max_bins": [Interval(Integral, 2, None, closed="left"), None],
+        "handle_unknown": [StrOptions({"error", "ignore"})],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def __init__(
+        self,
+        categories="auto",
+        *,
+        n_bins=8,
+        max_bins=None,
+        handle_unknown="error",
+        random_state=None,
+    ):
+        self.categories = categories
+        self.n_bins = n_bins
+        self.max_bins = max_bins
+        self.handle_unknown = handle_unknown
+        self.random_state = random_state
+
+    # ----------------------------------------------------------------------- input
+    def _as_frame(self, X, reset):
+        """Validate ``X`` and return it as a DataFrame with positional access."""
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, reset=reset, skip_check_array=True)
+            if X.shape[1] == 0:
+                raise ValueError(
+                    f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
+                )
+            if X.shape[0] == 0:
+                raise ValueError(
+                    f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 "
+                    "is required."
+                )
+            if reset:
+                self._columns = list(X.columns)
+                self._fitted_on_frame = True
+            return X.reset_index(drop=True)
+        Xa = validate_data(
+            self,
+            X,
+            reset=reset,
+            dtype=None,
+            ensure_all_finite=False,
+            ensure_2d=True,
+            ensure_min_samples=1,
+            ensure_min_features=1,
+        )
+        if reset:
+            self._columns = list(range(Xa.shape[1]))
+            self._fitted_on_frame = False
+            self._array_dtype = Xa.dtype
+        return pd.DataFrame(Xa, columns=self._columns, copy=False)
+
+    def _parse_categories(self, frame):
+        """One spec (or None) per column, from the ``categories`` parameter."""
+        m = frame.shape[1]
+        cats = self.categories
+        if isinstance(cats, str):
+            return [None] * m
+        if isinstance(cats, list):
+            if len(cats) != m:
+                raise ValueError(
+                    f"categories given as a list must have one entry per column ({m}); "
+                    f"got {len(cats)}."
+                )
+            return list(cats)
+        labels = list(frame.columns)
+        unknown = [k for k in cats if k not in labels]
+        if unknown:
+            raise ValueError(
+                f"categories has keys {unknown!r} that are not columns of X; the columns "
+                f"are {labels!r}."
+            )
+        return [cats.get(label) for label in labels]
+
+    # ------------------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fix the encoding of every column.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The data; NaN (or ``pd.NA``) is rejected.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : BooleanEncoder
+        """
+        frame = self._as_frame(X, reset=True)
+        specs = self._parse_categories(frame)
+        columns, dtypes = [], []
+        for j, label in enumerate(frame.columns):
+            series = frame.iloc[:, j]
+            _check_no_missing(series, label)
+            column = _parse_spec(specs[j], label)
+            if column is None:
+                column = _learn_column(series, self.n_bins)
+            _coarsen(column, self.max_bins)
+            labels = column.labels()
+            if len(set(labels)) != len(labels):
+                raise ValueError(
+                    f"The levels of column {_column_name(label)} give duplicate output names "
+                    f"{labels!r} (e.g. 1 and '1'); declare distinct levels in `categories`."
+                )
+            columns.append(column)
+            dtypes.append(_output_dtype(series.dtype, column))
+        self._encoding = columns
+        # Values outside a declared domain are an error at fit, whatever handle_unknown.
+        for j, column in enumerate(columns):
+            _encode_column(frame.iloc[:, j], column, frame.columns[j], "error")
+        learned = [label for label, c in zip(self._columns, columns, strict=True) if c.learned]
+        if learned:
+            warn_privacy_leak(
+                f"BooleanEncoder learned the domain (categories or bin edges) of columns "
+                f"{learned!r} from the data, so the encoding depends on private records. "
+                "Declare each column's public domain with categories={column: spec}, where "
+                "spec is an int K (codes 0..K-1), a list of values or {'bins': [e0, ..., eB]}."
+            )
+        self.learned_columns_ = learned
+        self.categories_ = [c.levels if c.kind == "levels" else None for c in columns]
+        self.bin_edges_ = [c.edges if c.kind == "bins" else None for c in columns]
+        self.level_ranges_ = [c.ranges for c in columns]
+        self.dtypes_ = dtypes
+        stops = np.cumsum([c.width for c in columns])
+        starts = stops - np.array([c.width for c in columns])
+        self.feature_blocks_ = [slice(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
+        self.n_features_out_ = int(stops[-1])
+        self._decode_rng = check_random_generator(self.random_state)
+        return self
+
+    # ------------------------------------------------------------------- transform
+    def transform(self, X):
+        """Encode ``X`` as one-hot blocks.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features_in_)
+            Same columns as in :meth:`fit`.
+
+        Returns
+        -------
+        Xt : ndarray of float64, shape (n_samples, n_features_out_)
+            Entries in ``{0, 1}``; one bit per block is set (none for an unknown value
+            with ``handle_unknown="ignore"``).
+        """
+        check_is_fitted(self)
+        frame = self._as_frame(X, reset=False)
+        n = frame.shape[0]
+        if n * self.n_features_out_ > _MAX_OUTPUT_ENTRIES:
+            raise ValueError(
+                f"The encoded output would have {n} x {self.n_features_out_} entries, more "
+                f"than {_MAX_OUTPUT_ENTRIES}; reduce the number of levels (categories, "
+                "max_bins, n_bins) or transform fewer rows at a time."
+            )
+        out = np.zeros((n, self.n_features_out_), dtype=np.float64)
+        rows = np.arange(n)
+        for j, (column, block) in enumerate(zip(self._encoding, self.feature_blocks_, strict=True)):
+            series = frame.iloc[:, j]
+            _check_no_missing(series, frame.columns[j])
+            codes = _encode_column(series, column, frame.columns[j], self.handle_unknown)
+            known = codes >= 0
+            out[rows[known], block.start + codes[known]] = 1.0
+        return out
+
+    # ----------------------------------------------------------- inverse transform
+    def inverse_transform(self, X, random_state=None):
+        """Decode Boolean (or fractional) rows back to the original columns.
+
+        See the Notes of the class for the decoding rule of invalid blocks.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_out_)
+            Finite real values; each block is read as weights ``clip(block, 0, 1)``.
+        random_state : None, int or numpy.random.Generator, optional
+            Seed of this call; None continues the encoder's own stream (seeded at fit).
+
+        Returns
+        -------
+        X_original : DataFrame or ndarray of shape (n_samples, n_features_in_)
+            A DataFrame with the fitted column names, order and dtypes and index
+            ``0..n-1`` when fitted on a DataFrame, else an ndarray of the fitted dtype.
+        """
+        check_is_fitted(self)
+        Xt = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X")
+        if Xt.shape[1] != self.n_features_out_:
+            raise ValueError(
+                f"X has {Xt.shape[1]} columns, but BooleanEncoder.inverse_transform expects "
+                f"n_features_out_={self.n_features_out_} columns."
+            )
+        rng = self._decode_rng if random_state is None else check_random_generator(random_state)
+        decoded = {}
+        for j, (column, block) in enumerate(zip(self._encoding, self.feature_blocks_, strict=True)):
+            idx = _draw_block(Xt[:, block], column.fallback_weights(), rng)
+            decoded[j] = _decode_column(idx, column, self.dtypes_[j], rng)
+        if not self._fitted_on_frame:
+            out = np.empty((Xt.shape[0], self.n_features_in_), dtype=self._array_dtype)
+            for j, values in decoded.items():
+                out[:, j] = values.to_numpy()
+            return out
+        frame = pd.DataFrame(decoded)
+        frame.columns = pd.Index(self._columns)
+        return frame
+
+    # ------------------------------------------------------------------------ names
+    def get_feature_names_out(self, input_features=None):
+        """Output names ``"column=level"`` (``"column=a..b"`` for a coarsened range,
+        ``"column=[lo, hi)"`` for a bin).
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Input names; defaults to ``feature_names_in_`` (or ``x0, x1, ...``).
+
+        Returns
+        -------
+        ndarray of str objects, shape (n_features_out_,)
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        return np.asarray(
+            [
+                f"{name}={label}"
+                for name, column in zip(names, self._encoding, strict=True)
+                for label in column.labels()
+            ],
+            dtype=object,
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        return tags
+
+
+# ------------------------------------------------------------------ column helpers
+def _check_no_missing(series, label):
+    missing = series.isna().to_numpy()
+    if _is_float_dtype(series.dtype):
+        missing = missing | ~np.isfinite(series.to_numpy(dtype=np.float64, na_value=np.nan))
+    if missing.any():
+        i = int(np.flatnonzero(missing)[0])
+        raise ValueError(
+            f"Input X contains NaN or infinity: column {_column_name(label)} has value "
+            f"{series.iloc[i]!r} at row {i}. BooleanEncoder needs complete, finite data; "
+            "impute or drop missing values first (or encode them as an explicit category)."
+        )
+
+
+def _output_dtype(dtype, column):
+    """The dtype inverse_transform restores; never one that turns a level into NaN."""
+    if isinstance(dtype, pd.CategoricalDtype) and column.kind == "levels":
+        extra = [v for v in column.levels if v not in set(dtype.categories)]
+        if extra:
+            return pd.CategoricalDtype(list(dtype.categories) + extra, ordered=dtype.ordered)
+    return dtype
+
+
+def _encode_column(series, column, label, handle_unknown):
+    """Output bit index of each row within the column's block (-1 = all-zero block)."""
+    if column.kind == "bins":
+        if not (pd.api.types.is_numeric_dtype(series.dtype) and not _is_bool_dtype(series.dtype)):
+            raise TypeError(
+                f"categories[{label!r}] declares numeric bins, but the column has dtype "
+                f"{series.dtype}; bins need a numeric column."
+            )
+        values = series.to_numpy(dtype=np.float64)
+        edges = column.edges
+        if column.clip:
+            values = np.clip(values, edges[0], edges[-1])
+        codes = np.searchsorted(edges, values, side="right") - 1
+        codes = np.minimum(codes, edges.size - 2)  # the last bin is closed
+        unknown = (values < edges[0]) | (values > edges[-1])
+        codes[unknown] = -1
+    else:
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            values = np.asarray(series.astype(object))
+        else:
+            values = series.to_numpy()
+        codes = pd.Index(column.levels).get_indexer(values)
+        unknown = codes < 0
+        if column.ranges is not None:
+            codes = np.where(unknown, -1, np.searchsorted(column.ranges, codes, side="right") - 1)
+    if unknown.any() and handle_unknown == "error":
+        i = int(np.flatnonzero(unknown)[0])
+        if column.kind == "bins":
+            domain = f"the bin edges [{_fmt(column.edges[0])}, {_fmt(column.edges[-1])}]"
+        else:
+            shown = list(column.levels[:10]) + (["..."] if column.levels.size > 10 else [])
+            domain = f"the categories {shown}"
+        raise ValueError(
+            f"Column {_column_name(label)} has value {series.iloc[i]!r} at row {i}, outside "
+            f"{domain}. Declare it in `categories`, or use handle_unknown='ignore' to encode "
+            "it as an all-zero block."
+        )
+    return codes
+
+
+def _draw_block(W, fallback, rng):
+    """Index of the bit drawn in each row, with probability proportional to the weights.
+
+    ``W`` is clipped to ``[0, 1]``; an all-zero row uses the public ``fallback``
+    weights.  A one-hot row always gives its set bit (``u`` lies in ``(0, 1]``).
+    """
+    W = np.clip(W, 0.0, 1.0)
+    total = W.sum(axis=1)
+    empty = total <= 0
+    if empty.any():
+        W = W.copy()
+        W[empty] = fallback
+        total = np.where(empty, fallback.sum(), total)
+    u = 1.0 - rng.random(W.shape[0])  # in (0, 1]
+    cum = np.cumsum(W, axis=1)
+    idx = (cum < (u * total)[:, None]).sum(axis=1)
+    return np.minimum(idx, W.shape[1] - 1)
+
+
+def _decode_column(idx, column, dtype, rng):
+    """Turn drawn bit indices into a Series of ``dtype``."""
+    if column.kind == "bins":
+        e = column.edges
+        values = (e[idx] + e[idx + 1]) / 2.0
+        if _is_integer_dtype(dtype):
+            # The integer nearest the midpoint, kept inside the bin when it holds one.
+            lo = np.ceil(e[idx])
+            hi = np.where(idx == e.size - 2, np.floor(e[idx + 1]), np.ceil(e[idx + 1]) - 1)
+            values = np.clip(np.rint(values), lo, np.maximum(lo, hi))
+        return pd.Series(values).astype(dtype)
+    if column.ranges is not None:
+        # Uniform within the range: public, as no within-range statistic is stored.
+        r = column.ranges
+        idx = rng.integers(r[idx], r[idx + 1])
+    values = column.levels[idx]
+    if isinstance(dtype, pd.CategoricalDtype):
+        return pd.Series(pd.Categorical(values, dtype=dtype))
+    return pd.Series(values, dtype=object).astype(dtype)

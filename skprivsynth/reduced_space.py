@@ -1,0 +1,480 @@
+"""ReducedSpaceLP: ε-DP synthetic data by a noisy linear program over a reduced space.
+
+Boedihardjo, Strohmer and Vershynin's statistical framework (seed 001, Algorithm 1):
+replace the huge ground set ``Ω = {0,1}^p`` by a small random subset ``Ω*`` drawn from a
+known, data-independent distribution ``μ``; add Laplace noise to the workload statistics
+of the data; find the density ``h`` on ``Ω*`` whose statistics are closest to the noisy
+ones (a linear program); bootstrap synthetic records from ``(Ω*, h)``.
+"""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._math.solvers import solve_lp
+from ._math.workload import FunctionWorkload, MarginalWorkload, check_workload
+from .base import BaseSynthesizer
+from .privacy import PrivacyReport, check_epsilon, laplace_mechanism
+
+__all__ = ["MAX_LP_NONZEROS", "ReducedSpaceLP"]
+
+#: Largest number of constraint-matrix nonzeros ReducedSpaceLP builds.  The matrix
+#: takes about 12 bytes per nonzero in Python and HiGHS keeps a few copies of it, so
+#: this caps the LP at a few GB of memory.  Above it, ``fit`` refuses and names ``m`` and
+#: ``degree`` (the nonzeros grow like ``m · C(p, degree)``).
+MAX_LP_NONZEROS = 60_000_000
+
+
+class ReducedSpaceLP(BaseSynthesizer):
+    """ε-DP synthetic Boolean data by a noisy LP over a data-independent reduced space.
+
+    Algorithm 1 of Boedihardjo, Strohmer and Vershynin (seed 001):
+
+    1. *Reduced space.*  Draw ``Ω* = (z_1, ..., z_m)`` i.i.d. from a distribution ``μ``
+       that does not look at the data (``reduced_space``).
+    2. *Noise.*  Compute the workload statistics ``s_f = (1/n) Σ_i f(x_i)`` (by default
+       every marginal table of degree ``1..degree`` plus the constant function) and
+       release ``s_f + λ_f`` with ``λ_f ~ Lap(σ)`` i.i.d., ``σ = Δ_1 / ε``, where ``Δ_1`` is
+       the exact replace-one L1 sensitivity computed from the workload
+       (``2 · n_tables / n`` for full tables: a replaced row leaves one cell and enters
+       another in every table).  The constant function has sensitivity 0 and is
+       released exactly.
+    3. *Reweight.*  Solve the LP for a density ``h`` on ``Ω*`` (``h >= 0``, ``Σ h = 1``):
+       ``objective="linf"`` minimises ``max_f |Σ_j f(z_j) h_j - (s_f + λ_f)|`` (the paper's
+       min-max); ``objective="l1"`` minimises the sum of the absolute deviations
+       (least absolute deviations, still an LP and more robust to the few largest
+       noise draws).  HiGHS (``highspy``) solves it; any non-optimal model status
+       raises :class:`~skprivsynth._math.solvers.SolverError`.
+    4. *Sample.*  Bootstrap from ``Ω*`` with probabilities ``h`` (post-processing: any
+       number of samples at no extra privacy cost).
+
+    Privacy: ε-DP under the **replace-one** neighbouring relation (datasets of the same
+    public size ``n`` differing in one row), for any choice of ``Ω*`` independent of the
+    data (seed 001, Theorem 2.2 and its proof: the LP is post-processing of the Laplace
+    release).  With ``reduced_space="independent"`` a fraction of ε first buys noisy
+    1-way marginals, see below; ``epsilon_`` is the total.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total privacy budget (> 0).
+    degree : int, default=2
+        Degree ``d`` of the marginal workload (all tables over ``1..d`` columns); must
+        not exceed the number of columns.  Ignored when ``workload`` is a list of column
+        sets or a workload object.
+    m : int, default=10_000
+        Size of the reduced space ``Ω*`` (ignored when ``reduced_space`` is an array).
+        Theorem 2.3 asks for ``m ≳ κ · |F| / δ²`` (κ = Rényi condition number of the
+        data distribution with respect to ``μ``); 10 000 is about ``|F|/2`` for all 2-way
+        tables of 100 columns and keeps the LP solvable in about a minute on 2 cores.
+        The LP has ``m + |F|`` (``"linf"``) or ``m + 2|F|`` (``"l1"``) variables.
+    reduced_space : {"uniform", "independent"}, array-like or callable, default="uniform"
+        Distribution ``μ`` of ``Ω*``:
+
+        - ``"uniform"``: i.i.d. uniform records on the cube ``{0,1}^p`` (the paper's
+          choice; its Rényi condition number ``2^p Σ_x ν(x)²`` is huge on real data with
+          many columns, which is the gap named in the paper's Section 4);
+        - ``"independent"``: spend ``independent_fraction · epsilon`` on the vector of
+          column means (Laplace, sensitivity ``p/n``), clip them to ``[1/m, 1 - 1/m]``
+          and draw ``Ω*`` from the product of Bernoulli(noisy mean) — a data-aware ``μ``
+          bought with a declared part of the budget (beyond the paper);
+        - an array of shape (m', p): public candidate records used as ``Ω*`` (``m`` is
+          ignored).  They must not be derived from the private data;
+        - a callable ``reduced_space(rng, m) -> records`` of shape (m', p) with Boolean
+          entries, drawing from a data-independent ``μ`` with the given
+          ``numpy.random.Generator``.
+    objective : {"linf", "l1"}, default="linf"
+        LP objective: maximum or sum of the absolute deviations between the statistics
+        of ``h`` and the noisy statistics.
+    workload : None, {"tables", "conjunctions"}, list of column sets, \
+            MarginalWorkload or FunctionWorkload, default=None
+        Test-function family ``F``.  None/"tables": all marginal tables of degree
+        ``1..degree``; "conjunctions": all conjunctions of degree ``1..degree`` (one
+        query per column set); a list of column sets: their full tables; a
+        :class:`~skprivsynth._math.workload.FunctionWorkload` for bounded user functions
+        (its declared bounds give the sensitivity).  A bare callable is refused: its
+        bounds are needed.
+    independent_fraction : float in (0, 1), default=0.1
+        Fraction of ``epsilon`` spent on the 1-way marginals when
+        ``reduced_space="independent"`` (unused otherwise).
+    time_limit : float, default=300.0
+        Seconds allowed to HiGHS; reaching it raises ``SolverError``.
+    solver : {"ipm", "simplex", "choose"}, default="ipm"
+        HiGHS algorithm (interior point with crossover is much faster here).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds ``Ω*``, the noise and the sampling stream.
+
+    Attributes
+    ----------
+    epsilon_ : float
+        Privacy budget spent by ``fit`` (sum of the steps in ``privacy_report()``).
+    support_ : ndarray of shape (m', n_features_in_)
+        The reduced space ``Ω*`` (duplicates possible; they are harmless).
+    weights_ : ndarray of shape (m',)
+        The density ``h*`` on ``support_``.
+    lp_objective_ : float
+        Optimal LP value: max (``"linf"``) or sum (``"l1"``) of the absolute deviations
+        from the noisy statistics.
+    noise_scale_ : float
+        Laplace scale ``σ`` on the workload statistics.
+    sensitivity_ : float
+        Replace-one L1 sensitivity ``Δ_1`` of the workload statistics.
+    workload_ : MarginalWorkload or FunctionWorkload
+        The workload used.
+    noisy_answers_ : ndarray of shape (n_queries,)
+        The released noisy statistics (query 0 is the constant function, exactly 1).
+    marginal_epsilon_ : float
+        Budget spent on the 1-way marginals (0 unless ``reduced_space="independent"``).
+    solver_status_ : str
+        HiGHS model status ("Optimal").
+    solve_time_ : float
+        Seconds in HiGHS.
+    build_time_ : float
+        Seconds spent building the LP (query matrix and assembly).
+    lp_shape_ : tuple of int
+        ``(n_rows, n_columns, n_nonzeros)`` of the LP constraint matrix.
+    n_features_in_, feature_names_in_, n_samples_fit_
+        As usual.
+
+    Notes
+    -----
+    *LP formulation.*  Residual variables ``r_f`` for every non-constant query, with
+    equality rows ``Σ_j f(z_j) h_j - r_f = b_f`` and the density row ``Σ_j h_j = 1``;
+    ``"linf"`` adds ``τ >= 0`` and rows ``-τ <= r_f <= τ``; ``"l1"`` splits ``r_f = u_f - v_f``
+    with ``u, v >= 0`` and minimises ``Σ (u_f + v_f)``.  For full tables, each table's most
+    populated cell (counted on the public ``Ω*``) is not written with ``h``: since
+    ``Σ_c Q_c h = Σ h = 1``, its row is the equivalent ``Σ_c r_c = 1 - Σ_c b_c``.  This
+    removes the densest row of every table (a quarter of the nonzeros for uniform 2-way
+    tables, most of them for one-hot encoded data).
+
+    *Why "independent" keeps the guarantees.*  Privacy: the noisy means are
+    ``ε_1``-DP (``ε_1 = independent_fraction · ε``); for *any* fixed ``Ω*`` the LP release
+    is ``ε_2``-DP (Theorem 2.2 holds for any reduced space), so by adaptive sequential
+    composition the whole is ``(ε_1 + ε_2)``-DP.  Accuracy: conditionally on the released
+    means, ``Ω*`` is i.i.d. from a fixed product distribution ``μ`` with full support
+    (clipping keeps every mean in ``[1/m, 1 - 1/m]``), drawn with fresh randomness
+    independent of ``X``; the proof of Theorem 2.3 (Lemma 3.3) then applies conditionally
+    with ``κ(ν‖μ)`` for that ``μ``, which is small when the data are close to a product.
+
+    Complexity: building the LP takes O(m · |tables| · d) time and
+    O(m · |tables|) memory (the constraint matrix has at most ``m · (|tables| + 1) + 5|F|``
+    nonzeros, refused above ``MAX_LP_NONZEROS``); HiGHS's interior point solves it in
+    polynomial time (seconds for ``m = 10^4`` with a few thousand queries, see
+    ``benchmarks/bench_reduced_space_lp.py``).  ``sample`` is O(n_samples · p).
+
+    References
+    ----------
+    .. [1] M. Boedihardjo, T. Strohmer, R. Vershynin, "Privacy of synthetic data: a
+       statistical framework", IEEE Trans. Inf. Theory 69 (2023); Algorithm 1,
+       Theorem 2.2 (privacy), Theorem 2.3 and Corollary 2.4 (accuracy), Section 4
+       (choice of the sampling distribution).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.reduced_space import ReducedSpaceLP
+    >>> rng = np.random.default_rng(0)
+    >>> X = (rng.random((2000, 5)) < [0.2, 0.5, 0.7, 0.4, 0.9]).astype(float)
+    >>> model = ReducedSpaceLP(epsilon=1.0, degree=2, m=500, random_state=0).fit(X)
+    >>> model.sensitivity_ * 2000        # 2 x (5 one-way + 10 two-way tables)
+    30.0
+    >>> model.sample(3).shape
+    (3, 5)
+    >>> round(model.epsilon_, 6)
+    1.0
+    """
+
+    _input_domain = "boolean"
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "m": [Interval(Integral, 1, None, closed="left")],
+        "reduced_space": [StrOptions({"uniform", "independent"}), "array-like", callable],
+        "objective": [StrOptions({"linf", "l1"})],
+        "workload": [None, StrOptions({"tables", "conjunctions"}), list, tuple,
+                     MarginalWorkload, FunctionWorkload, callable],
+        "independent_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "time_limit": [Interval(Real, 0, None, closed="neither")],
+        "solver": [StrOptions({"ipm", "simplex", "choose"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, epsilon=1.0, degree=2, m=10_000, reduced_space="uniform",
+                 objective="linf", workload=None, independent_fraction=0.1,
+                 time_limit=300.0, solver="ipm", random_state=None):
+        self.epsilon = epsilon
+        self.degree = degree
+        self.m = m
+        self.reduced_space = reduced_space
+        self.objective = objective
+        self.workload = workload
+        self.independent_fraction = independent_fraction
+        self.time_limit = time_limit
+        self.solver = solver
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Release the noisy statistics of ``X`` and solve the LP for the weights.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Boolean data (0/1 entries).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        epsilon = check_epsilon(self.epsilon)
+        X, rng = self._validate_fit_data(X)
+        n, p = X.shape
+        uses_degree = self.workload is None or isinstance(self.workload, str)
+        if uses_degree and self.degree > p:
+            raise ValueError(f"degree={self.degree!r} exceeds the number of columns of X "
+                             f"({p}); choose degree in [1, {p}].")
+        workload = check_workload(self.workload, p, self.degree)
+        space_rng, noise_rng, marg_rng = rng.spawn(3)
+        report = PrivacyReport(mechanism="ReducedSpaceLP (seed 001, Algorithm 1)")
+
+        eps_lp = epsilon
+        self.marginal_epsilon_ = 0.0
+        if isinstance(self.reduced_space, str) and self.reduced_space == "independent":
+            eps_marg = self.independent_fraction * epsilon
+            eps_lp = epsilon - eps_marg
+            support = self._independent_space(X, eps_marg, marg_rng, space_rng, report)
+            self.marginal_epsilon_ = eps_marg
+        else:
+            support = self._public_space(p, space_rng)
+
+        Xb = X.astype(np.uint8)
+        self._check_lp_size(workload, support)
+        # Laplace release of the workload statistics.  Sensitivity (replace-one):
+        # computed from the workload, e.g. 2 * n_tables / n for full marginal tables
+        # (one cell left and one entered per table); the constant query moves by 0
+        # and is released exactly (it is the density constraint sum h = 1).
+        stats = workload.answers(Xb)
+        sensitivity = workload.l1_sensitivity(n)
+        noisy, scale = laplace_mechanism(stats[1:], sensitivity, eps_lp, noise_rng)
+        noisy = np.r_[1.0, noisy]
+        report.add(
+            step="workload statistics",
+            mechanism="Laplace",
+            sensitivity=sensitivity,
+            epsilon=eps_lp,
+            scale=scale,
+            derivation=(
+                f"{workload!r}: L1 sensitivity {sensitivity:.6g} computed from the workload "
+                "(full tables: 2 * n_tables / n; bounded functions: sum(upper - lower) / n; "
+                f"constant function: 0, released exactly); scale = sensitivity / "
+                f"epsilon = {scale:.6g}. The LP over the data-independent reduced space "
+                "is post-processing (seed 001, Theorem 2.2)."
+            ),
+        )
+
+        start = time.perf_counter()
+        c, A, rl, ru, cl, cu = _build_lp(workload, support, noisy, self.objective)
+        self.build_time_ = time.perf_counter() - start
+        self.lp_shape_ = (A.shape[0], A.shape[1], int(A.nnz))
+        result = solve_lp(c, A, rl, ru, cl, cu, time_limit=self.time_limit,
+                          solver=self.solver,
+                          what=f"ReducedSpaceLP {self.objective} LP (m={support.shape[0]})")
+        del A
+        h = np.clip(result.x[:support.shape[0]], 0.0, None)
+        total = h.sum()
+        if not np.isfinite(total) or abs(total - 1.0) > 1e-6:
+            raise RuntimeError(f"HiGHS returned weights summing to {total!r} instead of 1 "
+                               f"(status {result.status!r}).")
+        self.support_ = support.astype(np.float64)
+        self.weights_ = h / total
+        self.lp_objective_ = float(result.objective)
+        self.solver_status_ = result.status
+        self.solve_time_ = float(result.solve_time)
+        self.noise_scale_ = float(scale)
+        self.sensitivity_ = float(sensitivity)
+        self.workload_ = workload
+        self.noisy_answers_ = noisy
+        self.epsilon_ = report.epsilon
+        self._report = report
+        return self
+
+    # ------------------------------------------------------------------ reduced space
+    def _public_space(self, p, rng):
+        """Ω* from a data-independent μ: uniform cube, public array, or user sampler."""
+        space = self.reduced_space
+        if isinstance(space, str):  # "uniform"
+            return rng.integers(0, 2, size=(self.m, p), dtype=np.uint8)
+        if callable(space):
+            records = space(rng, self.m)
+            what = "the records returned by the reduced_space callable"
+        else:
+            records = space
+            what = "reduced_space (array of candidate records)"
+        Z = np.asarray(records)
+        if Z.ndim != 2 or Z.shape[0] < 1 or Z.shape[1] != p:
+            raise ValueError(f"{what} must be a 2-D array with at least one row and "
+                             f"{p} columns (the number of columns of X); got shape {Z.shape}.")
+        if not np.issubdtype(Z.dtype, np.number) and Z.dtype != np.bool_:
+            raise ValueError(f"{what} must be numeric with entries in {{0, 1}}; got dtype "
+                             f"{Z.dtype}.")
+        bad = (Z != 0) & (Z != 1)
+        if bad.any():
+            i, j = (int(v[0]) for v in np.nonzero(bad))
+            raise ValueError(f"{what} must have entries in {{0, 1}} only; column {j} has "
+                             f"value {Z[i, j]!r} at row {i}.")
+        return Z.astype(np.uint8)
+
+    def _independent_space(self, X, eps_marg, noise_rng, space_rng, report):
+        """Ω* from the product of noisy column means (ε_marg-DP, Laplace)."""
+        n, p = X.shape
+        means_workload = MarginalWorkload(p, 1, kind="conjunction", include_constant=False)
+        # Column means: a replaced row moves each of the p means by at most 1/n, so the
+        # replace-one L1 sensitivity is p / n (computed from the 1-way conjunctions).
+        sensitivity = means_workload.l1_sensitivity(n)
+        noisy, scale = laplace_mechanism(X.mean(axis=0), sensitivity, eps_marg, noise_rng)
+        floor = 1.0 / self.m
+        probs = np.clip(noisy, floor, 1.0 - floor)
+        report.add(
+            step="column means for the reduced space",
+            mechanism="Laplace",
+            sensitivity=sensitivity,
+            epsilon=eps_marg,
+            scale=scale,
+            derivation=(
+                f"{p} column means, replace-one L1 sensitivity p/n = {sensitivity:.6g}; "
+                f"epsilon = independent_fraction * epsilon; scale = {scale:.6g}. The means "
+                f"are clipped to [1/m, 1 - 1/m] and Omega* is drawn i.i.d. from their "
+                "product distribution (post-processing)."
+            ),
+        )
+        self.reduced_space_means_ = probs
+        return (space_rng.random((self.m, p)) < probs).astype(np.uint8)
+
+    def _check_lp_size(self, workload, support):
+        """Refuse before allocating when the LP would exceed MAX_LP_NONZEROS nonzeros."""
+        m = support.shape[0]
+        estimate = workload.max_nnz(m) + 5 * workload.n_queries
+        if estimate > MAX_LP_NONZEROS and isinstance(workload, MarginalWorkload) \
+                and workload.kind == "table":
+            # Exact count after dropping each table's most populated cell (public Ω*).
+            counts = workload.counts(support)
+            estimate = int(counts.sum() - _dropped_cells(workload, counts)[1].sum()) \
+                + 5 * workload.n_queries
+        if estimate > MAX_LP_NONZEROS:
+            raise ValueError(
+                f"The LP would have about {estimate:,} nonzeros (m={m} candidate records x "
+                f"{workload.n_queries:,} queries of degree <= {workload.degree}), above "
+                f"MAX_LP_NONZEROS={MAX_LP_NONZEROS:,}; lower m or degree (or use a "
+                "smaller workload)."
+            )
+
+    # ------------------------------------------------------------------ outputs
+    def _candidates(self):
+        return self.support_, self.weights_, False
+
+    def privacy_report(self):
+        """Return the :class:`~skprivsynth.privacy.PrivacyReport` of the last fit."""
+        check_is_fitted(self)
+        return self._report
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+def _dropped_cells(workload, counts):
+    """For each table (in order), the query row of its most populated cell and its count."""
+    slices = workload.table_slices()
+    sizes = np.array([s.stop - s.start for _, s in slices])
+    firsts = np.array([s.start for _, s in slices])
+    rows = np.empty(len(slices), dtype=np.int64)
+    vals = np.empty(len(slices))
+    # All tables of one degree have the same block size: vectorise per size.
+    for b in np.unique(sizes):
+        sel = np.nonzero(sizes == b)[0]
+        block = counts[firsts[sel][:, None] + np.arange(b)[None, :]]
+        arg = block.argmax(axis=1)
+        rows[sel] = firsts[sel] + arg
+        vals[sel] = block[np.arange(len(sel)), arg]
+    return rows, vals
+
+
+def _build_lp(workload, support, noisy, objective):
+    """Assemble ``(c, A, row_lower, row_upper, col_lower, col_upper)`` of the LP.
+
+    Variables: ``h`` (m), residuals ``r`` (one per non-constant query; split into
+    ``u - v`` for "l1"), and ``τ`` for "linf".  Rows: the equality rows (one per query,
+    row 0 is ``Σ h = 1``), then for "linf" the rows ``r_f - τ <= 0`` and ``r_f + τ >= 0``.
+    """
+    m = support.shape[0]
+    q = workload.n_queries
+    nq = q - 1                                   # non-constant queries
+    rhs = noisy.astype(np.float64).copy()
+    table_of = None
+    keep = None
+    if isinstance(workload, MarginalWorkload) and workload.kind == "table":
+        counts = workload.counts(support)
+        dropped, _ = _dropped_cells(workload, counts)
+        keep = np.ones(q, dtype=bool)
+        keep[dropped] = False
+        # table_of[f] = the dropped row of f's table (each table a contiguous block).
+        slices = workload.table_slices()
+        table_of = np.zeros(q, dtype=np.int64)
+        starts = np.array([s.start for _, s in slices])
+        stops = np.array([s.stop for _, s in slices])
+        table_of[1:] = np.repeat(dropped, stops - starts)
+        # Row of a dropped cell c*: Σ_{c in table} r_c = 1 - Σ_c b_c.
+        table_sum = np.add.reduceat(rhs, starts)
+        rhs[dropped] = 1.0 - table_sum
+    # h-block: query matrix rows placed at their query index.
+    Q = workload.query_matrix(support, rows=keep)
+    if keep is not None:
+        Q.indices = np.nonzero(keep)[0].astype(Q.indices.dtype)[Q.indices]
+        Q = sp.csc_matrix((Q.data, Q.indices, Q.indptr), shape=(q, m))
+    # r-block (q x nq): column f-1 for query f.
+    f = np.arange(1, q)
+    if keep is None:
+        r_rows, r_cols, r_vals = f, f - 1, -np.ones(nq)
+    else:
+        kept = keep[1:]
+        r_rows = np.concatenate([f[kept], table_of[1:]])
+        r_cols = np.concatenate([f[kept] - 1, f - 1])
+        r_vals = np.concatenate([-np.ones(int(kept.sum())), np.ones(nq)])
+    if objective == "l1":
+        R = sp.csc_matrix((r_vals, (r_rows, r_cols)), shape=(q, nq))
+        A = sp.hstack([Q, R, -R], format="csc")
+        c = np.r_[np.zeros(m), np.ones(2 * nq)]
+        col_lower = np.zeros(m + 2 * nq)
+        col_upper = np.r_[np.ones(m), np.full(2 * nq, np.inf)]
+        return c, A, rhs, rhs, col_lower, col_upper
+    # linf: τ column and 2·nq more rows  r_f - τ <= 0 (rows q..q+nq-1) and
+    # r_f + τ >= 0 (rows q+nq..q+2nq-1).  A is assembled column-block-wise so that the
+    # large h-block is only re-shaped (zero rows appended), never re-indexed.
+    n_rows = q + 2 * nq
+    H = sp.csc_matrix((Q.data, Q.indices, Q.indptr), shape=(n_rows, m))
+    R = sp.csc_matrix(
+        (np.r_[r_vals, np.ones(2 * nq)],
+         (np.r_[r_rows, q + np.arange(nq), q + nq + np.arange(nq)], np.r_[r_cols, f - 1, f - 1])),
+        shape=(n_rows, nq),
+    )
+    T = sp.csc_matrix((np.r_[-np.ones(nq), np.ones(nq)], (np.arange(q, n_rows), np.zeros(2 * nq,
+                      dtype=np.int64))), shape=(n_rows, 1))
+    A = sp.hstack([H, R, T], format="csc")
+    c = np.zeros(m + nq + 1)
+    c[-1] = 1.0
+    row_lower = np.r_[rhs, np.full(nq, -np.inf), np.zeros(nq)]
+    row_upper = np.r_[rhs, np.zeros(nq), np.full(nq, np.inf)]
+    col_lower = np.r_[np.zeros(m), np.full(nq, -np.inf), 0.0]
+    col_upper = np.r_[np.ones(m), np.full(nq, np.inf), np.inf]
+    return c, A, row_lower, row_upper, col_lower, col_upper

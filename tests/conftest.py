@@ -1,0 +1,27 @@
+"""Shared fixtures: small Boolean data and the bundled Adult encodings."""
+
+import numpy as np
+import pytest
+
+from skprivsynth.datasets import load_adult
+
+
+@pytest.fixture(scope="session")
+def adult():
+    """The bundled Adult data (Bunch with data/domain)."""
+    return load_adult()
+
+
+@pytest.fixture(scope="session")
+def adult_onehot(adult):
+    """Full one-hot encoding of Adult (48,842 x 588), built with numpy only."""
+    blocks = [np.eye(k)[adult.data[c].to_numpy()] for c, k in adult.domain.items()]
+    return np.hstack(blocks)
+
+
+@pytest.fixture
+def boolean_data():
+    """Correlated Boolean data: 2,000 rows, 8 columns."""
+    rng = np.random.default_rng(0)
+    latent = rng.random((2000, 1))
+    return (rng.random((2000, 8)) < 0.2 + 0.6 * latent).astype(float)
