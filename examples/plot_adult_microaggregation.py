@@ -11,6 +11,8 @@ installed.
 Run: ``python examples/plot_adult_microaggregation.py``
 """
 
+from pathlib import Path
+
 import numpy as np
 
 from skprivsynth import MicroaggregationSynthesizer, make_synthesis_pipeline
@@ -61,5 +63,6 @@ else:
     ax.set_title("MicroaggregationSynthesizer on Adult (dotted: bootstrap floor)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig("adult_microaggregation.png", dpi=120)
-    print("saved adult_microaggregation.png")
+    path = Path(__file__).with_name("adult_microaggregation.png")
+    fig.savefig(path, dpi=120)
+    print(f"saved {path}")

@@ -8,8 +8,12 @@ DataFrame goes in and a DataFrame with the same columns and dtypes comes out.
 
 from __future__ import annotations
 
+import inspect
+
 from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.utils.validation import check_is_fitted
+
+from .base import check_random_generator
 
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 
@@ -53,8 +57,10 @@ class SynthesisPipeline(Pipeline):
         n_samples : int, optional
             Number of records; defaults to the synthesizer's ``n_samples_fit_``.
         random_state : None, int or numpy.random.Generator, optional
-            Seed of the synthesizer's draw (decoding randomness, if any, comes from
-            the transformers' own ``random_state``).
+            Seed of this draw: it seeds both the synthesizer's sample and the
+            randomness of decoding (transformers whose ``inverse_transform`` takes a
+            ``random_state``, such as the encoder's rule for invalid one-hot blocks).
+            None continues the steps' own streams.
 
         Returns
         -------
@@ -63,8 +69,18 @@ class SynthesisPipeline(Pipeline):
             :class:`~skprivsynth.preprocessing.BooleanEncoder`).
         """
         check_is_fitted(self)
-        synthetic = self[-1].sample(n_samples=n_samples, random_state=random_state)
-        return self[:-1].inverse_transform(synthetic)
+        sample_seed = decode_seed = None
+        if random_state is not None:
+            sample_seed, decode_seed = check_random_generator(random_state).spawn(2)
+        data = self[-1].sample(n_samples=n_samples, random_state=sample_seed)
+        for _, step in reversed(self.steps[:-1]):
+            if step is None or step == "passthrough":
+                continue
+            if "random_state" in inspect.signature(step.inverse_transform).parameters:
+                data = step.inverse_transform(data, random_state=decode_seed)
+            else:
+                data = step.inverse_transform(data)
+        return data
 
 
 def make_synthesis_pipeline(*steps, memory=None, verbose=False):

@@ -160,7 +160,12 @@ def _fmt(x):
 
 
 def _column_name(label):
-    return repr(label)
+    return repr(_show(label))
+
+
+def _show(value):
+    """A value as the user wrote it (``5`` rather than ``np.int64(5)``)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _is_float_dtype(dtype):
@@ -639,7 +644,7 @@ def _check_no_missing(series, label):
         i = int(np.flatnonzero(missing)[0])
         raise ValueError(
             f"Input X contains NaN or infinity: column {_column_name(label)} has value "
-            f"{series.iloc[i]!r} at row {i}. BooleanEncoder needs complete, finite data; "
+            f"{_show(series.iloc[i])!r} at row {i}. BooleanEncoder needs complete, finite data; "
             "impute or drop missing values first (or encode them as an explicit category)."
         )
 
@@ -683,33 +688,39 @@ def _encode_column(series, column, label, handle_unknown):
         if column.kind == "bins":
             domain = f"the bin edges [{_fmt(column.edges[0])}, {_fmt(column.edges[-1])}]"
         else:
-            shown = list(column.levels[:10]) + (["..."] if column.levels.size > 10 else [])
+            shown = [_show(v) for v in column.levels[:10]] + (
+                ["..."] if column.levels.size > 10 else []
+            )
             domain = f"the categories {shown}"
         raise ValueError(
-            f"Column {_column_name(label)} has value {series.iloc[i]!r} at row {i}, outside "
+            f"Column {_column_name(label)} has value {_show(series.iloc[i])!r} at row {i}, outside "
             f"{domain}. Declare it in `categories`, or use handle_unknown='ignore' to encode "
             "it as an all-zero block."
         )
     return codes
 
 
-def _draw_block(W, fallback, rng):
+def _draw_block(block, fallback, rng):
     """Index of the bit drawn in each row, with probability proportional to the weights.
 
-    ``W`` is clipped to ``[0, 1]``; an all-zero row uses the public ``fallback``
-    weights.  A one-hot row always gives its set bit (``u`` lies in ``(0, 1]``).
+    Rows that are exactly one-hot give their set bit without randomness.  Other rows
+    are clipped to ``[0, 1]`` and a bit is drawn with probability proportional to the
+    clipped values; an all-zero row uses the public ``fallback`` weights.
     """
-    W = np.clip(W, 0.0, 1.0)
+    idx = block.argmax(axis=1)
+    one_hot = (block.max(axis=1) == 1) & (block.min(axis=1) >= 0) & (block.sum(axis=1) == 1)
+    if one_hot.all():
+        return idx
+    rows = np.flatnonzero(~one_hot)
+    W = np.clip(block[rows], 0.0, 1.0)
     total = W.sum(axis=1)
     empty = total <= 0
-    if empty.any():
-        W = W.copy()
-        W[empty] = fallback
-        total = np.where(empty, fallback.sum(), total)
-    u = 1.0 - rng.random(W.shape[0])  # in (0, 1]
+    W[empty] = fallback
+    total[empty] = fallback.sum()
+    u = 1.0 - rng.random(rows.size)  # in (0, 1]: a zero weight is never drawn
     cum = np.cumsum(W, axis=1)
-    idx = (cum < (u * total)[:, None]).sum(axis=1)
-    return np.minimum(idx, W.shape[1] - 1)
+    idx[rows] = np.minimum((cum < (u * total)[:, None]).sum(axis=1), W.shape[1] - 1)
+    return idx
 
 
 def _decode_column(idx, column, dtype, rng):

@@ -10,6 +10,18 @@ Neighbouring relation
 Package-wide, two datasets are neighbours when they have the same number of rows
 ``n`` and differ in exactly one row (*replace-one*, or bounded, differential privacy).
 ``n`` is public.  Every sensitivity in the package is computed for this relation.
+
+Floating-point safety
+---------------------
+:func:`laplace_mechanism` and :func:`gaussian_mechanism` take ``noise="continuous"``
+(default: numpy's float samplers) or ``noise="discrete"``: the statistic is rounded to
+an explicit grid ``γ·Z`` (``γ`` a power of two) and exact integer-valued discrete
+Laplace / discrete Gaussian noise is added (Canonne, Kamath, Steinke 2020), with the
+sensitivity increased to account for the rounding.  The release is then a multiple of
+``γ``: its low-order bits carry no information about the data, which closes the
+floating-point attack of Mironov (2012) on the textbook sampler.  See
+:func:`discrete_laplace_calibration` and :func:`discrete_gaussian_calibration` for the
+derivations.
 """
 
 from __future__ import annotations
@@ -17,16 +29,30 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from fractions import Fraction
 from numbers import Real
 
 import numpy as np
 
+from ._math.discrete_noise import (
+    MAX_GAUSSIAN_SIGMA2,
+    MAX_LAPLACE_SCALE,
+    discrete_gaussian,
+    discrete_laplace,
+)
+
 __all__ = [
     "NEIGHBOURING_RELATION",
+    "NOISE_OPTIONS",
+    "DiscreteCalibration",
     "PrivacyLeakWarning",
     "PrivacyReport",
     "check_delta",
     "check_epsilon",
+    "check_noise",
+    "discrete_gaussian_calibration",
+    "discrete_laplace_calibration",
+    "gaussian_mechanism",
     "gaussian_noise",
     "laplace_mechanism",
     "laplace_noise",
@@ -75,7 +101,9 @@ def check_delta(delta, name="delta"):
         raise TypeError(f"{name} must be a real number in the open interval (0, 1); got {delta!r}.")
     delta = float(delta)
     if not (0.0 < delta < 1.0):
-        raise ValueError(f"{name} must be a real number in the open interval (0, 1); got {delta!r}.")
+        raise ValueError(
+            f"{name} must be a real number in the open interval (0, 1); got {delta!r}."
+        )
     return delta
 
 
@@ -115,7 +143,233 @@ def laplace_noise(scale, size, rng):
     return rng.laplace(0.0, scale, size=size) if scale > 0 else np.zeros(size)
 
 
-def laplace_mechanism(values, sensitivity, epsilon, rng):
+#: Accepted values of the ``noise`` parameter of the mechanisms (use with StrOptions).
+NOISE_OPTIONS = ("continuous", "discrete")
+
+#: Grid resolution: the rounding adds at most ``2**-GRID_BITS`` of the sensitivity.
+GRID_BITS = 10
+
+# Largest |value| / γ accepted: grid points and noisy outputs stay exact in float64.
+_MAX_GRID_VALUE = 2.0**52
+
+
+def check_noise(noise, name="noise"):
+    """Return ``noise`` after checking it is one of :data:`NOISE_OPTIONS`."""
+    if not isinstance(noise, str) or noise not in NOISE_OPTIONS:
+        raise ValueError(f"{name} must be one of {NOISE_OPTIONS}; got {noise!r}.")
+    return noise
+
+
+@dataclass(frozen=True)
+class DiscreteCalibration:
+    """Grid and integer noise parameters of a floating-point-safe release.
+
+    Attributes
+    ----------
+    granularity : float
+        Grid step ``γ`` (a power of two): the release lies in ``γ·Z``.
+    n_coordinates : int
+        Number of coordinates of the statistic (each may round differently).
+    sensitivity : float
+        The caller's sensitivity of the exact statistic (L1 for Laplace, L2 for Gaussian).
+    grid_sensitivity : float
+        Sensitivity of the rounded statistic in grid units (derivation below).
+    grid_scale : int
+        Discrete Laplace scale ``t`` (``P(z) ∝ exp(-|z|/t)``), or discrete Gaussian
+        ``σ²`` (``P(z) ∝ exp(-z²/(2σ²))``), in grid units.
+    scale : float
+        The same scale in value units (``t·γ`` or ``σ·γ``).
+    epsilon : float or None
+        Laplace: the ε actually guaranteed, ``grid_sensitivity / t`` (≤ the request).
+    derivation : str
+        The calibration argument, for privacy reports.
+    """
+
+    granularity: float
+    n_coordinates: int
+    sensitivity: float
+    grid_sensitivity: float
+    grid_scale: int
+    scale: float
+    epsilon: float | None
+    derivation: str
+
+
+def _check_sensitivity(sensitivity):
+    if isinstance(sensitivity, bool) or not isinstance(sensitivity, Real):
+        raise TypeError(f"sensitivity must be a finite real number >= 0; got {sensitivity!r}.")
+    sensitivity = float(sensitivity)
+    if not (math.isfinite(sensitivity) and sensitivity >= 0):
+        raise ValueError(f"sensitivity must be finite and >= 0; got {sensitivity!r}.")
+    return sensitivity
+
+
+def _check_n_coordinates(n_coordinates):
+    if isinstance(n_coordinates, bool) or not isinstance(n_coordinates, int | np.integer):
+        raise TypeError(f"n_coordinates must be a positive integer; got {n_coordinates!r}.")
+    if n_coordinates < 1:
+        raise ValueError(f"n_coordinates must be a positive integer; got {n_coordinates!r}.")
+    return int(n_coordinates)
+
+
+def _power_of_two_at_most(x):
+    """Largest power of two ``<= x`` (for positive finite ``x``), computed exactly."""
+    _, exponent = math.frexp(x)  # x = mantissa · 2**exponent, mantissa in [0.5, 1)
+    return math.ldexp(1.0, exponent - 1)
+
+
+def discrete_laplace_calibration(sensitivity, epsilon, n_coordinates):
+    """Grid and discrete Laplace scale of an ε-DP floating-point-safe release.
+
+    Choice of the grid.  ``γ`` is the largest power of two with
+    ``γ <= sensitivity / (n_coordinates · 2**GRID_BITS)``.  A power of two makes the
+    rounding ``round(x/γ)`` and the output ``γ·k`` exact in float64.
+
+    Calibration (derivation).  Let ``r(x) = round(x/γ)`` coordinatewise.  For one
+    coordinate, ``|round(a) − round(b)| <= |a − b| + 1`` when ``a ≠ b`` and ``= 0`` when
+    ``a = b``; summing over the at most ``n_coordinates`` coordinates that can differ
+    between neighbours and using that the left side is an integer,
+
+        ``||r(x) − r(x')||_1 <= floor(sensitivity/γ) + n_coordinates =: Δ_γ``.
+
+    Adding i.i.d. discrete Laplace noise ``P(z) ∝ exp(-|z|/t)`` to an integer statistic
+    of L1 sensitivity ``Δ_γ`` is ``(Δ_γ/t)``-DP (the density ratio at any output is at
+    most ``exp(||k − k'||_1 / t)``).  We take the integer ``t = ceil(Δ_γ/ε)``, so the
+    guaranteed ``ε' = Δ_γ/t <= ε``.  By the choice of ``γ``,
+    ``Δ_γ <= (sensitivity/γ)·(1 + 2**-GRID_BITS)``: the noise is at most ≈ 0.1 % (plus
+    one grid unit) larger than the continuous mechanism's ``sensitivity/ε``.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity (replace-one) of the exact statistic, > 0.
+    epsilon : float
+        Target budget.
+    n_coordinates : int
+        Number of coordinates of the statistic.
+
+    Returns
+    -------
+    DiscreteCalibration
+    """
+    sensitivity = _check_sensitivity(sensitivity)
+    epsilon = check_epsilon(epsilon)
+    c = _check_n_coordinates(n_coordinates)
+    if sensitivity == 0:
+        raise ValueError("sensitivity must be > 0 for a discrete calibration; got 0.0.")
+    gamma = _power_of_two_at_most(sensitivity / (c * 2**GRID_BITS))
+    grid_sensitivity = math.floor(sensitivity / gamma) + c  # exact: γ is a power of 2
+    t = math.ceil(Fraction(grid_sensitivity) / Fraction(epsilon))
+    if t > MAX_LAPLACE_SCALE:
+        raise ValueError(
+            f"epsilon={epsilon!r} is too small for the discrete Laplace sampler with "
+            f"{c} coordinates (grid scale {t} > 2**52); increase epsilon or use "
+            "noise='continuous'."
+        )
+    eps_used = float(Fraction(grid_sensitivity, t))
+    derivation = (
+        f"grid γ = 2^{int(math.log2(gamma))} (largest power of 2 <= Δ/(c·2^{GRID_BITS})); "
+        f"rounding adds <= 1 grid unit per coordinate: Δ_γ = floor(Δ/γ) + c = "
+        f"{grid_sensitivity}; discrete Laplace scale t = ceil(Δ_γ/ε) = {t} grid units, "
+        f"so ε' = Δ_γ/t = {eps_used:.6g} <= ε = {epsilon:.6g} (CKS 2020)."
+    )
+    return DiscreteCalibration(
+        granularity=gamma,
+        n_coordinates=c,
+        sensitivity=sensitivity,
+        grid_sensitivity=float(grid_sensitivity),
+        grid_scale=t,
+        scale=t * gamma,
+        epsilon=eps_used,
+        derivation=derivation,
+    )
+
+
+def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
+    """Grid and discrete Gaussian ``σ²`` of a floating-point-safe release.
+
+    The caller calibrated ``sigma`` for a statistic of L2 sensitivity ``sensitivity``
+    (any (ε, δ) argument that depends on ``sensitivity/sigma`` only).  Rounding to the
+    grid can move each differing coordinate by one more grid unit, so by the triangle
+    inequality in L2 the rounded statistic has
+
+        ``||r(x) − r(x')||_2 <= sensitivity/γ + sqrt(n_coordinates) =: Δ_γ``.
+
+    We take the integer ``σ_γ² = ceil((sigma/sensitivity · Δ_γ)²)`` (computed with an
+    upward safety factor) so that ``Δ_γ / σ_γ <= sensitivity / sigma``: the ratio every
+    Gaussian calibration depends on is preserved.  Privacy transfers because the
+    discrete Gaussian has the same zero-concentrated DP as the continuous one,
+    ``ρ = Δ²/(2σ²)`` (CKS 2020, Thm. 14), and is sub-Gaussian with variance proxy
+    ``σ²``, so (ε, δ) calibrations proven from zCDP or from a Chernoff tail bound of the
+    privacy loss hold unchanged -- among them ``c = (1 + sqrt(2 ln(1/δ)))/ε`` of
+    Nikolov–Talwar–Zhang used by :class:`CorrelatedGaussianMechanism` (its proof needs
+    ``P(Y > σ·s) <= exp(-s²/2)`` only).  Calibrations from the exact Gaussian tail (the
+    "analytic Gaussian") do not transfer verbatim; CKS Thm. 7 gives the discrete one.
+
+    Choice of the grid.  ``γ`` is a power of two, first
+    ``<= min(sigma, sensitivity/sqrt(n_coordinates)) / 2**GRID_BITS`` (rounding inflates
+    ``σ`` by the factor ``1 + sqrt(n_coordinates)·γ/sensitivity``, here ≤ 1.001), then
+    doubled while ``σ_γ² > 2**30`` (the range of the exact vectorised sampler); the
+    inflation actually paid is in the returned derivation.
+
+    Returns
+    -------
+    DiscreteCalibration
+    """
+    sigma = float(sigma)
+    if not (math.isfinite(sigma) and sigma > 0):
+        raise ValueError(f"sigma must be a positive finite number; got {sigma!r}.")
+    sensitivity = _check_sensitivity(sensitivity)
+    if sensitivity == 0:
+        raise ValueError("sensitivity must be > 0 for a discrete calibration; got 0.0.")
+    c = _check_n_coordinates(n_coordinates)
+    root_c = math.sqrt(c) * (1 + 1e-15)
+    ratio = sigma / sensitivity
+    if (root_c * ratio) ** 2 > MAX_GAUSSIAN_SIGMA2 / 4:
+        raise ValueError(
+            f"the discrete Gaussian supports n_coordinates·(sigma/sensitivity)² <= 2**28; "
+            f"got n_coordinates={c}, sigma/sensitivity={ratio:.4g}. Use noise='continuous'."
+        )
+    gamma = _power_of_two_at_most(min(sigma, sensitivity / root_c) / 2**GRID_BITS)
+    while True:
+        grid_sensitivity = sensitivity / gamma + root_c
+        sigma2 = math.ceil((ratio * grid_sensitivity) ** 2 * (1 + 1e-12))
+        if sigma2 <= MAX_GAUSSIAN_SIGMA2:
+            break
+        gamma *= 2.0
+    inflation = math.sqrt(sigma2) * gamma / sigma
+    derivation = (
+        f"grid γ = 2^{int(math.log2(gamma))}; rounding adds <= 1 grid unit per coordinate: "
+        f"L2 Δ_γ = Δ/γ + sqrt(c) = {grid_sensitivity:.6g}; σ_γ² = ceil((σ/Δ·Δ_γ)²) = "
+        f"{sigma2} grid units² keeps Δ_γ/σ_γ <= Δ/σ (noise std × {inflation:.6f}); "
+        "same zCDP as the continuous Gaussian (CKS 2020)."
+    )
+    return DiscreteCalibration(
+        granularity=gamma,
+        n_coordinates=c,
+        sensitivity=sensitivity,
+        grid_sensitivity=grid_sensitivity,
+        grid_scale=sigma2,
+        scale=math.sqrt(sigma2) * gamma,
+        epsilon=None,
+        derivation=derivation,
+    )
+
+
+def _to_grid(values, gamma, name="values"):
+    """``round(values/γ)`` as int64, refusing values too large for an exact grid."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} must be finite for noise='discrete'.")
+    k = np.rint(values / gamma)
+    if k.size and np.abs(k).max() > _MAX_GRID_VALUE / 2:
+        raise ValueError(
+            f"{name} has entries too large for the grid γ = {gamma!r} (|value|/γ > 2**51); "
+            "rescale the statistic or use noise='continuous'."
+        )
+    return k.astype(np.int64)
+
+
+def laplace_mechanism(values, sensitivity, epsilon, rng, noise="continuous"):
     """Release ``values`` with i.i.d. Laplace noise calibrated to ``sensitivity / epsilon``.
 
     Parameters
@@ -127,16 +381,85 @@ def laplace_mechanism(values, sensitivity, epsilon, rng):
     epsilon : float
         Budget spent by this release.
     rng : numpy.random.Generator
+    noise : {"continuous", "discrete"}, default="continuous"
+        ``"continuous"``: float Laplace noise of scale ``sensitivity/epsilon``.
+        ``"discrete"``: floating-point-safe release -- ``values`` rounded to the grid
+        ``γ·Z`` plus ``γ`` times exact discrete Laplace noise, calibrated for the
+        rounding by :func:`discrete_laplace_calibration` (``ε``-DP exactly, noise about
+        0.1 % larger).  Cost: a few times the float path (see ``benchmarks/bench_noise.py``).
 
     Returns
     -------
     noisy : ndarray of float64, same shape as ``values``
     scale : float
-        The Laplace scale used.
+        The Laplace scale used (``t·γ`` for the discrete noise).
+
+    References
+    ----------
+    C. L. Canonne, G. Kamath, T. Steinke, "The Discrete Gaussian for Differential
+    Privacy", NeurIPS 2020.  I. Mironov, "On significance of the least significant bits
+    for differential privacy", CCS 2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.privacy import laplace_mechanism
+    >>> noisy, scale = laplace_mechanism([0.25, 0.5], 0.1, 1.0, np.random.default_rng(0),
+    ...                                  noise="discrete")
+    >>> float(scale) >= 0.1
+    True
     """
+    check_noise(noise)
     values = np.asarray(values, dtype=np.float64)
     scale = laplace_scale(sensitivity, epsilon)
-    return values + laplace_noise(scale, values.shape, rng), scale
+    if noise == "continuous" or scale == 0 or values.size == 0:
+        return values + laplace_noise(scale, values.shape, rng), scale
+    cal = discrete_laplace_calibration(sensitivity, epsilon, values.size)
+    k = _to_grid(values, cal.granularity)
+    noisy = k + discrete_laplace(cal.grid_scale, values.shape, rng)
+    return noisy.astype(np.float64) * cal.granularity, cal.scale
+
+
+def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None):
+    """Release ``values`` with i.i.d. Gaussian noise of standard deviation ``sigma``.
+
+    Parameters
+    ----------
+    values : array-like
+        The exact statistic.
+    sigma : float
+        Noise standard deviation, calibrated by the caller for the L2 sensitivity.
+    rng : numpy.random.Generator
+    noise : {"continuous", "discrete"}, default="continuous"
+        ``"discrete"``: ``values`` rounded to a grid ``γ·Z`` plus ``γ`` times exact
+        discrete Gaussian noise with ``σ_γ/Δ_γ >= sigma/sensitivity``
+        (:func:`discrete_gaussian_calibration`).
+    sensitivity : float, optional
+        L2 sensitivity the caller calibrated ``sigma`` for; required by
+        ``noise="discrete"`` to account for the rounding.
+
+    Returns
+    -------
+    noisy : ndarray of float64
+    scale : float
+        Noise standard-deviation parameter used (``σ_γ·γ`` for the discrete noise).
+    """
+    check_noise(noise)
+    values = np.asarray(values, dtype=np.float64)
+    sigma = float(sigma)
+    if not (math.isfinite(sigma) and sigma >= 0):
+        raise ValueError(f"sigma must be finite and >= 0; got {sigma!r}.")
+    if noise == "continuous" or sigma == 0 or values.size == 0:
+        return values + gaussian_noise(sigma, values.shape, rng), sigma
+    if sensitivity is None:
+        raise ValueError(
+            "sensitivity (the L2 sensitivity sigma was calibrated for) is required with "
+            "noise='discrete', to account for rounding to the grid."
+        )
+    cal = discrete_gaussian_calibration(sigma, sensitivity, values.size)
+    k = _to_grid(values, cal.granularity)
+    noisy = k + discrete_gaussian(cal.grid_scale, values.shape, rng)
+    return noisy.astype(np.float64) * cal.granularity, cal.scale
 
 
 def gaussian_noise(scale, size, rng):

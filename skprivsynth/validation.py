@@ -62,7 +62,7 @@ def check_boolean_matrix(X, name="X", feature_names=None):
         i, j = _first_bad(bad)
         raise ValueError(
             f"{name} must be a Boolean matrix with entries in {{0, 1}}; "
-            f"{_column_label(j, feature_names)} has value {X[i, j]!r} at row {i}. "
+            f"{_column_label(j, feature_names)} has value {X[i, j].item()!r} at row {i}. "
             "Encode categorical or numeric data with skprivsynth.preprocessing.BooleanEncoder."
         )
     return X
@@ -75,7 +75,7 @@ def check_unit_interval(X, name="X", feature_names=None):
         i, j = _first_bad(bad)
         raise ValueError(
             f"{name} must have all entries in [0, 1]; {_column_label(j, feature_names)} "
-            f"has value {X[i, j]!r} at row {i}."
+            f"has value {X[i, j].item()!r} at row {i}."
         )
     return X
 

@@ -19,6 +19,14 @@ def adult_onehot(adult):
     return np.hstack(blocks)
 
 
+@pytest.fixture(scope="session")
+def adult_boolean(adult):
+    """Adult with integer codes coarsened to at most 8 bins, one-hot: 48,842 x ~94."""
+    from skprivsynth.preprocessing import BooleanEncoder
+
+    return BooleanEncoder(categories=adult.domain, max_bins=8).fit_transform(adult.data)
+
+
 @pytest.fixture
 def boolean_data():
     """Correlated Boolean data: 2,000 rows, 8 columns."""

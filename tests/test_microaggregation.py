@@ -6,6 +6,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skprivsynth import MicroaggregationSynthesizer
+from skprivsynth.metrics import covariance_loss
 
 from skprivsynth.microaggregation import covering_parameters
 
@@ -17,8 +18,8 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-def test_group_sizes_and_exact_mean_on_adult(adult_onehot):
-    X = adult_onehot[:20_000]
+def test_group_sizes_and_exact_mean_on_adult(adult_boolean):
+    X = adult_boolean[:20_000]
     for k in (5, 10, 50):
         synth = MicroaggregationSynthesizer(k=k).fit(X)
         assert synth.group_sizes_.min() >= k
@@ -33,14 +34,14 @@ def test_covariance_loss_attribute_matches_metric(boolean_data):
     assert synth.covariance_loss_ == pytest.approx(covariance_loss(boolean_data, Y), abs=1e-10)
 
 
-def test_covariance_loss_decreases_with_n_and_obeys_theorem_rate(adult_onehot):
+def test_covariance_loss_decreases_with_n_and_obeys_theorem_rate(adult_boolean):
     """Theorem 1.2: loss of the scaled rows <~ sqrt(log log K / log K), K = n // k."""
     rng = np.random.default_rng(0)
-    rows = rng.permutation(adult_onehot.shape[0])
+    rows = rng.permutation(adult_boolean.shape[0])
     k = 10
     losses = []
     for n in (1_000, 4_000, 16_000, 48_000):
-        X = adult_onehot[rows[:n]]
+        X = adult_boolean[rows[:n]]
         synth = MicroaggregationSynthesizer(k=k).fit(X)
         scaled_loss = synth.covariance_loss_ / (X * X).sum(axis=1).max()
         K = n // k
@@ -49,8 +50,8 @@ def test_covariance_loss_decreases_with_n_and_obeys_theorem_rate(adult_onehot):
     assert all(a > b for a, b in zip(losses, losses[1:])), losses
 
 
-def test_larger_k_loses_more_covariance(adult_onehot):
-    X = adult_onehot[:10_000]
+def test_larger_k_loses_more_covariance(adult_boolean):
+    X = adult_boolean[:10_000]
     losses = [MicroaggregationSynthesizer(k=k).fit(X).covariance_loss_ for k in (2, 10, 100)]
     assert losses[0] < losses[1] < losses[2]
 

@@ -43,7 +43,10 @@ privacy." CCS 2012.
 
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
+
 import numpy as np
 
 __all__ = [
@@ -77,48 +80,151 @@ def _bernoulli_exp_fraction(num, den, rng):
 
     CKS 2020 Algorithm 1: ``K = 1``; while ``A ~ Bernoulli(γ/K)`` succeeds, ``K += 1``;
     return ``K`` odd.  ``P(K odd) = Σ_k (−γ)^k / k! = exp(−γ)`` for ``γ ∈ [0, 1]``.
+    Expected draws per entry ``e^γ <= e``; the first round runs on the full array.
     """
-    m = num.shape[0]
-    odd = np.empty(m, dtype=bool)
-    active = np.arange(m)
-    k = 1
+    success = _bernoulli_ratio(num, den, 1, rng)
+    odd = ~success  # stopped at K = 1 (odd)
+    active = np.flatnonzero(success)
+    k = 2
     while active.size:
         success = _bernoulli_ratio(num[active], den, k, rng)
-        stopped = active[~success]
-        odd[stopped] = k % 2 == 1
-        active = active[success]
-        k += 1
-    return odd
-
-
-def _bernoulli_exp_minus_one(m, rng):
-    """Bernoulli(exp(-1)) ``m`` times (Algorithm 1 with γ = 1: draws are Bernoulli(1/K))."""
-    odd = np.empty(m, dtype=bool)
-    active = np.arange(m)
-    k = 2  # Bernoulli(1/1) always succeeds
-    while active.size:
-        success = rng.integers(0, k, size=active.size) == 0
         odd[active[~success]] = k % 2 == 1
         active = active[success]
         k += 1
     return odd
 
 
-def _all_exp_minus_one(counts, rng):
-    """Per entry: do ``counts[i]`` independent Bernoulli(exp(-1)) draws all succeed?
+@functools.lru_cache(maxsize=64)
+def _exp_minus_one_bounds(prec):
+    """Integers ``lo, hi`` with ``lo / 2**prec <= e**-1 <= hi / 2**prec``.
 
-    That event has probability ``exp(-counts[i])``.  Entries fail at their first
-    failure, so the loop ends after about ``min(max(counts), few dozen)`` rounds.
+    Alternating series ``Σ (−1)^k / k!``: the limit lies between consecutive partial
+    sums, so stopping when ``1/(N+1)! < 2**-prec`` brackets it exactly.
     """
-    ok = np.ones(counts.shape[0], dtype=bool)
-    active = np.flatnonzero(counts > 0)
-    done = 0
-    while active.size:
-        success = _bernoulli_exp_minus_one(active.size, rng)
-        ok[active[~success]] = False
-        done += 1
-        active = active[success & (counts[active] > done)]
-    return ok
+    total, term, k = Fraction(0), Fraction(1), 0
+    while term >= Fraction(1, 2 ** (prec + 2)):
+        total += term if k % 2 == 0 else -term
+        k += 1
+        term /= k
+    lo, hi = total - term, total + term
+    scale = 2**prec
+    return (lo.numerator * scale) // lo.denominator, -((-hi.numerator * scale) // hi.denominator)
+
+
+def _exp_neg_bounds(v, prec):
+    """Integers ``lo, hi`` with ``lo / 2**prec <= exp(-v) <= hi / 2**prec`` for an int ``v >= 0``.
+
+    Powers of the fixed-point bounds of ``e**-1`` computed with ``2·bitlen(v) + 16``
+    guard bits (rounded outward), so the bracket is rigorous.
+    """
+    if v == 0:
+        return 2**prec, 2**prec
+    guard = 2 * int(v).bit_length() + 16
+    p = prec + guard
+    lo1, hi1 = _exp_minus_one_bounds(p)
+    shift = p * v - prec
+    return (lo1**v) >> shift, -((-(hi1**v)) >> shift)
+
+
+# Thresholds L_v = floor(exp(-v)·2**62) for v = 0..63 (exact, from the rigorous bounds:
+# the bracket at 2**-120 never straddles an integer multiple of 2**-62 for these v).
+_T_BITS = 62
+
+
+def _thresholds():
+    out = []
+    for v in range(64):
+        lo, hi = _exp_neg_bounds(v, 120)
+        a, b = lo >> (120 - _T_BITS), hi >> (120 - _T_BITS)
+        if a != b:  # pragma: no cover - would need exp(-v)·2**62 within 2**-58 of an integer
+            raise RuntimeError("could not certify the exp(-v) threshold table")
+        out.append(a)
+    return np.array(out, dtype=np.int64)
+
+
+_EXP_THRESHOLDS = _thresholds()
+
+
+def _scalar_less_exp(prefix, v, rng):
+    """Decide ``ξ < exp(-v)`` exactly for a uniform ``ξ`` whose first 62 bits are ``prefix``.
+
+    Appends fresh random 62-bit blocks to ``ξ`` until the rigorous bracket of ``exp(-v)``
+    separates it (each extension fails with probability about 2**-54).
+    """
+    num, bits = int(prefix), _T_BITS
+    while True:
+        lo, hi = _exp_neg_bounds(int(v), bits + 8)
+        if (num + 1) << 8 <= lo:
+            return True
+        if num << 8 >= hi:
+            return False
+        num = (num << _T_BITS) | int(rng.integers(0, 2**_T_BITS))
+        bits += _T_BITS
+
+
+def _uniform_below_exp(v, rng):
+    """Per entry, Bernoulli(exp(-v[i])) for non-negative int64 ``v``: ``ξ < exp(-v)``.
+
+    One 62-bit uniform integer ``R`` per entry (the first bits of ``ξ``): ``R < L_v``
+    proves ``ξ < exp(-v)``, ``R > L_v`` proves the opposite, and the tie ``R == L_v``
+    (probability 2**-62) is settled by :func:`_scalar_less_exp`.  For ``v >= 64``,
+    ``L_v = 0`` is used (``exp(-64)·2**62 < 1``).
+    """
+    r = rng.integers(0, 2**_T_BITS, size=v.shape[0])
+    thr = _EXP_THRESHOLDS[np.minimum(v, 63)]
+    thr = np.where(v >= 64, 0, thr)
+    out = r < thr
+    for i in np.flatnonzero(r == thr):
+        out[i] = _scalar_less_exp(r[i], v[i], rng)
+    return out
+
+
+def _scalar_floor_neg_log(prefix, rng):
+    """``floor(-ln ξ)`` exactly for a uniform ``ξ`` whose first 62 bits are ``prefix``."""
+    num, bits = int(prefix), _T_BITS
+    while True:
+        v, decided = 0, True
+        while True:
+            lo, hi = _exp_neg_bounds(v + 1, bits + 8)
+            if num << 8 >= hi:  # ξ >= e^{-(v+1)}: V = v
+                break
+            if (num + 1) << 8 <= lo:  # ξ < e^{-(v+1)}: V >= v + 1
+                v += 1
+                continue
+            decided = False
+            break
+        if decided:
+            return v
+        num = (num << _T_BITS) | int(rng.integers(0, 2**_T_BITS))
+        bits += _T_BITS
+
+
+def _geometric_exp_minus_one(m, rng):
+    """``m`` draws of ``V = floor(-ln ξ)``: ``P(V >= v) = e^{-v}`` (CKS Alg. 2's ``V``).
+
+    The paper counts successes of Bernoulli(exp(-1)) until the first failure; this is
+    the same law by inversion on exact integer thresholds: ``V = #{v >= 1 : ξ < e^{-v}}``,
+    decided from ``R`` (62 bits of ``ξ``) by comparing with ``L_v``; any tie
+    ``R == L_v`` (or ``R == 0``, below every tabulated threshold) goes to the exact
+    scalar path.
+    """
+    r = rng.integers(0, 2**_T_BITS, size=m)
+    # A floating-point guess of floor(-ln ξ) only picks which exact comparisons to make:
+    # it is off by at most one, and the two integer corrections below fix it.
+    guess = np.floor(-np.log((r.astype(np.float64) + 0.5) * 2.0**-_T_BITS)).astype(np.int64)
+    v = np.clip(guess, 0, 62)
+    # V = v is proven by L_v > R (ξ < e^{-v}; L_0 = 2**62 > R) and R > L_{v+1}
+    # (ξ > e^{-(v+1)}); anything else (a tie, or a guess off by one) is settled exactly
+    # by the scalar path.
+    proven = (r < _EXP_THRESHOLDS[v]) & (r > _EXP_THRESHOLDS[v + 1])
+    for i in np.flatnonzero(~proven):
+        v[i] = _scalar_floor_neg_log(r[i], rng)
+    return v
+
+
+def _all_exp_minus_one(counts, rng):
+    """Per entry, Bernoulli(exp(-counts[i])) (``counts[i]`` successes of Bernoulli(e^-1))."""
+    return _uniform_below_exp(counts, rng)
 
 
 def bernoulli_exp(num, den, rng):
@@ -150,17 +256,6 @@ def bernoulli_exp(num, den, rng):
     return out.reshape(num.shape)
 
 
-def _geometric_exp_minus_one(m, rng):
-    """``m`` draws of V with ``P(V = v) = (1 − e^{-1})·e^{-v}`` (successes before a failure)."""
-    v = np.zeros(m, dtype=np.int64)
-    active = np.arange(m)
-    while active.size:
-        success = _bernoulli_exp_minus_one(active.size, rng)
-        active = active[success]
-        v[active] += 1
-    return v
-
-
 def _check_positive_int(value, name, upper):
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise TypeError(f"{name} must be a positive integer; got {value!r}.")
@@ -184,7 +279,7 @@ def discrete_laplace(t, size, rng, s=1):
     ``exp(-U/t)`` and ``V`` with ``P(V=v) ∝ e^{-v}`` give ``X = U + t·V`` geometric with
     ratio ``exp(-1/t)``; ``Y = floor(X/s)`` is geometric with ratio ``exp(-s/t)``; a random
     sign (rejecting ``−0``) makes it two-sided.  Acceptance per candidate ≈ 0.63, so each
-    rejection round draws 1.7× the missing count; cost O(size) integer draws, independent
+    rejection round draws ≈ 1.6× the missing count; cost O(size) integer draws, independent
     of the scale.
 
     Parameters
@@ -209,14 +304,17 @@ def discrete_laplace(t, size, rng, s=1):
     filled = 0
     while filled < total:
         missing = total - filled
-        m = int(missing * 1.7) + 16
+        # Acceptance of U is (1 − e^{-1})·(1 + O(1/t)) >= 0.63: ask for 1/0.63 times the
+        # missing count plus five standard deviations, so one round almost always suffices.
+        m = int(missing / 0.63 + 5.0 * math.sqrt(missing)) + 16
         u = rng.integers(0, t, size=m)
-        keep = np.flatnonzero(_bernoulli_exp_fraction(u, t, rng))
-        x = u[keep] + t * _geometric_exp_minus_one(keep.size, rng)
-        y = x // s
+        keep = np.flatnonzero(_bernoulli_exp_fraction(u, t, rng))[:missing]
+        y = u[keep] + t * _geometric_exp_minus_one(keep.size, rng)
+        if s != 1:
+            y //= s
         negative = rng.integers(0, 2, size=keep.size, dtype=np.int8) == 1
-        valid = ~(negative & (y == 0))
-        z = np.where(negative, -y, y)[valid][:missing]
+        np.negative(y, out=y, where=negative)
+        z = y[~(negative & (y == 0))]  # reject "−0" so that 0 is not counted twice
         out[filled : filled + z.size] = z
         filled += z.size
     return out.reshape(shape)
@@ -273,10 +371,12 @@ def _gaussian_accept_python(ay, t, a, rng):
     """Exact acceptance test of Algorithm 3 for one large ``|y|`` with Python integers."""
     d = 2 * a * t * t
     whole, rem = divmod((ay * t - a) ** 2, d)
-    # P(all of `whole` Bernoulli(e^-1) succeed) = e^-whole; stop at the first failure.
-    for _ in range(whole):
-        if not _bernoulli_exp_minus_one(1, rng)[0]:
+    # Bernoulli(e^-whole) as a product of Bernoulli(e^-step), step <= 64.
+    while whole > 0:
+        step = min(whole, 64)
+        if not _scalar_less_exp(int(rng.integers(0, 2**_T_BITS)), step, rng):
             return False
+        whole -= step
     return _bernoulli_exp_fraction_python(rem, d, rng)
 
 

@@ -1,0 +1,503 @@
+"""Tests of skprivsynth.preprocessing: BooleanEncoder and the cube maps."""
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.pipeline import make_pipeline
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skprivsynth.preprocessing import (
+    BooleanEncoder,
+    boolean_cube_to_signs,
+    signs_to_boolean_cube,
+)
+from skprivsynth.privacy import PrivacyLeakWarning
+from skprivsynth.validation import BooleanValidator
+
+
+def mixed_frame(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "grade": pd.Categorical(
+                rng.choice(["low", "mid", "high"], n),
+                categories=["low", "mid", "high"],
+                ordered=True,
+            ),
+            "obj": pd.Series(rng.choice(["x", "y"], n), dtype=object),
+            "text": pd.Series(rng.choice(["u", "v", "w"], n)),  # pandas 3: `str` dtype
+            "flag": rng.random(n) < 0.5,
+            "count": rng.integers(0, 5, n).astype(np.int64),
+            "nullable": pd.array(rng.integers(0, 3, n), dtype="Int64"),
+            "value": np.array([0.5, 3.0, 7.5])[rng.integers(0, 3, n)],  # bin midpoints
+        }
+    )
+
+
+MIXED_DOMAIN = {
+    "grade": ["low", "mid", "high"],
+    "obj": ["x", "y"],
+    "text": ["u", "v", "w"],
+    "count": 5,
+    "nullable": 3,
+    "value": {"bins": [0, 1, 5, 10]},
+}
+
+
+# --------------------------------------------------------------------------- round trips
+def test_adult_round_trip_exact_without_warning(adult):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = BooleanEncoder(categories=adult.domain, random_state=0)
+        Xt = enc.fit_transform(adult.data)
+        back = enc.inverse_transform(Xt)
+    assert Xt.dtype == np.float64 and Xt.shape == (48842, 588)
+    assert set(np.unique(Xt)) == {0.0, 1.0}
+    np.testing.assert_array_equal(Xt.sum(axis=1), 14)
+    pd.testing.assert_frame_equal(back, adult.data)
+    assert enc.learned_columns_ == []
+
+
+def test_adult_max_bins_width_and_ranges(adult):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = BooleanEncoder(categories=adult.domain, max_bins=8, random_state=0)
+        Xt = enc.fit_transform(adult.data)
+    expected = sum(min(k, 8) for k in adult.domain.values())
+    assert enc.n_features_out_ == expected == 94 == Xt.shape[1]
+    age = list(adult.domain).index("age")
+    ranges = enc.level_ranges_[age]
+    np.testing.assert_array_equal(ranges, [0, 10, 21, 31, 42, 53, 63, 74, 85])
+    assert enc.level_ranges_[list(adult.domain).index("sex")] is None
+    assert enc.get_feature_names_out()[0] == "age=0..9"
+    # Decoded codes fall in the range of the original code: re-encoding is identical.
+    back = enc.inverse_transform(Xt)
+    np.testing.assert_array_equal(enc.transform(back), Xt)
+    for column, k in adult.domain.items():
+        assert back[column].between(0, k - 1).all()
+    assert (back.dtypes == np.int64).all()
+
+
+@pytest.mark.parametrize("K, m", [(85, 8), (100, 8), (9, 8), (16, 3), (7, 7)])
+def test_coarsening_widths_differ_by_at_most_one(K, m):
+    X = np.arange(K).reshape(-1, 1)
+    enc = BooleanEncoder(categories=[K], max_bins=m).fit(X)
+    widths = np.diff(enc.level_ranges_[0]) if K > m else np.ones(K, dtype=int)
+    assert widths.sum() == K and len(widths) == min(K, m)
+    assert widths.max() - widths.min() <= 1
+    # Every code lands in the block of the range containing it, ranges are contiguous.
+    blocks = enc.transform(X).argmax(axis=1)
+    assert np.all(np.diff(blocks) >= 0) and np.array_equal(np.bincount(blocks), widths)
+
+
+def test_coarsened_range_decodes_uniformly_within_range():
+    enc = BooleanEncoder(categories=[85], max_bins=8, random_state=1).fit(np.arange(85)[:, None])
+    Xt = np.zeros((8000, 8))
+    Xt[:, 2] = 1.0  # range 21..30
+    codes = enc.inverse_transform(Xt)[:, 0]
+    assert codes.min() == 21 and codes.max() == 30
+    counts = np.bincount(codes - 21, minlength=10)
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_mixed_frame_round_trip_exact_dtypes():
+    df = mixed_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = BooleanEncoder(categories=MIXED_DOMAIN, random_state=0).fit(df)
+        back = enc.inverse_transform(enc.transform(df))
+    pd.testing.assert_frame_equal(back, df)
+    assert back["grade"].cat.ordered and list(back["grade"].cat.categories) == [
+        "low",
+        "mid",
+        "high",
+    ]
+    assert back["text"].dtype == df["text"].dtype and back["obj"].dtype == object
+    assert back["nullable"].dtype == "Int64" and back["flag"].dtype == bool
+
+
+def test_float_bins_decode_to_midpoints_and_index_is_reset():
+    df = pd.DataFrame({"v": [0.0, 0.99, 1.0, 4.2, 10.0]}, index=[7, 3, 9, 1, 5])
+    enc = BooleanEncoder(categories={"v": {"bins": [0, 1, 5, 10]}}).fit(df)
+    Xt = enc.transform(df)
+    np.testing.assert_array_equal(Xt.argmax(axis=1), [0, 0, 1, 1, 2])  # last bin closed
+    back = enc.inverse_transform(Xt)
+    assert list(back.index) == [0, 1, 2, 3, 4]
+    np.testing.assert_array_equal(back["v"], [0.5, 0.5, 3.0, 3.0, 7.5])
+    assert enc.get_feature_names_out().tolist() == ["v=[0, 1)", "v=[1, 5)", "v=[5, 10]"]
+
+
+def test_integer_column_with_bins_decodes_to_integer_inside_bin():
+    df = pd.DataFrame({"age": np.array([17, 18, 30, 64, 90], dtype=np.int64)})
+    enc = BooleanEncoder(categories={"age": {"bins": [17, 18, 30, 65, 91]}}).fit(df)
+    back = enc.inverse_transform(enc.transform(df))
+    assert back["age"].dtype == np.int64
+    np.testing.assert_array_equal(back["age"], [17, 24, 48, 48, 78])
+    np.testing.assert_array_equal(enc.transform(back), enc.transform(df))
+
+
+def test_bins_out_of_range_error_clip_and_ignore():
+    df = pd.DataFrame({"v": [1.0, 2.0]})
+    spec = {"bins": [0, 1, 5]}
+    enc = BooleanEncoder(categories={"v": spec}).fit(df)
+    with pytest.raises(ValueError, match=r"'v' has value 7\.5 at row 1.*bin edges"):
+        enc.transform(pd.DataFrame({"v": [1.0, 7.5]}))
+    with pytest.raises(ValueError, match="'v' has value -1"):
+        BooleanEncoder(categories={"v": spec}).fit(pd.DataFrame({"v": [-1.0]}))
+    clip = BooleanEncoder(categories={"v": {**spec, "clip": True}}).fit(df)
+    np.testing.assert_array_equal(
+        clip.transform(pd.DataFrame({"v": [-3.0, 9.0]})), [[1, 0], [0, 1]]
+    )
+    ign = BooleanEncoder(categories={"v": spec}, handle_unknown="ignore").fit(df)
+    np.testing.assert_array_equal(ign.transform(pd.DataFrame({"v": [9.0, 0.5]})), [[0, 0], [1, 0]])
+
+
+def test_numeric_array_round_trip_keeps_dtype():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 4, 50), rng.integers(10, 13, 50)]).astype(np.int32)
+    enc = BooleanEncoder(categories=[4, [10, 11, 12]]).fit(X)
+    back = enc.inverse_transform(enc.transform(X))
+    assert isinstance(back, np.ndarray) and back.dtype == np.int32
+    np.testing.assert_array_equal(back, X)
+    assert enc.get_feature_names_out()[:5].tolist() == ["x0=0", "x0=1", "x0=2", "x0=3", "x1=10"]
+    assert enc.get_feature_names_out(["a", "b"])[-1] == "b=12"
+
+
+def test_categories_dict_keys_are_indices_for_arrays():
+    X = np.array([[0, 1], [2, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = BooleanEncoder(categories={0: 3, 1: 2}).fit(X)
+    assert [b.stop - b.start for b in enc.feature_blocks_] == [3, 2]
+
+
+def test_declared_levels_outside_categorical_dtype_never_decode_to_nan():
+    df = pd.DataFrame({"c": pd.Categorical(["a", "b"], categories=["a", "b"])})
+    enc = BooleanEncoder(categories={"c": ["a", "b", "z"]}, random_state=0).fit(df)
+    back = enc.inverse_transform(np.tile([0.0, 0.0, 1.0], (4, 1)))
+    assert back["c"].notna().all() and (back["c"] == "z").all()
+    assert list(back["c"].cat.categories) == ["a", "b", "z"]
+
+
+def test_attributes_and_feature_blocks():
+    df = mixed_frame()
+    enc = BooleanEncoder(categories=MIXED_DOMAIN).fit(df)
+    widths = [3, 2, 3, 2, 5, 3, 3]
+    assert [b.stop - b.start for b in enc.feature_blocks_] == widths
+    assert enc.feature_blocks_[0].start == 0 and enc.feature_blocks_[-1].stop == sum(widths)
+    assert enc.n_features_out_ == sum(widths) == len(enc.get_feature_names_out())
+    assert enc.categories_[4].tolist() == [0, 1, 2, 3, 4]
+    assert enc.categories_[6] is None and enc.bin_edges_[6].tolist() == [0, 1, 5, 10]
+    assert enc.dtypes_ == list(df.dtypes)
+    names = enc.get_feature_names_out()
+    assert names[0] == "grade=low" and "flag=True" in names and "value=[5, 10]" in names
+
+
+def test_set_output_pandas_and_pipeline():
+    df = mixed_frame()
+    enc = BooleanEncoder(categories=MIXED_DOMAIN).set_output(transform="pandas")
+    out = enc.fit_transform(df)
+    assert isinstance(out, pd.DataFrame)
+    assert out.columns.tolist() == enc.get_feature_names_out().tolist()
+    pipe = make_pipeline(BooleanEncoder(categories=MIXED_DOMAIN), BooleanValidator()).fit(df)
+    assert pipe.transform(df).shape == (60, 21)
+    pd.testing.assert_frame_equal(pipe.inverse_transform(pipe.transform(df)), df)
+
+
+# ----------------------------------------------------------------- privacy warnings
+def test_auto_warns_naming_learned_columns():
+    df = mixed_frame()
+    with pytest.warns(PrivacyLeakWarning, match="from the data") as record:
+        enc = BooleanEncoder(random_state=0).fit(df)
+    message = str(record[0].message)
+    for column in ["grade", "obj", "text", "count", "nullable", "value"]:
+        assert repr(column) in message
+    assert "'flag'" not in message  # bool: domain fixed by the dtype
+    assert "categories=" in message  # tells how to declare the domain
+    assert enc.learned_columns_ == ["grade", "obj", "text", "count", "nullable", "value"]
+
+
+def test_partial_declaration_warns_only_for_the_rest():
+    df = mixed_frame()
+    partial = {k: v for k, v in MIXED_DOMAIN.items() if k != "count"}
+    with pytest.warns(PrivacyLeakWarning) as record:
+        BooleanEncoder(categories=partial).fit(df)
+    assert len(record) == 1
+    assert "['count']" in str(record[0].message)
+
+
+def test_auto_quantile_bins_balanced_and_clipped():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4000, 1))
+    with pytest.warns(PrivacyLeakWarning):
+        enc = BooleanEncoder(n_bins=4).fit(x)
+    assert enc.n_features_out_ == 4
+    np.testing.assert_allclose(enc.transform(x).mean(axis=0), 0.25, atol=0.01)
+    far = enc.transform(np.array([[-100.0], [100.0]]))
+    np.testing.assert_array_equal(far, [[1, 0, 0, 0], [0, 0, 0, 1]])
+
+
+def test_auto_constant_float_column_gives_one_bin():
+    with pytest.warns(PrivacyLeakWarning):
+        enc = BooleanEncoder().fit(np.full((5, 1), 2.5))
+    assert enc.n_features_out_ == 1
+    np.testing.assert_array_equal(enc.inverse_transform(np.ones((2, 1))), [[2.5], [2.5]])
+
+
+# ------------------------------------------------------------------- invalid blocks
+@pytest.fixture(scope="module")
+def small_encoder():
+    X = np.array([[0], [1], [2], [3]])
+    return BooleanEncoder(categories=[4], random_state=0).fit(X)
+
+
+def test_invalid_blocks_decode_to_valid_levels(small_encoder):
+    rng = np.random.default_rng(5)
+    blocks = np.vstack(
+        [
+            np.zeros((3, 4)),
+            np.ones((3, 4)),
+            rng.random((20, 4)),
+            rng.normal(size=(20, 4)) * 3,  # negative and > 1 values
+            (rng.random((20, 4)) < 0.5).astype(float),
+        ]
+    )
+    codes = small_encoder.inverse_transform(blocks)[:, 0]
+    assert codes.dtype == np.int64 and set(codes) <= {0, 1, 2, 3}
+
+
+def test_multiple_bits_decode_uniformly_among_set_bits(small_encoder):
+    Xt = np.tile([1.0, 0.0, 1.0, 0.0], (6000, 1))
+    codes = small_encoder.inverse_transform(Xt, random_state=0)[:, 0]
+    assert set(codes) == {0, 2}
+    assert stats.binomtest(int((codes == 0).sum()), 6000, 0.5).pvalue > 1e-3
+
+
+def test_zero_block_decodes_uniformly_over_levels(small_encoder):
+    codes = small_encoder.inverse_transform(np.zeros((8000, 4)), random_state=1)[:, 0]
+    assert stats.chisquare(np.bincount(codes, minlength=4)).pvalue > 1e-3
+
+
+def test_zero_block_of_coarsened_column_is_uniform_over_codes():
+    enc = BooleanEncoder(categories=[10], max_bins=3).fit(np.arange(10)[:, None])
+    np.testing.assert_array_equal(np.diff(enc.level_ranges_[0]), [3, 3, 4])
+    codes = enc.inverse_transform(np.zeros((20000, 3)), random_state=2)[:, 0]
+    assert stats.chisquare(np.bincount(codes, minlength=10)).pvalue > 1e-3
+
+
+def test_fractional_block_is_a_categorical_distribution(small_encoder):
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    codes = small_encoder.inverse_transform(np.tile(p, (10000, 1)), random_state=3)[:, 0]
+    counts = np.bincount(codes, minlength=4)
+    assert stats.chisquare(counts, 10000 * p).pvalue > 1e-3
+
+
+def test_one_hot_rows_decode_deterministically(small_encoder):
+    Xt = np.eye(4)[[3, 1, 0, 2, 2]]
+    for seed in range(3):
+        np.testing.assert_array_equal(
+            small_encoder.inverse_transform(Xt, random_state=seed)[:, 0], [3, 1, 0, 2, 2]
+        )
+
+
+def test_decoding_is_reproducible_with_seed():
+    X = np.arange(20)[:, None] % 5
+    Xt = np.random.default_rng(0).random((200, 5))
+    a = BooleanEncoder(categories=[5], random_state=42).fit(X)
+    b = BooleanEncoder(categories=[5], random_state=42).fit(X)
+    first = a.inverse_transform(Xt)
+    np.testing.assert_array_equal(first, b.inverse_transform(Xt))
+    # The stream continues between calls, and an explicit seed reproduces one call.
+    assert not np.array_equal(first, a.inverse_transform(Xt))
+    np.testing.assert_array_equal(a.inverse_transform(Xt, 7), b.inverse_transform(Xt, 7))
+    # Refitting restarts the stream.
+    np.testing.assert_array_equal(a.fit(X).inverse_transform(Xt), first)
+
+
+def test_invalid_mixed_frame_blocks_never_nan():
+    df = mixed_frame()
+    enc = BooleanEncoder(categories=MIXED_DOMAIN, random_state=0).fit(df)
+    Xt = np.random.default_rng(1).random((300, enc.n_features_out_)) < 0.3
+    back = enc.inverse_transform(Xt.astype(float))
+    assert back.notna().all().all()
+    assert list(back.dtypes) == list(df.dtypes)
+    assert set(back["value"]) <= {0.5, 3.0, 7.5}
+
+
+def test_inverse_transform_input_errors(small_encoder):
+    with pytest.raises(ValueError, match="n_features_out_=4"):
+        small_encoder.inverse_transform(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        small_encoder.inverse_transform(np.full((2, 4), np.nan))
+
+
+# ------------------------------------------------------------------------ bad inputs
+def test_unknown_category_error_and_ignore():
+    df = pd.DataFrame({"color": ["red", "blue"], "n": [0, 1]})
+    enc = BooleanEncoder(categories={"color": ["red", "blue"], "n": 2}).fit(df)
+    new = pd.DataFrame({"color": ["red", "green"], "n": [1, 1]})
+    with pytest.raises(ValueError, match=r"'color' has value 'green' at row 1.*handle_unknown"):
+        enc.transform(new)
+    with pytest.raises(ValueError, match=r"'n' has value 5 at row 0"):
+        enc.transform(pd.DataFrame({"color": ["red"], "n": [5]}))
+    ign = BooleanEncoder(categories={"color": ["red", "blue"], "n": 2}, handle_unknown="ignore")
+    Xt = ign.fit(df).transform(new)
+    np.testing.assert_array_equal(Xt, [[1, 0, 0, 1], [0, 0, 0, 1]])
+    back = ign.inverse_transform(Xt)
+    assert back["color"].isin(["red", "blue"]).all()
+
+
+def test_value_outside_declared_domain_at_fit_raises_even_when_ignoring():
+    with pytest.raises(ValueError, match="'c' has value 'q'"):
+        BooleanEncoder(categories={"c": ["a"]}, handle_unknown="ignore").fit(
+            pd.DataFrame({"c": ["a", "q"]})
+        )
+
+
+def test_changed_columns_at_transform_raise():
+    df = pd.DataFrame({"a": [0, 1], "b": [1, 0]})
+    enc = BooleanEncoder(categories={"a": 2, "b": 2}).fit(df)
+    with pytest.raises(ValueError, match="feature names should match"):
+        enc.transform(df.rename(columns={"b": "c"}))
+    with pytest.raises(ValueError, match="feature names should match"):
+        enc.transform(df[["b", "a"]])
+    with pytest.raises(ValueError, match="expecting 2 features"):
+        enc.transform(df[["a"]].to_numpy())
+    arr = BooleanEncoder(categories=[2, 2]).fit(df.to_numpy())
+    with pytest.raises(ValueError, match="expecting 2 features"):
+        arr.transform(np.zeros((2, 3), dtype=int))
+
+
+@pytest.mark.parametrize(
+    "column, values",
+    [
+        ("f", [1.0, np.nan, 2.0]),
+        ("f", [1.0, np.inf, 2.0]),
+        ("s", ["a", None, "b"]),
+        ("I", pd.array([1, None, 2], dtype="Int64")),
+        ("c", pd.Categorical(["a", None, "a"])),
+    ],
+)
+def test_missing_values_raise_naming_column_and_row(column, values):
+    df = pd.DataFrame({column: values})
+    with pytest.raises(ValueError, match=rf"NaN or infinity: column '{column}' .* at row 1"):
+        BooleanEncoder().fit(df)
+    ok = pd.DataFrame({column: [values[0], values[2]] * 2})
+    if column == "c":
+        ok = ok.astype("category")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        enc = BooleanEncoder().fit(ok)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        enc.transform(df)
+
+
+@pytest.mark.parametrize(
+    "categories, match",
+    [
+        ({"a": -1}, r"categories\['a'\] must be a positive number"),
+        ({"a": True}, r"categories\['a'\] must be an int"),
+        ({"a": []}, r"categories\['a'\] must list at least one"),
+        ({"a": [0, 1, 1]}, r"categories\['a'\] lists a category twice"),
+        ({"a": [0, None]}, r"categories\['a'\] must not contain missing"),
+        ({"a": "abc"}, r"categories\['a'\] must be 'auto'"),
+        ({"a": {"bins": [0, 2, 1]}}, r"categories\['a'\]\['bins'\] must be finite"),
+        ({"a": {"bins": [0]}}, r"categories\['a'\]\['bins'\] needs at least 2"),
+        ({"a": {"bins": ["x", "y"]}}, r"categories\['a'\]\['bins'\] must be a list of numbers"),
+        ({"a": {"bins": [0, 1], "clip": "yes"}}, r"categories\['a'\]\['clip'\] must be a bool"),
+        ({"a": {"edges": [0, 1]}}, r"categories\['a'\] given as a dict"),
+        ({"zz": 2}, r"categories has keys \['zz'\]"),
+        ([2, 2], r"categories given as a list must have one entry per column \(1\)"),
+        ({"a": [1, "1"]}, r"duplicate output names"),
+    ],
+)
+def test_bad_categories_raise(categories, match):
+    df = pd.DataFrame({"a": [0, 1]})
+    with pytest.raises((ValueError, TypeError), match=match):
+        BooleanEncoder(categories=categories).fit(df)
+
+
+def test_bins_on_text_column_raise():
+    with pytest.raises(TypeError, match=r"categories\['s'\] declares numeric bins"):
+        BooleanEncoder(categories={"s": {"bins": [0, 1]}}).fit(pd.DataFrame({"s": ["a"]}))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_bins": 1},
+        {"max_bins": 1},
+        {"handle_unknown": "drop"},
+        {"categories": "learn"},
+        {"random_state": "seed"},
+    ],
+)
+def test_bad_parameters_raise(params):
+    name = next(iter(params))
+    with pytest.raises(InvalidParameterError, match=name):
+        BooleanEncoder(**params).fit(np.zeros((3, 1)))
+
+
+def test_empty_and_one_dimensional_input_raise():
+    with pytest.raises(ValueError, match="0 sample"):
+        BooleanEncoder().fit(pd.DataFrame({"a": pd.Series([], dtype=float)}))
+    with pytest.raises(ValueError, match="0 feature"):
+        BooleanEncoder().fit(pd.DataFrame(index=range(3)))
+    with pytest.raises(ValueError, match="2D array"):
+        BooleanEncoder().fit(np.zeros(3))
+
+
+def test_output_size_guard(monkeypatch):
+    import skprivsynth.preprocessing as module
+
+    monkeypatch.setattr(module, "_MAX_OUTPUT_ENTRIES", 100)
+    enc = BooleanEncoder(categories=[60]).fit(np.zeros((1, 1), dtype=int))
+    with pytest.raises(ValueError, match="max_bins"):
+        enc.transform(np.zeros((2, 1), dtype=int))
+
+
+def test_transform_before_fit_raises():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        BooleanEncoder().transform(np.zeros((2, 1)))
+    with pytest.raises(NotFittedError):
+        BooleanEncoder().inverse_transform(np.zeros((2, 1)))
+
+
+# ---------------------------------------------------------------------- cube maps
+def test_cube_maps_convention_and_round_trip():
+    X = np.array([[0, 1, 1], [1, 0, 0]])
+    S = boolean_cube_to_signs(X)
+    np.testing.assert_array_equal(S, [[1, -1, -1], [-1, 1, 1]])  # x = 0 -> +1
+    np.testing.assert_array_equal(signs_to_boolean_cube(S), X)
+    # Affine: the mean of Boolean rows maps to the mean of the sign rows.
+    np.testing.assert_allclose(boolean_cube_to_signs(X.mean(0, keepdims=True)), S.mean(0)[None])
+
+
+def test_cube_maps_reject_out_of_range():
+    with pytest.raises(ValueError, match=re.escape("X must have all entries in [0, 1]")):
+        boolean_cube_to_signs([[0, 2]])
+    with pytest.raises(ValueError, match=re.escape("S must have all entries in [-1, 1]")):
+        signs_to_boolean_cube([[1, -3]])
+    with pytest.raises(ValueError, match="NaN"):
+        signs_to_boolean_cube([[np.nan, 1]])
+
+
+# -------------------------------------------------------------------- sklearn checks
+@parametrize_with_checks(
+    [
+        BooleanEncoder(random_state=0),
+        BooleanEncoder(n_bins=3, max_bins=4, handle_unknown="ignore", random_state=0),
+    ],
+    expected_failed_checks=lambda est: {},
+    xfail_strict=True,
+)
+@pytest.mark.filterwarnings("ignore::skprivsynth.privacy.PrivacyLeakWarning")
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
