@@ -13,7 +13,15 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
 ]
-autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_default_options = {
+    "members": True,
+    "inherited-members": False,
+    # sklearn's generated metadata-routing setters reference sklearn's own glossary.
+    "exclude-members": ", ".join(
+        f"set_{method}_request"
+        for method in ("fit", "transform", "inverse_transform", "score", "sample", "predict")
+    ),
+}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 templates_path = []

@@ -9,6 +9,7 @@ Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
 """
 
+from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import PrivacyLeakWarning, PrivacyReport
@@ -21,5 +22,8 @@ __all__ = [
     "PrivacyReport",
     "SynthesisPipeline",
     "__version__",
+    "categorical_marginal_tvd",
+    "covariance_loss",
+    "make_marginal_scorer",
     "make_synthesis_pipeline",
 ]

@@ -87,7 +87,7 @@ _RANK_LIMIT = 2**62
 # --------------------------------------------------------------------------- results
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MarginalErrors:
     """Per-column-set marginal errors.
 

@@ -111,10 +111,12 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         Group weights ``|I_j| / n``.
     group_sizes_ : ndarray of shape (n_groups,)
         Group sizes, all in ``[k, 2k)`` (a single group of all rows when n < 2k).
-    components_ : ndarray of shape (n_features, t_)
+    components_ : ndarray of shape (n_features, t)
         Top eigenvectors of the second-moment matrix of the scaled rows.
-    t_, alpha_ : int, float
-        Parameters used.
+    t_ : int
+        Dimension of the PCA subspace used.
+    alpha_ : float
+        Covering radius used.
     n_cells_ : int
         Number of non-empty lattice cells.
     covariance_loss_ : float

@@ -13,7 +13,10 @@ import inspect
 from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.utils.validation import check_is_fitted
 
-from .base import check_random_generator
+from ._math.sampling import sample_weighted_records
+from .base import BaseSynthesizer, check_random_generator
+from .preprocessing import BooleanEncoder
+from .validation import check_n_samples
 
 __all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
 
@@ -72,7 +75,7 @@ class SynthesisPipeline(Pipeline):
         sample_seed = decode_seed = None
         if random_state is not None:
             sample_seed, decode_seed = check_random_generator(random_state).spawn(2)
-        data = self[-1].sample(n_samples=n_samples, random_state=sample_seed)
+        data = self._draw(n_samples, sample_seed)
         for _, step in reversed(self.steps[:-1]):
             if step is None or step == "passthrough":
                 continue
@@ -81,6 +84,42 @@ class SynthesisPipeline(Pipeline):
             else:
                 data = step.inverse_transform(data)
         return data
+
+
+    def _draw(self, n_samples, random_state):
+        """Sample from the last step, leaving fractional records to a one-hot decoder.
+
+        When the synthesizer's candidate records are fractional (group means, noisy
+        means) and the step in front of it is a :class:`BooleanEncoder`, the records
+        are drawn *without* coordinate-wise randomized rounding: the encoder's
+        ``inverse_transform`` then draws one category per one-hot block with
+        probabilities proportional to the block's values.  This is randomized
+        rounding that respects the one-hot constraint: every 1-way marginal and
+        every product of coordinates in different blocks keeps its expectation, as
+        with coordinate-wise rounding (seed 000, Lemma 4.7), while no invalid block
+        (several or no bits set) is ever produced.  Synthesizers that override
+        ``sample`` (e.g. to account a sampling budget) are always called through it.
+        """
+        synthesizer = self[-1]
+        decoder = self._last_transformer()
+        if (
+            isinstance(decoder, BooleanEncoder)
+            and isinstance(synthesizer, BaseSynthesizer)
+            and type(synthesizer).sample is BaseSynthesizer.sample
+        ):
+            check_is_fitted(synthesizer)
+            records, weights, rounding = synthesizer._candidates()
+            if rounding:
+                n = check_n_samples(n_samples, synthesizer.n_samples_fit_)
+                rng = synthesizer._sampling_generator(random_state)
+                return sample_weighted_records(records, weights, n, rng, rounding=False)
+        return synthesizer.sample(n_samples=n_samples, random_state=random_state)
+
+    def _last_transformer(self):
+        for _, step in reversed(self.steps[:-1]):
+            if step is not None and step != "passthrough":
+                return step
+        return None
 
 
 def make_synthesis_pipeline(*steps, memory=None, verbose=False):

@@ -7,12 +7,10 @@ original columns and dtypes.  :func:`boolean_cube_to_signs` and
 :func:`signs_to_boolean_cube` are the affine "cube maps" between ``{0, 1}`` and
 ``{-1, 1}`` used by sign-based mechanisms.
 
-Privacy of the encoding
------------------------
-An encoding is *public* only if its domain (categories, bin edges) does not depend on
-the private records.  Declare the domain with the ``categories`` parameter; every
-column whose domain is learned from the data triggers a
-:class:`~skprivsynth.privacy.PrivacyLeakWarning` naming it.
+**Privacy of the encoding.**  An encoding is *public* only if its domain (categories,
+bin edges) does not depend on the private records.  Declare the domain with the
+``categories`` parameter; every column whose domain is learned from the data triggers
+a :class:`~skprivsynth.privacy.PrivacyLeakWarning` naming it.
 """
 
 from __future__ import annotations
@@ -114,7 +112,7 @@ class _Column:
 
     def __init__(self, kind, levels=None, ranges=None, edges=None, clip=False, learned=False):
         self.kind = kind
-        self.levels = levels  # object ndarray of the levels (kind "levels")
+        self.levels = levels  # ndarray of the levels (kind "levels")
         self.ranges = ranges  # None or int ndarray of range boundaries into levels
         self.edges = edges  # float ndarray of bin edges (kind "bins")
         self.clip = clip  # bins: clip out-of-range values into the end bins
@@ -200,7 +198,7 @@ def _parse_spec(spec, label):
             raise ValueError(
                 f"{where} must be a positive number of integer codes 0..K-1; got {spec!r}."
             )
-        return _Column("levels", levels=_as_object_array(range(int(spec))))
+        return _Column("levels", levels=np.arange(int(spec), dtype=np.int64))
     if isinstance(spec, pd.CategoricalDtype):
         spec = list(spec.categories)
     if isinstance(spec, dict):
@@ -337,8 +335,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     categories_ : list of ndarray or None
-        Levels of each column (object arrays, all levels even when coarsened); None for
-        a binned column.
+        Levels of each column (all levels, even when coarsened): ``arange(K)`` for a
+        spec ``K``, an object array otherwise; None for a binned column.
     bin_edges_ : list of ndarray or None
         Bin edges of each binned column; None for a column of levels.
     level_ranges_ : list of ndarray or None
@@ -513,7 +511,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 f"BooleanEncoder learned the domain (categories or bin edges) of columns "
                 f"{learned!r} from the data, so the encoding depends on private records. "
                 "Declare each column's public domain with categories={column: spec}, where "
-                "spec is an int K (codes 0..K-1), a list of values or {'bins': [e0, ..., eB]}."
+                "spec is an int K (codes 0..K-1), a list of values or {'bins': [e0, ..., eB]}.",
+                stacklevel=4,  # warn_privacy_leak -> fit -> sklearn's fit wrapper -> caller
             )
         self.learned_columns_ = learned
         self.categories_ = [c.levels if c.kind == "levels" else None for c in columns]
@@ -533,12 +532,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : DataFrame or array-like of shape (n_samples, n_features_in_)
+        X : DataFrame or array-like of shape (n_samples, n_features_in)
             Same columns as in :meth:`fit`.
 
         Returns
         -------
-        Xt : ndarray of float64, shape (n_samples, n_features_out_)
+        Xt : ndarray of float64, shape (n_samples, n_features_out)
             Entries in ``{0, 1}``; one bit per block is set (none for an unknown value
             with ``handle_unknown="ignore"``).
         """
@@ -569,14 +568,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_out_)
+        X : array-like of shape (n_samples, n_features_out)
             Finite real values; each block is read as weights ``clip(block, 0, 1)``.
         random_state : None, int or numpy.random.Generator, optional
             Seed of this call; None continues the encoder's own stream (seeded at fit).
 
         Returns
         -------
-        X_original : DataFrame or ndarray of shape (n_samples, n_features_in_)
+        X_original : DataFrame or ndarray of shape (n_samples, n_features_in)
             A DataFrame with the fitted column names, order and dtypes and index
             ``0..n-1`` when fitted on a DataFrame, else an ndarray of the fitted dtype.
         """
@@ -588,9 +587,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 f"n_features_out_={self.n_features_out_} columns."
             )
         rng = self._decode_rng if random_state is None else check_random_generator(random_state)
+        has_negative = bool((Xt < 0).any())
         decoded = {}
         for j, (column, block) in enumerate(zip(self._encoding, self.feature_blocks_, strict=True)):
-            idx = _draw_block(Xt[:, block], column.fallback_weights(), rng)
+            idx = _draw_block(Xt[:, block], column.fallback_weights(), rng, has_negative)
             decoded[j] = _decode_column(idx, column, self.dtypes_[j], rng)
         if not self._fitted_on_frame:
             out = np.empty((Xt.shape[0], self.n_features_in_), dtype=self._array_dtype)
@@ -613,7 +613,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of str objects, shape (n_features_out_,)
+        ndarray of str objects, shape (n_features_out,)
         """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
@@ -700,7 +700,7 @@ def _encode_column(series, column, label, handle_unknown):
     return codes
 
 
-def _draw_block(block, fallback, rng):
+def _draw_block(block, fallback, rng, has_negative=True):
     """Index of the bit drawn in each row, with probability proportional to the weights.
 
     Rows that are exactly one-hot give their set bit without randomness.  Other rows
@@ -708,7 +708,10 @@ def _draw_block(block, fallback, rng):
     clipped values; an all-zero row uses the public ``fallback`` weights.
     """
     idx = block.argmax(axis=1)
-    one_hot = (block.max(axis=1) == 1) & (block.min(axis=1) >= 0) & (block.sum(axis=1) == 1)
+    # Largest entry 1 and sum 1, with no negative entry: exactly one-hot.
+    one_hot = (block[np.arange(idx.size), idx] == 1) & (block.sum(axis=1) == 1)
+    if has_negative:
+        one_hot &= block.min(axis=1) >= 0
     if one_hot.all():
         return idx
     rows = np.flatnonzero(~one_hot)
@@ -741,4 +744,4 @@ def _decode_column(idx, column, dtype, rng):
     values = column.levels[idx]
     if isinstance(dtype, pd.CategoricalDtype):
         return pd.Series(pd.Categorical(values, dtype=dtype))
-    return pd.Series(values, dtype=object).astype(dtype)
+    return pd.Series(values, dtype=object if values.dtype == object else None).astype(dtype)

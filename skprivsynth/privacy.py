@@ -356,17 +356,25 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
     )
 
 
-def _to_grid(values, gamma, name="values"):
-    """``round(values/γ)`` as int64, refusing values too large for an exact grid."""
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} must be finite for noise='discrete'.")
-    k = np.rint(values / gamma)
-    if k.size and np.abs(k).max() > _MAX_GRID_VALUE / 2:
+def _grid_release(values, gamma, integer_noise, name="values"):
+    """``γ·(round(values/γ) + integer_noise)``, refusing values too large for a grid.
+
+    ``γ`` is a power of two, so ``values·(1/γ)``, the rounding, the integer sum (below
+    2**53) and the final product are all exact in float64: the release is exactly a
+    grid point.
+    """
+    k = values * (1.0 / gamma)
+    np.rint(k, out=k)
+    if k.size and not np.abs(k).max() <= _MAX_GRID_VALUE / 2:  # also catches NaN/inf
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"{name} must be finite for noise='discrete'.")
         raise ValueError(
             f"{name} has entries too large for the grid γ = {gamma!r} (|value|/γ > 2**51); "
             "rescale the statistic or use noise='continuous'."
         )
-    return k.astype(np.int64)
+    k += integer_noise()
+    k *= gamma
+    return k
 
 
 def laplace_mechanism(values, sensitivity, epsilon, rng, noise="continuous"):
@@ -415,9 +423,10 @@ def laplace_mechanism(values, sensitivity, epsilon, rng, noise="continuous"):
     if noise == "continuous" or scale == 0 or values.size == 0:
         return values + laplace_noise(scale, values.shape, rng), scale
     cal = discrete_laplace_calibration(sensitivity, epsilon, values.size)
-    k = _to_grid(values, cal.granularity)
-    noisy = k + discrete_laplace(cal.grid_scale, values.shape, rng)
-    return noisy.astype(np.float64) * cal.granularity, cal.scale
+    noisy = _grid_release(
+        values, cal.granularity, lambda: discrete_laplace(cal.grid_scale, values.shape, rng)
+    )
+    return noisy, cal.scale
 
 
 def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None):
@@ -457,9 +466,10 @@ def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None)
             "noise='discrete', to account for rounding to the grid."
         )
     cal = discrete_gaussian_calibration(sigma, sensitivity, values.size)
-    k = _to_grid(values, cal.granularity)
-    noisy = k + discrete_gaussian(cal.grid_scale, values.shape, rng)
-    return noisy.astype(np.float64) * cal.granularity, cal.scale
+    noisy = _grid_release(
+        values, cal.granularity, lambda: discrete_gaussian(cal.grid_scale, values.shape, rng)
+    )
+    return noisy, cal.scale
 
 
 def gaussian_noise(scale, size, rng):

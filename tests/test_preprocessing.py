@@ -6,6 +6,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from sklearn.pipeline import make_pipeline
 from sklearn.utils._param_validation import InvalidParameterError
@@ -81,6 +83,29 @@ def test_adult_max_bins_width_and_ranges(adult):
     for column, k in adult.domain.items():
         assert back[column].between(0, k - 1).all()
     assert (back.dtypes == np.int64).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    domain=st.lists(st.integers(1, 30), min_size=1, max_size=6),
+    n=st.integers(1, 40),
+    max_bins=st.one_of(st.none(), st.integers(2, 10)),
+    seed=st.integers(0, 2**16),
+)
+def test_property_one_hot_and_round_trip(domain, n, max_bins, seed):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, k, n) for k in domain])
+    enc = BooleanEncoder(categories=domain, max_bins=max_bins, random_state=seed).fit(X)
+    Xt = enc.transform(X)
+    assert Xt.shape == (n, sum(k if max_bins is None else min(k, max_bins) for k in domain))
+    for block in enc.feature_blocks_:
+        np.testing.assert_array_equal(Xt[:, block].sum(axis=1), 1)
+    back = enc.inverse_transform(Xt)
+    if max_bins is None:
+        np.testing.assert_array_equal(back, X)
+    else:  # same range of codes
+        np.testing.assert_array_equal(enc.transform(back), Xt)
+    assert ((back >= 0) & (back < np.array(domain))).all()
 
 
 @pytest.mark.parametrize("K, m", [(85, 8), (100, 8), (9, 8), (16, 3), (7, 7)])
@@ -207,6 +232,27 @@ def test_set_output_pandas_and_pipeline():
     pipe = make_pipeline(BooleanEncoder(categories=MIXED_DOMAIN), BooleanValidator()).fit(df)
     assert pipe.transform(df).shape == (60, 21)
     pd.testing.assert_frame_equal(pipe.inverse_transform(pipe.transform(df)), df)
+
+
+def test_categorical_dtype_spec_and_coarsened_labels():
+    levels = list("abcdefg")
+    df = pd.DataFrame({"c": list("gabcdef")})
+    enc = BooleanEncoder(
+        categories={"c": pd.CategoricalDtype(levels)}, max_bins=3, random_state=0
+    ).fit(df)
+    assert enc.get_feature_names_out().tolist() == ["c=a..b", "c=c..d", "c=e..g"]
+    back = enc.inverse_transform(enc.transform(df))
+    np.testing.assert_array_equal(enc.transform(back), enc.transform(df))
+    assert back["c"].dtype == df["c"].dtype
+
+
+def test_input_frame_not_modified():
+    df = mixed_frame()
+    df.index = np.arange(100, 160)
+    before = df.copy()
+    enc = BooleanEncoder(categories=MIXED_DOMAIN).fit(df)
+    enc.transform(df)
+    pd.testing.assert_frame_equal(df, before)
 
 
 # ----------------------------------------------------------------- privacy warnings
@@ -366,7 +412,10 @@ def test_changed_columns_at_transform_raise():
         enc.transform(df.rename(columns={"b": "c"}))
     with pytest.raises(ValueError, match="feature names should match"):
         enc.transform(df[["b", "a"]])
-    with pytest.raises(ValueError, match="expecting 2 features"):
+    with (
+        pytest.warns(UserWarning, match="valid feature names"),
+        pytest.raises(ValueError, match="expecting 2 features"),
+    ):
         enc.transform(df[["a"]].to_numpy())
     arr = BooleanEncoder(categories=[2, 2]).fit(df.to_numpy())
     with pytest.raises(ValueError, match="expecting 2 features"):

@@ -209,15 +209,26 @@ def _geometric_exp_minus_one(m, rng):
     scalar path.
     """
     r = rng.integers(0, 2**_T_BITS, size=m)
-    # A floating-point guess of floor(-ln ξ) only picks which exact comparisons to make:
-    # it is off by at most one, and the two integer corrections below fix it.
-    guess = np.floor(-np.log((r.astype(np.float64) + 0.5) * 2.0**-_T_BITS)).astype(np.int64)
-    v = np.clip(guess, 0, 62)
-    # V = v is proven by L_v > R (ξ < e^{-v}; L_0 = 2**62 > R) and R > L_{v+1}
-    # (ξ > e^{-(v+1)}); anything else (a tie, or a guess off by one) is settled exactly
-    # by the scalar path.
-    proven = (r < _EXP_THRESHOLDS[v]) & (r > _EXP_THRESHOLDS[v + 1])
-    for i in np.flatnonzero(~proven):
+    # V = #{v >= 1 : R < L_v} for the common small values (P(V >= 5) = e^-5), by
+    # comparisons with exact integer constants; a tie R == L_v means undecided.
+    v = np.zeros(m, dtype=np.int64)
+    ties = np.zeros(0, dtype=np.int64)
+    for level in range(1, 6):
+        threshold = _EXP_THRESHOLDS[level]
+        v += r < threshold
+        if (r == threshold).any():
+            ties = np.union1d(ties, np.flatnonzero(r == threshold))
+    # Beyond 5: a floating-point guess of floor(-ln ξ) only picks which exact
+    # comparisons to make; V = g is proven by L_g > R > L_{g+1}.
+    deep = np.flatnonzero(v == 5)
+    if deep.size:
+        rd = r[deep]
+        guess = np.floor(-np.log((rd.astype(np.float64) + 0.5) * 2.0**-_T_BITS))
+        g = np.clip(guess.astype(np.int64), 0, 62)
+        proven = (rd < _EXP_THRESHOLDS[g]) & (rd > _EXP_THRESHOLDS[g + 1])
+        v[deep] = g
+        ties = np.union1d(ties, deep[~proven])
+    for i in ties:
         v[i] = _scalar_floor_neg_log(r[i], rng)
     return v
 

@@ -25,13 +25,19 @@ class SolverError(RuntimeError):
 
 @dataclass
 class LPResult:
-    """Solution of :func:`solve_lp`."""
+    """Solution of :func:`solve_lp`.
+
+    ``row_dual`` / ``col_dual`` follow HiGHS's convention ``col_dual = c - Aᵀ row_dual``;
+    ``iterations`` is the total of simplex, interior-point and crossover iterations.
+    """
 
     x: np.ndarray
     objective: float
     status: str
     solve_time: float
     row_dual: np.ndarray
+    col_dual: np.ndarray | None = None
+    iterations: int = 0
 
 
 @dataclass
@@ -111,12 +117,16 @@ def solve_lp(c, A, row_lower, row_upper, col_lower, col_upper, *, time_limit=300
             f"after {elapsed:.2f} s (time_limit={time_limit})."
         )
     solution = h.getSolution()
+    info = h.getInfo()
     return LPResult(
         x=np.asarray(solution.col_value, dtype=np.float64),
-        objective=float(h.getInfo().objective_function_value),
+        objective=float(info.objective_function_value),
         status=status_text,
         solve_time=elapsed,
         row_dual=np.asarray(solution.row_dual, dtype=np.float64),
+        col_dual=np.asarray(solution.col_dual, dtype=np.float64),
+        iterations=int(info.simplex_iteration_count) + int(info.ipm_iteration_count)
+        + int(info.crossover_iteration_count),
     )
 
 

@@ -1,0 +1,477 @@
+"""Tests of skprivsynth.metrics against brute-force Python-loop references."""
+
+import itertools
+import math
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder
+from sklearn.utils import check_array
+
+from skprivsynth import metrics
+from skprivsynth.datasets import load_adult
+from skprivsynth.metrics import (
+    MarginalErrors,
+    MarginalScorer,
+    categorical_marginal_errors,
+    categorical_marginal_tvd,
+    covariance_loss,
+    make_marginal_scorer,
+    marginal_error,
+    marginal_errors,
+)
+
+# ----------------------------------------------------------------- brute force
+
+
+def _brute_cell(A, w, J, v):
+    """Weighted fraction of rows in cell v of J (fractional entries: Bernoulli probs)."""
+    total = 0.0
+    for i in range(A.shape[0]):
+        prob = 1.0
+        for j, bit in zip(J, v, strict=True):
+            prob *= A[i, j] if bit else 1.0 - A[i, j]
+        total += w[i] * prob
+    return total / sum(w)
+
+
+def _brute_errors(X, Y, d, form, wx=None, wy=None):
+    wx = np.ones(len(X)) if wx is None else wx
+    wy = np.ones(len(Y)) if wy is None else wy
+    sets, errors = [], []
+    for J in itertools.combinations(range(X.shape[1]), d):
+        if form == "conjunction":
+            cells = [(1,) * d]
+            err = abs(_brute_cell(X, wx, J, cells[0]) - _brute_cell(Y, wy, J, cells[0]))
+        else:
+            err = 0.5 * sum(
+                abs(_brute_cell(X, wx, J, v) - _brute_cell(Y, wy, J, v))
+                for v in itertools.product((0, 1), repeat=d)
+            )
+        sets.append(J)
+        errors.append(err)
+    return np.array(sets), np.array(errors)
+
+
+def _brute_categorical(real, synth, d):
+    out = []
+    for J in itertools.combinations(real.columns, d):
+        p = real.groupby(list(J)).size() / len(real)
+        q = synth.groupby(list(J)).size() / len(synth)
+        p, q = p.align(q, fill_value=0.0)
+        out.append(0.5 * (p - q).abs().sum())
+    return np.array(out)
+
+
+def _boolean(rng, n, p, prob=0.4):
+    return (rng.random((n, p)) < prob).astype(np.int64)
+
+
+# --------------------------------------------------------- Boolean-matrix metrics
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+@pytest.mark.parametrize("form", ["conjunction", "table"])
+def test_marginal_errors_match_brute_force(degree, form):
+    rng = np.random.default_rng(degree)
+    X = _boolean(rng, 40, 5)
+    Y = _boolean(rng, 27, 5, prob=0.6)
+    sets, expected = _brute_errors(X, Y, degree, form)
+    res = marginal_errors(X, Y, degree=degree, form=form)
+    assert isinstance(res, MarginalErrors) and res.form == form
+    np.testing.assert_array_equal(res.column_sets, sets)
+    np.testing.assert_allclose(res.errors, expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("degree", [2, 3])
+@pytest.mark.parametrize("form", ["conjunction", "table"])
+def test_fractional_and_weighted_y_match_brute_force(degree, form):
+    rng = np.random.default_rng(10 + degree)
+    X = _boolean(rng, 30, 6)
+    Y = rng.random((9, 6))  # candidate records with entries in [0, 1]
+    wx, wy = rng.integers(1, 4, 30).astype(float), rng.random(9)
+    _, expected = _brute_errors(X, Y, degree, form, wx, wy)
+    res = marginal_errors(X, Y, degree, form, sample_weight_X=wx, sample_weight_Y=wy)
+    np.testing.assert_allclose(res.errors, expected, atol=1e-12)
+
+
+def test_integer_weights_equal_repeated_rows():
+    rng = np.random.default_rng(3)
+    X, Y = _boolean(rng, 50, 5), _boolean(rng, 8, 5)
+    counts = rng.integers(1, 6, 8)
+    for degree in (1, 2, 3):
+        weighted = marginal_errors(X, Y, degree, sample_weight_Y=counts).errors
+        repeated = marginal_errors(X, np.repeat(Y, counts, axis=0), degree).errors
+        np.testing.assert_allclose(weighted, repeated, atol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["conjunction", "table"])
+def test_gram_and_chunked_paths_agree(monkeypatch, form):
+    rng = np.random.default_rng(4)
+    X, Y = _boolean(rng, 300, 7), rng.random((200, 7))
+    gram = marginal_errors(X, Y, 2, form).errors
+    monkeypatch.setattr(metrics, "_GRAM_MAX_FEATURES", 0)
+    monkeypatch.setattr(metrics, "_ROW_CHUNK", 64)  # several row chunks per block
+    monkeypatch.setattr(metrics, "_CHUNK_ELEMENTS", 64 * 5)  # several set chunks
+    chunked = marginal_errors(X, Y, 2, form).errors
+    np.testing.assert_allclose(chunked, gram, atol=1e-12)
+    _, expected = _brute_errors(X[:40], Y[:30], 3, form)
+    np.testing.assert_allclose(
+        marginal_errors(X[:40], Y[:30], 3, form).errors, expected, atol=1e-12
+    )
+
+
+def test_identical_or_permuted_data_has_zero_error_and_tvd_in_unit_interval():
+    rng = np.random.default_rng(5)
+    X = _boolean(rng, 60, 6)
+    for degree in (1, 2, 3, 6):
+        for form in ("conjunction", "table"):
+            assert marginal_error(X, X[rng.permutation(60)], degree, form, "max") < 1e-12
+    Y = rng.random((17, 6))
+    for degree in (1, 2, 4):
+        errors = marginal_errors(X, Y, degree).errors
+        assert np.all((errors >= 0) & (errors <= 1))
+    # disjoint supports: all-zero rows vs all-one rows -> TVD exactly 1 everywhere
+    zeros, ones = np.zeros((3, 4)), np.ones((5, 4))
+    np.testing.assert_allclose(marginal_errors(zeros, ones, 3).errors, 1.0)
+
+
+def test_statistics():
+    rng = np.random.default_rng(6)
+    X, Y = _boolean(rng, 50, 6), _boolean(rng, 50, 6, prob=0.2)
+    e = marginal_errors(X, Y, 2).errors
+    assert marginal_error(X, Y, 2, statistic="mean") == pytest.approx(e.mean())
+    assert marginal_error(X, Y, 2, statistic="max") == pytest.approx(e.max())
+    assert marginal_error(X, Y, 2, statistic="rms") == pytest.approx(np.sqrt((e**2).mean()))
+    assert e.mean() < np.sqrt((e**2).mean()) < e.max()
+
+
+def test_accepts_bool_uint8_and_dataframes():
+    rng = np.random.default_rng(7)
+    X, Y = _boolean(rng, 30, 4), _boolean(rng, 20, 4)
+    ref = marginal_errors(X, Y, 3).errors
+    np.testing.assert_allclose(marginal_errors(X.astype(bool), Y.astype(np.uint8), 3).errors, ref)
+    np.testing.assert_allclose(marginal_errors(pd.DataFrame(X), Y, 3).errors, ref)
+
+
+# ----------------------------------------------------------------- column sets
+
+
+@pytest.mark.parametrize(("p", "d"), [(1, 1), (5, 1), (6, 2), (7, 3), (6, 6), (9, 4)])
+def test_unranking_enumerates_itertools_order(p, d):
+    sets = metrics._column_sets(p, d, None, None)
+    np.testing.assert_array_equal(sets, np.array(list(itertools.combinations(range(p), d))))
+
+
+def test_random_subset_is_reproducible_sorted_and_a_subset():
+    X = _boolean(np.random.default_rng(8), 40, 10)
+    Y = X[::-1][:30]
+    full = marginal_errors(X, Y, 3)
+    a = marginal_errors(X, Y, 3, max_marginals=25, random_state=0)
+    b = marginal_errors(X, Y, 3, max_marginals=25, random_state=0)
+    c = marginal_errors(X, Y, 3, max_marginals=25, random_state=1)
+    np.testing.assert_array_equal(a.column_sets, b.column_sets)
+    assert a.column_sets.shape == (25, 3)
+    assert not np.array_equal(a.column_sets, c.column_sets)
+    rows = [tuple(r) for r in full.column_sets]
+    idx = [rows.index(tuple(r)) for r in a.column_sets]
+    assert idx == sorted(set(idx))  # distinct, in lexicographic order
+    np.testing.assert_allclose(a.errors, full.errors[idx], atol=1e-12)
+    # max_marginals >= C(p, d): every set, no randomness
+    np.testing.assert_array_equal(
+        marginal_errors(X, Y, 3, max_marginals=10**6, random_state=3).column_sets,
+        full.column_sets,
+    )
+
+
+def test_random_subset_is_uniform():
+    # each of the C(6, 2) = 15 pairs appears with probability 5/15 in a 5-subset
+    counts = np.zeros(15)
+    full = [tuple(r) for r in metrics._column_sets(6, 2, None, None)]
+    for seed in range(600):
+        for r in metrics._column_sets(6, 2, 5, seed):
+            counts[full.index(tuple(r))] += 1
+    expected = 600 * 5 / 15
+    chi2 = ((counts - expected) ** 2 / expected).sum()
+    assert chi2 < 36.1  # 99.9 % quantile of chi2 with 14 degrees of freedom
+
+
+def test_random_subset_when_combinations_overflow_int64():
+    p, d = 100, 20
+    assert math.comb(p, d) >= metrics._RANK_LIMIT
+    sets = metrics._column_sets(p, d, 40, 0)
+    assert sets.shape == (40, d)
+    assert np.all(np.diff(sets, axis=1) > 0) and sets.min() >= 0 and sets.max() < p
+    assert len({tuple(r) for r in sets}) == 40
+    assert [tuple(r) for r in sets] == sorted(tuple(r) for r in sets)
+    np.testing.assert_array_equal(sets, metrics._column_sets(p, d, 40, 0))
+    X = _boolean(np.random.default_rng(0), 20, p)
+    assert marginal_error(X, X, d, "conjunction", max_marginals=40, random_state=0) == 0.0
+
+
+# ------------------------------------------------------------------ validation
+
+
+def test_validation_errors():
+    X = np.zeros((5, 3))
+    with pytest.raises(ValueError, match=r"X and Y .* X has 3 and Y has 4"):
+        marginal_errors(X, np.zeros((5, 4)))
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match="degree"):
+            marginal_errors(X, X, degree=bad)
+    with pytest.raises(TypeError, match="degree"):
+        marginal_errors(X, X, degree=1.5)
+    Xn = X.copy()
+    Xn[1, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        marginal_errors(Xn, X)
+    with pytest.raises(ValueError, match="Y must have all entries in"):
+        marginal_errors(X, X + 2)
+    with pytest.raises(ValueError, match="form"):
+        marginal_errors(X, X, form="cells")
+    with pytest.raises(ValueError, match="statistic"):
+        marginal_error(X, X, statistic="median")
+    with pytest.raises(ValueError, match="max_marginals"):
+        marginal_errors(X, X, max_marginals=0)
+    with pytest.raises(ValueError, match="sample_weight_Y"):
+        marginal_errors(X, X, sample_weight_Y=[1, 2])
+    with pytest.raises(ValueError, match="sample_weight_X"):
+        marginal_errors(X, X, sample_weight_X=np.zeros(5))
+    wide = np.zeros((2, 200))
+    with pytest.raises(ValueError, match="max_marginals"):
+        marginal_errors(wide, wide, degree=4)  # C(200, 4) ≈ 6.5e7 column sets
+
+
+# ---------------------------------------------------------- categorical metrics
+
+
+def _categorical_frames(rng, n_real=80, n_synth=55):
+    def draw(n):
+        a = rng.integers(0, 3, n)
+        return pd.DataFrame(
+            {
+                "a": a,
+                "b": np.where(rng.random(n) < 0.7, a, rng.integers(0, 3, n)),
+                "c": rng.choice(["x", "y", "z", "w"], n),
+                "d": rng.integers(0, 2, n),
+            }
+        )
+
+    return draw(n_real), draw(n_synth)
+
+
+@pytest.mark.parametrize("degree", [1, 2, 3])
+def test_categorical_tvd_matches_groupby(degree):
+    real, synth = _categorical_frames(np.random.default_rng(degree))
+    expected = _brute_categorical(real, synth, degree)
+    res = categorical_marginal_errors(real, synth, degree)
+    np.testing.assert_allclose(res.errors, expected, atol=1e-12)
+    assert list(res.feature_names) == ["a", "b", "c", "d"]
+    assert res.named_column_sets()[0] == tuple(real.columns[:degree])
+    domain = {"a": 3, "b": 3, "c": ["w", "x", "y", "z", "v"], "d": 2}
+    with_domain = categorical_marginal_errors(real, synth[["d", "c", "b", "a"]], degree, domain)
+    np.testing.assert_allclose(with_domain.errors, expected, atol=1e-12)
+    assert categorical_marginal_tvd(real, synth, degree) == pytest.approx(expected.mean())
+    assert categorical_marginal_tvd(real, synth, degree, statistic="max") == pytest.approx(
+        expected.max()
+    )
+
+
+def test_categorical_sparse_cell_path(monkeypatch):
+    real, synth = _categorical_frames(np.random.default_rng(9))
+    dense = categorical_marginal_errors(real, synth, 3).errors
+    monkeypatch.setattr(metrics, "_MAX_BINCOUNT_CELLS", 4)
+    np.testing.assert_allclose(categorical_marginal_errors(real, synth, 3).errors, dense)
+
+
+def test_categorical_on_arrays_identity_and_range():
+    real, synth = _categorical_frames(np.random.default_rng(11))
+    assert categorical_marginal_tvd(real, real.sample(frac=1, random_state=0), 3) == 0.0
+    errors = categorical_marginal_errors(real.to_numpy(), synth.to_numpy(), 2).errors
+    np.testing.assert_allclose(errors, _brute_categorical(real, synth, 2), atol=1e-12)
+    assert np.all((errors >= 0) & (errors <= 1))
+    disjoint = categorical_marginal_tvd(real.assign(d=0), real.assign(d=1), 1, statistic="max")
+    assert disjoint == 1.0
+
+
+def test_categorical_validation():
+    real, synth = _categorical_frames(np.random.default_rng(12))
+    with pytest.raises(ValueError, match=r"real_df and synth_df .* only in real_df: \['d'\]"):
+        categorical_marginal_tvd(real, synth.drop(columns="d"))
+    with pytest.raises(ValueError, match="synth_df contains NaN"):
+        categorical_marginal_tvd(real, synth.assign(a=np.nan))
+    with pytest.raises(ValueError, match=r"column 'a' of synth_df .* domain\['a'\]"):
+        categorical_marginal_tvd(real, synth.assign(a=7), domain={"a": 3, "b": 3, "c": 4, "d": 2})
+    with pytest.raises(ValueError, match=r"column 'c' of real_df .* domain\['c'\]"):
+        categorical_marginal_tvd(real, synth, domain={"a": 3, "b": 3, "c": 4, "d": 2})
+    with pytest.raises(ValueError, match="domain has no entry for column 'd'"):
+        categorical_marginal_tvd(real, synth, domain={"a": 3, "b": 3, "c": list("wxyz")})
+    with pytest.raises(ValueError, match="degree"):
+        categorical_marginal_tvd(real, synth, degree=5)
+
+
+def test_benchmark_triples_are_fixed():
+    """tvd3 = 200 random triples of the 14 Adult columns drawn with random_state=0."""
+    sets = metrics._column_sets(14, 3, 200, 0)
+    assert sets.shape == (200, 3)
+    assert sets[:5].tolist() == [[0, 1, 2], [0, 1, 3], [0, 1, 4], [0, 1, 6], [0, 1, 7]]
+
+
+def test_adult_reference_numbers():
+    """BENCHMARKS.md: bootstrap tvd2 ≈ 0.015, product of 1-way marginals tvd2 ≈ 0.078."""
+    adult = load_adult()
+    df, n = adult.data, len(adult.data)
+    rng = np.random.default_rng(0)
+    bootstrap = df.iloc[rng.integers(0, n, n)]
+    tvd2 = categorical_marginal_tvd(df, bootstrap, 2, domain=adult.domain)
+    assert tvd2 == pytest.approx(0.015, abs=0.005)
+    independent = pd.DataFrame(
+        {c: rng.choice(df[c].to_numpy(), size=n) for c in df.columns}
+    )  # product of the exact 1-way marginals
+    tvd1 = categorical_marginal_tvd(df, independent, 1)
+    tvd2 = categorical_marginal_tvd(df, independent, 2)
+    assert tvd1 == pytest.approx(0.005, abs=0.003)
+    assert tvd2 == pytest.approx(0.078, abs=0.01)
+
+
+# -------------------------------------------------------------- covariance loss
+
+
+def test_covariance_loss_matches_numpy():
+    rng = np.random.default_rng(13)
+    X, Y = rng.normal(size=(70, 5)), rng.normal(size=(30, 5)) * 2
+    expected = np.linalg.norm(np.cov(X.T, bias=True) - np.cov(Y.T, bias=True))
+    assert covariance_loss(X, Y) == pytest.approx(expected, rel=1e-12)
+    assert covariance_loss(X, X[::-1]) == pytest.approx(0.0, abs=1e-12)
+    counts = rng.integers(1, 5, 30)
+    assert covariance_loss(X, Y, sample_weight_Y=counts) == pytest.approx(
+        covariance_loss(X, np.repeat(Y, counts, axis=0)), rel=1e-12
+    )
+
+
+def test_covariance_loss_of_group_means_is_within_group_covariance():
+    """Law of total variance: Σ_X − Σ_{E[X|F]} = E[Cov(X | F)] (seed 000, Sect. 3)."""
+    rng = np.random.default_rng(14)
+    X = _boolean(rng, 60, 4).astype(float)
+    groups = rng.integers(0, 6, 60)
+    means = np.array([X[groups == g].mean(axis=0) for g in range(6)])
+    sizes = np.bincount(groups, minlength=6)
+    within = sum(np.cov(X[groups == g].T, bias=True) * sizes[g] for g in range(6)) / 60
+    loss = covariance_loss(X, means, sample_weight_Y=sizes)
+    assert loss == pytest.approx(np.linalg.norm(within), rel=1e-12)
+
+
+def test_covariance_loss_validation():
+    with pytest.raises(ValueError, match="X and Y"):
+        covariance_loss(np.zeros((3, 2)), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        covariance_loss(np.zeros((3, 2)), np.full((3, 2), np.nan))
+
+
+# ----------------------------------------------------------------------- scorers
+
+
+class NoisyBootstrap(BaseEstimator):
+    """Test synthesizer: bootstrap rows; a fraction ``noise`` is replaced by row 0."""
+
+    def __init__(self, noise=0.0):
+        self.noise = noise
+
+    def fit(self, X, y=None):
+        self.X_ = check_array(X, dtype=np.float64)
+        return self
+
+    def sample(self, n_samples=None, random_state=None):
+        rng = np.random.default_rng(random_state)
+        n = len(self.X_) if n_samples is None else n_samples
+        rows = self.X_[rng.integers(0, len(self.X_), n)]
+        rows[rng.random(n) < self.noise] = self.X_[0]
+        return rows
+
+
+class DecodingPipeline(Pipeline):
+    def sample(self, n_samples=None, random_state=None):
+        encoded = self[-1].sample(n_samples=n_samples, random_state=random_state)
+        return self[:-1].inverse_transform(encoded)
+
+
+def test_scorer_on_bare_synthesizer():
+    rng = np.random.default_rng(15)
+    X = _boolean(rng, 200, 5)
+    est = NoisyBootstrap(noise=0.3).fit(X)
+    scorer = make_marginal_scorer(degree=3, form="conjunction", statistic="rms")
+    expected = marginal_error(X, est.sample(200, 0), 3, "conjunction", "rms")
+    assert scorer(est, X) == pytest.approx(-expected)
+    assert scorer(est, X) < 0
+    bigger = make_marginal_scorer(n_samples=500, random_state=2)
+    assert bigger(est, X) == pytest.approx(-marginal_error(X, est.sample(500, 2)))
+    restored = pickle.loads(pickle.dumps(scorer))
+    assert isinstance(restored, MarginalScorer)
+    assert restored(est, X) == scorer(est, X)
+    assert repr(scorer) == (
+        "make_marginal_scorer(degree=3, form='conjunction', statistic='rms', "
+        "space='encoded', n_samples=None, random_state=0, max_marginals=None)"
+    )
+
+
+def _categorical_data():
+    rng = np.random.default_rng(16)
+    a = rng.integers(0, 3, 300)
+    return pd.DataFrame(
+        {"a": a, "b": (a + (rng.random(300) < 0.2)) % 3, "c": rng.choice(["u", "v"], 300)}
+    )
+
+
+@pytest.mark.parametrize("space", ["encoded", "decoded"])
+def test_scorer_in_grid_search_picks_the_best_parameter(space):
+    df = _categorical_data()
+    pipe = DecodingPipeline(
+        [
+            ("onehot", OneHotEncoder(sparse_output=False)),
+            ("dummy", NoisyBootstrap()),
+        ]
+    )
+    scorer = make_marginal_scorer(degree=2, space=space)
+    search = GridSearchCV(pipe, {"dummy__noise": [0.6, 0.0, 0.3]}, scoring=scorer, cv=3)
+    search.fit(df)
+    assert search.best_params_ == {"dummy__noise": 0.0}
+    scores = search.cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(scores)) and np.all(scores < 0)
+    assert scores[1] > scores[2] > scores[0]
+
+
+def test_scorer_spaces_compute_the_documented_metrics():
+    df = _categorical_data()
+    pipe = DecodingPipeline(
+        [("onehot", OneHotEncoder(sparse_output=False)), ("dummy", NoisyBootstrap(0.2))]
+    ).fit(df)
+    encoded = make_marginal_scorer(degree=2)(pipe, df)
+    Y = pipe[-1].sample(n_samples=300, random_state=0)
+    assert encoded == pytest.approx(-marginal_error(pipe[:-1].transform(df), Y, 2))
+    decoded = make_marginal_scorer(degree=2, space="decoded")(pipe, df)
+    synth = pd.DataFrame(pipe.sample(n_samples=300, random_state=0), columns=df.columns)
+    assert decoded == pytest.approx(-categorical_marginal_tvd(df, synth, 2))
+
+
+def test_scorer_validation():
+    with pytest.raises(ValueError, match="form='table'"):
+        make_marginal_scorer(space="decoded", form="conjunction")
+    with pytest.raises(ValueError, match="space"):
+        make_marginal_scorer(space="raw")
+    with pytest.raises(ValueError, match="degree"):
+        make_marginal_scorer(degree=0)
+    with pytest.raises(ValueError, match="n_samples"):
+        make_marginal_scorer(n_samples=0)
+    df = _categorical_data()
+    plain = Pipeline(
+        [("onehot", OneHotEncoder(sparse_output=False)), ("dummy", NoisyBootstrap())]
+    ).fit(df)
+    with pytest.raises(TypeError, match="space='decoded'"):
+        make_marginal_scorer(space="decoded")(plain, df)
+    with pytest.raises(TypeError, match="sample"):
+        make_marginal_scorer()(OneHotEncoder().fit(df), df)

@@ -1,0 +1,350 @@
+"""Noise, calibration and accounting (skprivsynth.privacy, skprivsynth._math.discrete_noise)."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from skprivsynth._math import discrete_noise as dn
+from skprivsynth.privacy import (
+    GRID_BITS,
+    PrivacyReport,
+    check_delta,
+    check_epsilon,
+    check_noise,
+    discrete_gaussian_calibration,
+    discrete_laplace_calibration,
+    gaussian_mechanism,
+    gaussian_noise,
+    laplace_mechanism,
+    laplace_noise,
+    laplace_scale,
+)
+
+
+def _chi2_pvalue(draws, pmf, support_half):
+    """Chi-square test of integer draws against a pmf on [-h, h] plus the two tails."""
+    z = np.clip(draws, -support_half - 1, support_half + 1)
+    values = np.arange(-support_half - 1, support_half + 2)
+    observed = np.array([(z == v).sum() for v in values], dtype=float)
+    inner = pmf(np.arange(-support_half, support_half + 1))
+    tail = (1.0 - inner.sum()) / 2.0
+    expected = np.concatenate([[tail], inner, [tail]]) * draws.size
+    keep = expected > 5
+    observed_kept = np.append(observed[keep], observed[~keep].sum())
+    expected_kept = np.append(expected[keep], expected[~keep].sum())
+    if expected_kept[-1] == 0:
+        observed_kept, expected_kept = observed_kept[:-1], expected_kept[:-1]
+    expected_kept *= observed_kept.sum() / expected_kept.sum()
+    return stats.chisquare(observed_kept, expected_kept).pvalue
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def test_check_epsilon_and_delta():
+    assert check_epsilon(2) == 2.0
+    for bad in (0, -1.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match="epsilon"):
+            check_epsilon(bad)
+    with pytest.raises(TypeError, match="epsilon"):
+        check_epsilon("1")
+    with pytest.raises(TypeError, match="epsilon"):
+        check_epsilon(True)
+    assert check_delta(1e-6) == 1e-6
+    for bad in (0.0, 1.0, -0.1):
+        with pytest.raises(ValueError, match="delta"):
+            check_delta(bad)
+
+
+def test_check_noise():
+    assert check_noise("discrete") == "discrete"
+    with pytest.raises(ValueError, match="noise"):
+        check_noise("exact")
+
+
+def test_laplace_scale_and_noise():
+    assert laplace_scale(2.0, 0.5) == 4.0
+    with pytest.raises(ValueError, match="sensitivity"):
+        laplace_scale(-1.0, 1.0)
+    rng = np.random.default_rng(0)
+    x = laplace_noise(2.0, 200_000, rng)
+    assert abs(np.mean(np.abs(x)) - 2.0) < 0.02  # E|Lap(b)| = b
+    assert np.all(laplace_noise(0.0, 3, rng) == 0)
+    with pytest.raises(ValueError, match="scale"):
+        laplace_noise(math.inf, 3, rng)
+    g = gaussian_noise(3.0, 200_000, rng)
+    assert abs(g.std() - 3.0) < 0.03
+    with pytest.raises(ValueError, match="scale"):
+        gaussian_noise(-1.0, 3, rng)
+
+
+def test_privacy_report_totals_and_text():
+    report = PrivacyReport("demo")
+    report.add("weights", "Laplace", 2 / 100, 0.5, 0.04, "||Δw||_1 <= 2/n")
+    report.add("answers", "Gaussian", 1.0, 0.5, 3.0, "L2", delta=1e-6)
+    assert report.epsilon == 1.0
+    assert report.delta == 1e-6
+    text = str(report)
+    assert "replace-one" in text and "weights" in text and "delta" in text
+
+
+# ------------------------------------------------------------- exact samplers
+
+
+@pytest.mark.parametrize(("num", "den"), [(0, 1), (1, 3), (2, 3), (3, 3), (7, 2), (5, 1)])
+def test_bernoulli_exp_matches_probability(num, den):
+    rng = np.random.default_rng(num * 10 + den)
+    draws = dn.bernoulli_exp(np.full(60_000, num), den, rng)
+    p = math.exp(-num / den)
+    assert stats.binomtest(int(draws.sum()), draws.size, p).pvalue > 1e-3
+
+
+def test_bernoulli_exp_rejects_bad_input():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="den"):
+        dn.bernoulli_exp([1], 0, rng)
+    with pytest.raises(ValueError, match="num"):
+        dn.bernoulli_exp([-1], 2, rng)
+
+
+def test_threshold_table_is_exact():
+    # floor(e^{-v}·2^62) from independent exact rational bounds (Taylor series of e^v).
+    for v in (1, 2, 5, 20, 40):
+        partial = sum(Fraction(v**k, math.factorial(k)) for k in range(200))
+        upper_ev = partial + Fraction(2 * v**200, math.factorial(200))
+        lo = math.floor(Fraction(2**62) / upper_ev)
+        hi = math.floor(Fraction(2**62) / partial)
+        assert lo == hi == int(dn._EXP_THRESHOLDS[v])
+
+
+def test_geometric_exp_minus_one_law():
+    rng = np.random.default_rng(1)
+    v = dn._geometric_exp_minus_one(100_000, rng)
+    assert v.min() >= 0
+    observed = np.bincount(np.minimum(v, 9), minlength=10)
+    expected = (1 - math.exp(-1)) * np.exp(-np.arange(10.0))
+    expected[-1] = math.exp(-9)  # P(V >= 9)
+    assert stats.chisquare(observed, expected * v.size).pvalue > 1e-3
+
+
+def test_scalar_tie_paths_are_exact():
+    rng = np.random.default_rng(2)
+    # A uniform ξ whose first 62 bits equal floor(e^-1·2^62) is below e^-1 with
+    # probability frac(e^-1·2^62); the lazy extension must reproduce it.
+    lo, _ = dn._exp_neg_bounds(1, 200)
+    frac = float(Fraction(lo, 2**200) * 2**62 - int(dn._EXP_THRESHOLDS[1]))
+    prefix = int(dn._EXP_THRESHOLDS[1])
+    hits = sum(dn._scalar_less_exp(prefix, 1, rng) for _ in range(3000))
+    assert stats.binomtest(hits, 3000, frac).pvalue > 1e-3
+    assert dn._scalar_less_exp(0, 3, rng) is True or dn._scalar_less_exp(0, 3, rng) is False
+    assert dn._scalar_less_exp(prefix + 1, 1, rng) is False
+    assert dn._scalar_less_exp(prefix - 1, 1, rng) is True
+    # floor(-ln ξ) for ξ in [L_3/2^62, (L_3+1)/2^62): either 2 or 3.
+    outs = {dn._scalar_floor_neg_log(int(dn._EXP_THRESHOLDS[3]), rng) for _ in range(200)}
+    assert outs <= {2, 3} and outs
+    assert dn._scalar_floor_neg_log(2**61, rng) == 0  # ξ ≈ 1/2 > e^-1
+
+
+@pytest.mark.parametrize(("t", "s"), [(1, 1), (3, 1), (7, 2), (40, 1)])
+def test_discrete_laplace_chi_square(t, s):
+    rng = np.random.default_rng(t + 100 * s)
+    draws = dn.discrete_laplace(t, 80_000, rng, s=s)
+    assert draws.dtype == np.int64
+    half = int(4 * t / s) + 2
+    assert _chi2_pvalue(draws, lambda z: dn.discrete_laplace_pmf(z, t / s), half) > 1e-3
+
+
+@pytest.mark.parametrize("sigma2", [1, 4, 50])
+def test_discrete_gaussian_chi_square(sigma2):
+    rng = np.random.default_rng(sigma2)
+    draws = dn.discrete_gaussian(sigma2, 60_000, rng)
+    half = int(4 * math.sqrt(sigma2)) + 2
+    assert _chi2_pvalue(draws, lambda z: dn.discrete_gaussian_pmf(z, sigma2), half) > 1e-3
+
+
+def test_discrete_gaussian_large_sigma_moments():
+    rng = np.random.default_rng(3)
+    draws = dn.discrete_gaussian(2**30, 50_000, rng)
+    sd = 2**15
+    assert abs(draws.mean()) < 5 * sd / math.sqrt(draws.size)
+    assert abs(draws.std() / sd - 1) < 0.02
+
+
+def test_gaussian_exponent_parts_are_exact():
+    rng = np.random.default_rng(4)
+    for a in (1, 9, 12345, 2**30):
+        t = math.isqrt(a) + 1
+        ay = rng.integers(0, dn._GAUSS_VECTOR_Y + 1, size=2000)
+        ay[:3] = [0, 1, dn._GAUSS_VECTOR_Y]
+        whole, rem, d = dn._gaussian_exponent_parts(ay, t, a)
+        for y, w, r in zip(ay.tolist(), whole.tolist(), rem.tolist(), strict=True):
+            assert divmod((y * t - a) ** 2, d) == (w, r)
+
+
+def test_gaussian_python_acceptance_path():
+    rng = np.random.default_rng(5)
+    a, t, ay = 9, 4, 5  # γ = (20 - 9)² / (2·9·16) = 121/288
+    hits = sum(dn._gaussian_accept_python(ay, t, a, rng) for _ in range(3000))
+    assert stats.binomtest(hits, 3000, math.exp(-121 / 288)).pvalue > 1e-3
+    assert dn._gaussian_accept_python(10**9, t, a, rng) is False  # e^{-huge}
+
+
+def test_sampler_argument_errors():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="t must"):
+        dn.discrete_laplace(0, 3, rng)
+    with pytest.raises(TypeError, match="t must"):
+        dn.discrete_laplace(1.5, 3, rng)
+    with pytest.raises(ValueError, match="sigma2"):
+        dn.discrete_gaussian(2**31, 3, rng)
+    with pytest.raises(ValueError, match="size"):
+        dn.discrete_laplace(3, (-1,), rng)
+    assert dn.discrete_laplace(3, (2, 0), rng).shape == (2, 0)
+
+
+def test_samplers_reproducible():
+    a = dn.discrete_laplace(1000, 500, np.random.default_rng(9))
+    b = dn.discrete_laplace(1000, 500, np.random.default_rng(9))
+    np.testing.assert_array_equal(a, b)
+
+
+# ------------------------------------------------------------- calibrations
+
+
+def test_discrete_laplace_calibration_derivation():
+    cal = discrete_laplace_calibration(2 / 100, 0.5, 64)
+    gamma = cal.granularity
+    assert math.log2(gamma).is_integer()
+    assert gamma <= 0.02 / (64 * 2**GRID_BITS) < 2 * gamma
+    assert cal.grid_sensitivity == math.floor(0.02 / gamma) + 64
+    assert cal.grid_scale == math.ceil(cal.grid_sensitivity / 0.5)
+    assert cal.epsilon <= 0.5
+    assert cal.grid_sensitivity / cal.grid_scale == pytest.approx(cal.epsilon)
+    # the noise is at most ≈ 2^-GRID_BITS larger than the continuous mechanism's
+    assert 0.04 <= cal.scale <= 0.04 * (1 + 2.0**-GRID_BITS) + 2 * gamma
+    assert "Δ_γ" in cal.derivation
+
+
+def test_rounding_sensitivity_bound_holds():
+    # ||r(x) − r(x')||_1 <= floor(Δ/γ) + c for neighbours with ||x − x'||_1 <= Δ.
+    rng = np.random.default_rng(6)
+    c, delta = 16, 0.3
+    cal = discrete_laplace_calibration(delta, 1.0, c)
+    worst = 0
+    for _ in range(200):
+        x = rng.normal(size=c)
+        step = rng.dirichlet(np.ones(c)) * delta * rng.choice([-1, 1], size=c)
+        x2 = x + step
+        d = np.abs(np.rint(x / cal.granularity) - np.rint(x2 / cal.granularity)).sum()
+        worst = max(worst, d)
+    assert worst <= cal.grid_sensitivity
+    assert worst > cal.grid_sensitivity - c - 1  # the bound is nearly tight
+
+
+def test_discrete_gaussian_calibration_preserves_ratio():
+    cal = discrete_gaussian_calibration(3.0, 1.0, 100)
+    sigma_grid = math.sqrt(cal.grid_scale)
+    assert cal.grid_sensitivity / sigma_grid <= 1.0 / 3.0
+    assert cal.grid_sensitivity >= 1.0 / cal.granularity + 10
+    assert 3.0 <= cal.scale <= 3.0 * 1.01
+    assert cal.grid_scale <= dn.MAX_GAUSSIAN_SIGMA2
+    big = discrete_gaussian_calibration(50.0, 1.0, 10_000)  # needs a coarser grid
+    assert big.grid_scale <= dn.MAX_GAUSSIAN_SIGMA2
+    assert big.grid_sensitivity / math.sqrt(big.grid_scale) <= 1.0 / 50.0
+
+
+def test_calibration_errors():
+    with pytest.raises(ValueError, match="epsilon"):
+        discrete_laplace_calibration(1.0, 0.0, 3)
+    with pytest.raises(ValueError, match="epsilon"):
+        discrete_laplace_calibration(1.0, 1e-14, 10**6)
+    with pytest.raises(ValueError, match="sensitivity"):
+        discrete_laplace_calibration(0.0, 1.0, 3)
+    with pytest.raises(ValueError, match="sensitivity"):
+        discrete_laplace_calibration(math.nan, 1.0, 3)
+    with pytest.raises(ValueError, match="n_coordinates"):
+        discrete_laplace_calibration(1.0, 1.0, 0)
+    with pytest.raises(ValueError, match="sigma"):
+        discrete_gaussian_calibration(0.0, 1.0, 3)
+    with pytest.raises(ValueError, match="n_coordinates"):
+        discrete_gaussian_calibration(1e4, 1.0, 10**6)
+
+
+# ------------------------------------------------------------- mechanisms
+
+
+def test_laplace_mechanism_continuous_default_unchanged():
+    v = np.array([0.1, 0.2, 0.3])
+    a, scale = laplace_mechanism(v, 0.2, 0.5, np.random.default_rng(0))
+    b = v + np.random.default_rng(0).laplace(0.0, 0.4, size=3)
+    np.testing.assert_array_equal(a, b)
+    assert scale == 0.4
+
+
+def test_laplace_mechanism_discrete_on_grid_and_unbiased():
+    rng = np.random.default_rng(7)
+    v = rng.random((50, 4))
+    noisy, scale = laplace_mechanism(v, 0.02, 1.0, rng, noise="discrete")
+    cal = discrete_laplace_calibration(0.02, 1.0, v.size)
+    assert noisy.shape == v.shape and scale == cal.scale
+    k = noisy / cal.granularity
+    np.testing.assert_array_equal(k, np.rint(k))  # every output is a grid point
+    many = np.concatenate(
+        [laplace_mechanism(v, 0.02, 1.0, rng, noise="discrete")[0] - v for _ in range(100)]
+    )
+    assert abs(many.mean()) < 5 * math.sqrt(2) * scale / math.sqrt(many.size)
+    assert abs(np.mean(np.abs(many)) / scale - 1) < 0.03
+
+
+def test_laplace_mechanism_discrete_exact_grid_input_keeps_values():
+    # a statistic already on the grid is not moved by the rounding
+    cal = discrete_laplace_calibration(1.0, 1.0, 3)
+    v = np.array([0.0, 1.0, -2.0])
+    rng = np.random.default_rng(0)
+    noisy, _ = laplace_mechanism(v, 1.0, 1.0, rng, noise="discrete")
+    rng = np.random.default_rng(0)
+    noise = dn.discrete_laplace(cal.grid_scale, 3, rng)
+    np.testing.assert_array_equal(noisy, v + noise * cal.granularity)
+
+
+def test_laplace_mechanism_zero_sensitivity_and_empty():
+    rng = np.random.default_rng(0)
+    out, scale = laplace_mechanism([1.5, 2.5], 0.0, 1.0, rng, noise="discrete")
+    assert scale == 0 and out.tolist() == [1.5, 2.5]
+    out, _ = laplace_mechanism(np.zeros((0, 3)), 1.0, 1.0, rng, noise="discrete")
+    assert out.shape == (0, 3)
+
+
+def test_mechanism_errors():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="noise"):
+        laplace_mechanism([1.0], 1.0, 1.0, rng, noise="float")
+    with pytest.raises(ValueError, match="epsilon"):
+        laplace_mechanism([1.0], 1.0, -1.0, rng, noise="discrete")
+    with pytest.raises(ValueError, match="values"):
+        laplace_mechanism([np.nan], 1.0, 1.0, rng, noise="discrete")
+    with pytest.raises(ValueError, match="values"):
+        laplace_mechanism([1e300], 1.0, 1.0, rng, noise="discrete")
+    with pytest.raises(ValueError, match="sensitivity"):
+        gaussian_mechanism([1.0], 1.0, rng, noise="discrete")
+    with pytest.raises(ValueError, match="sigma"):
+        gaussian_mechanism([1.0], -1.0, rng)
+    with pytest.raises(ValueError, match="noise"):
+        gaussian_mechanism([1.0], 1.0, rng, noise="Discrete")
+
+
+def test_gaussian_mechanism_continuous_and_discrete():
+    rng = np.random.default_rng(8)
+    v = np.zeros(40_000)
+    out, sigma = gaussian_mechanism(v, 2.0, rng)
+    assert sigma == 2.0 and abs(out.std() - 2.0) < 0.05
+    out, scale = gaussian_mechanism(v + 0.3, 2.0, rng, noise="discrete", sensitivity=0.5)
+    cal = discrete_gaussian_calibration(2.0, 0.5, v.size)
+    assert scale == cal.scale >= 2.0
+    k = out / cal.granularity
+    np.testing.assert_array_equal(k, np.rint(k))
+    assert abs(out.std() - scale) < 0.05
+    assert abs(out.mean() - 0.3) < 0.05
