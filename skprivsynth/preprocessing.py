@@ -29,10 +29,15 @@ from sklearn.utils.validation import (
 )
 
 from .base import check_random_generator
-from .privacy import warn_privacy_leak
+from .privacy import check_epsilon, laplace_mechanism, warn_privacy_leak
 from .validation import check_unit_interval
 
-__all__ = ["BooleanEncoder", "boolean_cube_to_signs", "signs_to_boolean_cube"]
+__all__ = [
+    "BooleanEncoder",
+    "boolean_cube_to_signs",
+    "private_level_frequencies",
+    "signs_to_boolean_cube",
+]
 
 #: Largest dense output (entries) :meth:`BooleanEncoder.transform` allocates at once.
 _MAX_OUTPUT_ENTRIES = 2**31
@@ -117,6 +122,7 @@ class _Column:
         self.edges = edges  # float ndarray of bin edges (kind "bins")
         self.clip = clip  # bins: clip out-of-range values into the end bins
         self.learned = learned  # domain learned from the data
+        self.level_weights = None  # public weights of the levels (decoding), or None
 
     @property
     def width(self):
@@ -128,6 +134,12 @@ class _Column:
 
     def fallback_weights(self):
         """Public weights used to decode an all-zero block."""
+        if self.kind == "levels" and self.level_weights is not None:
+            weights = self.level_weights
+            if self.ranges is not None:
+                weights = np.add.reduceat(weights, self.ranges[:-1])
+            if weights.sum() > 0:
+                return weights
         if self.kind == "levels" and self.ranges is not None:
             # Uniform over the underlying levels: each range weighs its number of levels.
             return np.diff(self.ranges).astype(np.float64)
@@ -327,6 +339,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``"error"`` raises a ``ValueError`` naming the column, the value and its row;
         ``"ignore"`` encodes it as an all-zero block.  During :meth:`fit`, a value
         outside a declared domain always raises.
+    level_weights : dict or None, default=None
+        Public weights of the levels of some columns (column -> one non-negative
+        number per level), used only for decoding: a coarsened range decodes to a
+        level drawn proportionally to these weights instead of uniformly, and an
+        all-zero block to a level drawn from them.  They must not come from the
+        private data itself: take them from public knowledge or from a
+        differentially private release such as
+        :func:`skprivsynth.preprocessing.private_level_frequencies` (whose budget then
+        adds to the synthesizer's).
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks and
         coarsened ranges).  The stream is seeded at :meth:`fit`; successive calls
@@ -366,9 +387,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     outputs) decodes to a level drawn from public weights only: uniform over the
     levels (over the *underlying* levels for a coarsened column, i.e. each range weighs
     its size; uniform over the bins for a binned column).  A coarsened range decodes to
-    a level drawn uniformly within the range, and a bin to its midpoint (rounded into
-    the bin for integer dtypes): the within-range distribution of the private data is
-    never stored, since using it would leak the data.  The randomness comes from
+    a level drawn uniformly within the range (or proportionally to the declared
+    public ``level_weights``), and a bin to its midpoint (rounded into the bin for
+    integer dtypes): the within-range distribution of the private data is never
+    stored, since using it would leak the data.  The randomness comes from
     ``random_state``.
 
     Complexity: :meth:`fit` is ``O(n p_in)`` (plus a sort per learned column),
@@ -393,6 +415,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "max_bins": [Interval(Integral, 2, None, closed="left"), None],
         "handle_unknown": [StrOptions({"error", "ignore"})],
+        "level_weights": [dict, None],
         "random_state": ["random_state", np.random.Generator],
     }
 
@@ -403,12 +426,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         n_bins=8,
         max_bins=None,
         handle_unknown="error",
+        level_weights=None,
         random_state=None,
     ):
         self.categories = categories
         self.n_bins = n_bins
         self.max_bins = max_bins
         self.handle_unknown = handle_unknown
+        self.level_weights = level_weights
         self.random_state = random_state
 
     # ----------------------------------------------------------------------- input
@@ -501,6 +526,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 )
             columns.append(column)
             dtypes.append(_output_dtype(series.dtype, column))
+        self._attach_level_weights(columns, frame)
         self._encoding = columns
         # Values outside a declared domain are an error at fit, whatever handle_unknown.
         for j, column in enumerate(columns):
@@ -525,6 +551,32 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.n_features_out_ = int(stops[-1])
         self._decode_rng = check_random_generator(self.random_state)
         return self
+
+    def _attach_level_weights(self, columns, frame):
+        """Check ``level_weights`` and attach them to the columns they describe."""
+        if self.level_weights is None:
+            return
+        labels = list(frame.columns)
+        for label, weights in self.level_weights.items():
+            if label not in labels:
+                raise ValueError(
+                    f"level_weights has key {label!r}, which is not a column of X; the "
+                    f"columns are {labels!r}."
+                )
+            column = columns[labels.index(label)]
+            if column.kind != "levels":
+                raise ValueError(
+                    f"level_weights[{label!r}]: the column is binned, not a column of levels."
+                )
+            weights = np.asarray(weights, dtype=np.float64)
+            if weights.shape != column.levels.shape or not np.all(np.isfinite(weights)) or (
+                weights < 0
+            ).any():
+                raise ValueError(
+                    f"level_weights[{label!r}] must be {column.levels.size} finite, "
+                    f"non-negative numbers (one per level); got shape {weights.shape}."
+                )
+            column.level_weights = weights
 
     # ------------------------------------------------------------------- transform
     def transform(self, X):
@@ -726,6 +778,29 @@ def _draw_block(block, fallback, rng, has_negative=True):
     return idx
 
 
+def _draw_within_ranges(idx, column, rng):
+    """Level drawn inside each row's coarsened range ``idx``.
+
+    Uniform within the range (public: no within-range statistic of the data is
+    stored), or proportional to the declared public ``level_weights`` when given
+    (uniform again in a range whose weights are all zero).
+    """
+    r = column.ranges
+    if column.level_weights is None:
+        return rng.integers(r[idx], r[idx + 1])
+    levels = np.empty_like(idx)
+    for k in np.unique(idx):
+        rows = np.flatnonzero(idx == k)
+        weights = column.level_weights[r[k] : r[k + 1]]
+        if weights.sum() <= 0:
+            levels[rows] = rng.integers(r[k], r[k + 1], size=rows.size)
+            continue
+        cumulative = np.cumsum(weights) / weights.sum()
+        draws = np.searchsorted(cumulative, rng.random(rows.size), side="right")
+        levels[rows] = r[k] + np.minimum(draws, weights.size - 1)
+    return levels
+
+
 def _decode_column(idx, column, dtype, rng):
     """Turn drawn bit indices into a Series of ``dtype``."""
     if column.kind == "bins":
@@ -738,10 +813,78 @@ def _decode_column(idx, column, dtype, rng):
             values = np.clip(np.rint(values), lo, np.maximum(lo, hi))
         return pd.Series(values).astype(dtype)
     if column.ranges is not None:
-        # Uniform within the range: public, as no within-range statistic is stored.
-        r = column.ranges
-        idx = rng.integers(r[idx], r[idx + 1])
+        idx = _draw_within_ranges(idx, column, rng)
     values = column.levels[idx]
     if isinstance(dtype, pd.CategoricalDtype):
         return pd.Series(pd.Categorical(values, dtype=dtype))
     return pd.Series(values, dtype=object if values.dtype == object else None).astype(dtype)
+
+
+def private_level_frequencies(X, categories, epsilon, random_state=None):
+    """Differentially private level frequencies of columns, for decoding weights.
+
+    Releases the 1-way histogram (as fractions of ``n``) of every column named in
+    ``categories`` with Laplace noise, and clips negative entries to 0.  Meant for
+    :class:`BooleanEncoder` ``level_weights``: with ``max_bins``, a coarsened range is
+    then decoded in proportion to these (noisy, public) frequencies rather than
+    uniformly.
+
+    Privacy (replace-one neighbours, ``n = len(X)`` public): replacing one row moves
+    ``1/n`` of mass between two levels of each column, so the concatenated frequency
+    vector of ``m`` columns has L1 sensitivity ``2m/n``; Laplace noise of scale
+    ``2m/(n·epsilon)`` on every level makes the release ``epsilon``-DP.  Clipping is
+    post-processing.  The budget adds to that of the synthesizer fitted on the same
+    data (basic composition).
+
+    Parameters
+    ----------
+    X : DataFrame
+        The private data.
+    categories : dict
+        Column -> public levels: an int ``K`` (codes ``0..K-1``) or a list of values.
+    epsilon : float
+        Budget of this release.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        Column -> ndarray of non-negative weights, one per level.
+
+    Examples
+    --------
+    >>> from skprivsynth.datasets import load_adult
+    >>> adult = load_adult()
+    >>> weights = private_level_frequencies(adult.data, adult.domain, epsilon=0.1,
+    ...                                     random_state=0)
+    >>> weights["age"].shape
+    (85,)
+    """
+    epsilon = check_epsilon(epsilon)
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"X must be a pandas DataFrame; got {type(X).__name__}.")
+    if not isinstance(categories, dict) or not categories:
+        raise TypeError("categories must be a non-empty dict column -> int K or list of levels.")
+    n = X.shape[0]
+    if n == 0:
+        raise ValueError("X must have at least one row.")
+    frequencies = []
+    for label, spec in categories.items():
+        if label not in X.columns:
+            raise ValueError(f"categories has key {label!r}, which is not a column of X.")
+        levels = np.arange(spec) if isinstance(spec, Integral) else np.asarray(spec, dtype=object)
+        codes = pd.Categorical(X[label].to_numpy(), categories=pd.Index(levels)).codes
+        if (codes < 0).any():
+            i = int(np.flatnonzero(codes < 0)[0])
+            raise ValueError(
+                f"Column {label!r} has value {X[label].iloc[i]!r} at row {i}, outside the "
+                f"declared levels of categories[{label!r}]."
+            )
+        frequencies.append(np.bincount(codes, minlength=levels.size) / n)
+    # Sensitivity 2m/n: one replaced row changes two entries of each column by 1/n.
+    sensitivity = 2.0 * len(frequencies) / n
+    noisy, _ = laplace_mechanism(np.concatenate(frequencies), sensitivity, epsilon,
+                                 check_random_generator(random_state))
+    noisy = np.clip(noisy, 0.0, None)
+    splits = np.cumsum([f.size for f in frequencies])[:-1]
+    return dict(zip(categories, np.split(noisy, splits), strict=True))

@@ -550,3 +550,57 @@ def test_cube_maps_reject_out_of_range():
 @pytest.mark.filterwarnings("ignore::skprivsynth.privacy.PrivacyLeakWarning")
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------- public level weights
+def test_level_weights_decode_coarsened_ranges_proportionally():
+    df = pd.DataFrame({"c": np.arange(10).repeat(3)})
+    weights = np.zeros(10)
+    weights[3] = 1.0  # all of range 0..4 decodes to 3; range 5..9 has zero weight
+    enc = BooleanEncoder(categories={"c": 10}, max_bins=2, level_weights={"c": weights},
+                         random_state=0).fit(df)
+    decoded = enc.inverse_transform(enc.transform(df))["c"].to_numpy()
+    assert np.all(decoded[df["c"] < 5] == 3)
+    upper = decoded[df["c"] >= 5]
+    assert upper.min() >= 5 and upper.max() <= 9 and np.unique(upper).size > 1  # uniform
+    # An all-zero block is decoded from the public weights too (range 0 weighs 1).
+    empty = enc.inverse_transform(np.zeros((50, 2)))["c"].to_numpy()
+    assert np.all(empty == 3)
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        ({"nope": [1.0]}, "not a column"),
+        ({"c": [1.0, 2.0]}, "one per level"),
+        ({"c": [-1.0] + [1.0] * 9}, "non-negative"),
+    ],
+)
+def test_bad_level_weights(weights, match):
+    df = pd.DataFrame({"c": np.arange(10)})
+    with pytest.raises(ValueError, match=match):
+        BooleanEncoder(categories={"c": 10}, level_weights=weights).fit(df)
+
+
+def test_private_level_frequencies_calibration(adult):
+    from skprivsynth.preprocessing import private_level_frequencies
+
+    data = adult.data.iloc[:5000]
+    domain = {"sex": 2, "race": 5, "relationship": 6}
+    exact = {c: np.bincount(data[c], minlength=k) / len(data) for c, k in domain.items()}
+    nearly_exact = private_level_frequencies(data, domain, epsilon=1e9, random_state=0)
+    for c in domain:
+        np.testing.assert_allclose(nearly_exact[c], exact[c], atol=1e-9)
+    # Laplace scale 2m/(n eps) with m = 3 columns; std = sqrt(2) * scale.  Use a
+    # large epsilon so that clipping at 0 never bites.
+    eps = 50.0
+    draws = np.array([
+        private_level_frequencies(data, domain, epsilon=eps, random_state=s)["race"]
+        for s in range(400)
+    ])
+    scale = 2 * 3 / (len(data) * eps)
+    np.testing.assert_allclose((draws - exact["race"]).std(), np.sqrt(2) * scale, rtol=0.1)
+    with pytest.raises(ValueError, match="outside the declared levels"):
+        private_level_frequencies(data, {"race": 2}, epsilon=1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        private_level_frequencies(data, domain, epsilon=0.0)

@@ -121,7 +121,7 @@ def mvee_symmetric(points, *, eta=0.01, max_iter=None):
     iteration, and recomputed exactly every ``dim`` iterations to stop drift.
     It is warm-started from uniform weights by multiplicative (Titterington)
     updates ``u_j ← u_j ω_j / dim``, kept while they still shrink the violation
-    ``max ω / dim - 1`` by 5 % per step (each costs about ``dim`` rank-one steps but
+    ``max ω / dim - 1`` by 20 % per 10 steps (each costs about ``dim`` rank-one steps but
     moves every weight; on 20,000 Gaussian points in 60 dimensions this cut the
     time to ``eta = 0.05`` from minutes to seconds).
 
@@ -169,14 +169,15 @@ def mvee_symmetric(points, *, eta=0.01, max_iter=None):
     target = (1.0 + eta) * dim
     # Warm start: multiplicative (Titterington) steps u_j <- u_j·ω_j/dim.  Each costs one
     # exact refresh, O(N·dim²), i.e. about dim rank-one steps, but moves every weight at
-    # once; keep them while the violation max ω / dim - 1 still shrinks by >= 5 % a step.
+    # once; keep them while the violation max ω / dim - 1 still shrinks by >= 20 % per
+    # 10 steps (it can plateau for a few steps and speed up again).
     history = [omega.max() / dim - 1.0]
-    while history[-1] > eta and len(history) <= 200:
+    while history[-1] > eta and len(history) <= 500:
         u *= omega / dim
         u /= u.sum()
         M, Minv, omega = _inverse_and_leverages(B, u)
         history.append(omega.max() / dim - 1.0)
-        if len(history) > 5 and history[-1] > 0.95 ** 5 * history[-6]:
+        if len(history) > 10 and history[-1] > 0.8 * history[-11]:
             break
     n_warm = len(history) - 1
     refresh = max(dim, 25)

@@ -1,0 +1,210 @@
+"""Empirical DP audits (skprivsynth.auditing): the audit itself, then each DP synthesizer."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from skprivsynth.auditing import (
+    AuditResult,
+    audit_mechanism,
+    clopper_pearson,
+    cube_corner_neighbours,
+    epsilon_lower_bound,
+    moved_record_neighbours,
+)
+from skprivsynth.privacy import gaussian_mechanism, laplace_mechanism
+
+# ----------------------------------------------------------------- Clopper–Pearson
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "expected"),
+    [
+        (5, 10, (0.187086, 0.812914)),  # R: binom.test(5, 10)$conf.int
+        (7, 20, (0.153909, 0.592189)),  # R: binom.test(7, 20)$conf.int
+        (0, 10, (0.0, 1 - 0.025 ** (1 / 10))),  # closed forms at the boundary
+        (10, 10, (0.025 ** (1 / 10), 1.0)),
+    ],
+)
+def test_clopper_pearson_known_values(k, n, expected):
+    lo, hi = clopper_pearson(k, n, alpha=0.05)
+    assert lo == pytest.approx(expected[0], abs=1e-6)
+    assert hi == pytest.approx(expected[1], abs=1e-6)
+
+
+def test_clopper_pearson_one_sided_and_coverage():
+    lo, hi = clopper_pearson(3, 30, alpha=0.05, side="lower")
+    assert hi == 1.0 and lo == pytest.approx(stats.beta.ppf(0.05, 3, 28))
+    lo, hi = clopper_pearson(3, 30, alpha=0.05, side="upper")
+    assert lo == 0.0 and hi == pytest.approx(stats.beta.ppf(0.95, 4, 27))
+    # exact intervals are conservative: coverage >= 95 % for any p
+    rng = np.random.default_rng(0)
+    for p in (0.03, 0.3):
+        ks = rng.binomial(40, p, size=400)
+        covered = [lo <= p <= hi for lo, hi in (clopper_pearson(int(k), 40) for k in ks)]
+        assert np.mean(covered) >= 0.93
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"successes": 11, "trials": 10}, "successes"),
+        ({"successes": 1, "trials": 0}, "trials"),
+        ({"successes": 1, "trials": 10, "alpha": 1.5}, "alpha"),
+        ({"successes": 1, "trials": 10, "side": "both"}, "side"),
+    ],
+)
+def test_clopper_pearson_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        clopper_pearson(**kwargs)
+
+
+def test_epsilon_lower_bound_formula():
+    lo = clopper_pearson(600, 1000, 0.025, side="lower")[0]
+    hi = clopper_pearson(100, 1000, 0.025, side="upper")[1]
+    assert epsilon_lower_bound(600, 1000, 100, 1000, alpha=0.05) == pytest.approx(
+        math.log(lo / hi)
+    )
+    assert epsilon_lower_bound(600, 1000, 100, 1000, alpha=0.05, delta=0.1) == pytest.approx(
+        math.log((lo - 0.1) / hi)
+    )
+    assert epsilon_lower_bound(100, 1000, 600, 1000) == 0.0  # wrong direction: no evidence
+    assert epsilon_lower_bound(500, 1000, 500, 1000) == 0.0
+
+
+# ------------------------------------------------------------------ neighbour pairs
+
+
+def test_cube_corner_neighbours():
+    X0, X1 = cube_corner_neighbours(6, 3)
+    assert X0.shape == X1.shape == (6, 3)
+    assert np.all(X0 == 0) and X1[-1].tolist() == [1, 1, 1]
+    assert np.array_equal(X0[:-1], X1[:-1])
+    R0, R1 = cube_corner_neighbours(50, 4, base="random", random_state=0)
+    assert np.array_equal(R0[:-1], R1[:-1]) and set(np.unique(R0)) <= {0.0, 1.0}
+    assert R0[-1].sum() == 0 and R1[-1].sum() == 4
+    with pytest.raises(ValueError, match="base"):
+        cube_corner_neighbours(5, 2, base="ones")
+    with pytest.raises(ValueError, match="n_samples"):
+        cube_corner_neighbours(0, 2)
+
+
+def test_moved_record_neighbours():
+    X = np.eye(3)
+    X0, X1 = moved_record_neighbours(X, 1, [1, 1, 0])
+    assert np.array_equal(X0, X) and X1[1].tolist() == [1, 1, 0]
+    assert (X0 != X1).any(axis=1).sum() == 1
+    X1[0, 0] = 5  # copies: the input is not touched
+    assert X[0, 0] == 1
+    with pytest.raises(ValueError, match="new_row"):
+        moved_record_neighbours(X, 0, [1, 0])
+    with pytest.raises(ValueError, match="index"):
+        moved_record_neighbours(X, 3, [1, 0, 0])
+    with pytest.raises(TypeError, match="index"):
+        moved_record_neighbours(X, 1.0, [1, 0, 0])
+
+
+# -------------------------------------------------------------- audit machinery
+
+
+def _count_mechanism(sensitivity_used, epsilon=1.0, noise="continuous"):
+    """ε-DP release of a sum with sensitivity 1, or a broken one (sensitivity understated)."""
+
+    def mechanism(X, seed):
+        rng = np.random.default_rng(seed)
+        return laplace_mechanism([X.sum()], sensitivity_used, epsilon, rng, noise=noise)[0][0]
+
+    return mechanism
+
+
+def test_audit_argument_errors():
+    X0, X1 = cube_corner_neighbours(5, 2)
+    mech = _count_mechanism(1.0)
+    with pytest.raises(ValueError, match="events"):
+        audit_mechanism(mech, X0, X1)
+    with pytest.raises(ValueError, match="same shape"):
+        audit_mechanism(mech, X0, X1[:-1], statistic=float)
+    with pytest.raises(ValueError, match="one row"):
+        audit_mechanism(mech, X0, 1 - X0, statistic=float)
+    with pytest.raises(TypeError, match="mechanism"):
+        audit_mechanism("fit", X0, X1, statistic=float)
+    with pytest.raises(TypeError, match="events"):
+        audit_mechanism(mech, X0, X1, events={"big": 3})
+    with pytest.raises(ValueError, match="n_runs"):
+        audit_mechanism(mech, X0, X1, statistic=float, n_runs=0)
+    with pytest.raises(ValueError, match="confidence"):
+        audit_mechanism(mech, X0, X1, statistic=float, confidence=1.0)
+    with pytest.raises(ValueError, match="delta"):
+        audit_mechanism(mech, X0, X1, statistic=float, delta=-0.1)
+    with pytest.raises(ValueError, match="epsilon"):
+        audit_mechanism(mech, X0, X1, statistic=float, epsilon=math.inf)
+
+
+def test_audit_result_fields_and_summary():
+    X0, X1 = cube_corner_neighbours(5, 1)
+    result = audit_mechanism(
+        _count_mechanism(1.0),
+        X0,
+        X1,
+        events={"positive": lambda y: y > 0.5},
+        statistic=lambda y: y,
+        n_thresholds=3,
+        n_runs=300,
+        epsilon=1.0,
+        random_state=0,
+    )
+    assert isinstance(result, AuditResult)
+    assert result.n_tests == 4 * (1 + 3)
+    assert result.n_runs == 300 and result.n_search_runs == 75
+    assert len(result.events) == 4 and result.events[0]["event"] == "positive"
+    assert 0 <= result.epsilon_lower <= 1.0 and not result.violation
+    text = str(result)
+    assert "ε lower bound" in text and "Bonferroni over 16 tests" in text
+    # reproducible
+    again = audit_mechanism(
+        _count_mechanism(1.0),
+        X0,
+        X1,
+        events={"positive": lambda y: y > 0.5},
+        statistic=lambda y: y,
+        n_thresholds=3,
+        n_runs=300,
+        epsilon=1.0,
+        random_state=0,
+    )
+    assert again.epsilon_lower == result.epsilon_lower
+
+
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
+def test_audit_laplace_mechanism_holds_and_broken_is_caught(noise):
+    X0, X1 = cube_corner_neighbours(10, 1)
+    runs = 3000 if noise == "continuous" else 1500
+    kwargs = {"statistic": lambda y: y, "epsilon": 1.0, "n_runs": runs, "random_state": 1}
+    honest = audit_mechanism(_count_mechanism(1.0, noise=noise), X0, X1, **kwargs)
+    assert honest.epsilon_lower <= 1.0 and not honest.violation
+    assert honest.epsilon_lower > 0.5  # the audit is not vacuous: it sees most of ε
+    broken = audit_mechanism(_count_mechanism(0.5, noise=noise), X0, X1, **kwargs)
+    assert broken.epsilon_lower > 1.0 and broken.violation
+
+
+def test_audit_gaussian_with_delta():
+    # classical calibration σ = Δ·sqrt(2 ln(1.25/δ))/ε, ε = 1, δ = 1e-3
+    eps, delta = 1.0, 1e-3
+    sigma = math.sqrt(2 * math.log(1.25 / delta)) / eps
+
+    def mech(factor):
+        def run(X, seed):
+            rng = np.random.default_rng(seed)
+            return gaussian_mechanism([X.sum()], sigma * factor, rng)[0][0]
+
+        return run
+
+    X0, X1 = cube_corner_neighbours(8, 1)
+    kw = {"statistic": lambda y: y, "epsilon": eps, "delta": delta, "n_runs": 3000}
+    honest = audit_mechanism(mech(1.0), X0, X1, random_state=2, **kw)
+    assert honest.epsilon_lower <= eps and not honest.violation
+    assert honest.delta_lower <= delta
+    broken = audit_mechanism(mech(0.2), X0, X1, random_state=2, **kw)
+    assert broken.violation and broken.epsilon_lower > eps
