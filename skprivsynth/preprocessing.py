@@ -873,7 +873,7 @@ def private_level_frequencies(X, categories, epsilon, random_state=None):
         if label not in X.columns:
             raise ValueError(f"categories has key {label!r}, which is not a column of X.")
         levels = np.arange(spec) if isinstance(spec, Integral) else np.asarray(spec, dtype=object)
-        codes = pd.Categorical(X[label].to_numpy(), categories=pd.Index(levels)).codes
+        codes = pd.Index(levels).get_indexer(X[label].to_numpy())
         if (codes < 0).any():
             i = int(np.flatnonzero(codes < 0)[0])
             raise ValueError(

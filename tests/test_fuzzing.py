@@ -99,7 +99,10 @@ def _unchanged(before, after):
     if isinstance(before, pd.DataFrame):
         pd.testing.assert_frame_equal(before, after)
     else:
-        np.testing.assert_array_equal(before, after)  # NaN == NaN here
+        assert before.dtype == after.dtype and before.shape == after.shape
+        assert [repr(x) for x in before.ravel().tolist()] == [
+            repr(x) for x in after.ravel().tolist()
+        ], "the input was mutated"
 
 
 # ------------------------------------------------------------------ synthesizers
