@@ -20,7 +20,7 @@ from . import __version__
 from .datasets import load_adult
 from .metrics import categorical_marginal_tvd
 from .pipeline import make_synthesis_pipeline
-from .preprocessing import BooleanEncoder
+from .preprocessing import BooleanEncoder, private_level_frequencies
 from .privacy import PrivacyLeakWarning
 
 __all__ = ["main"]
@@ -87,15 +87,52 @@ def _print_rows(rows):
     print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
 
 
+def _encoder(args, data, domain, synthesizer):
+    """The BooleanEncoder of a run, and the privacy spent on its decoding weights.
+
+    Non-private microaggregation uses the full one-hot encoding by default.  DP
+    synthesizers work on a coarser cube (``--max-bins``, default 8); coarsened ranges
+    are then decoded in proportion to level frequencies released with
+    ``--decode-epsilon`` of extra budget (0 = uniform decoding, no extra budget).
+    """
+    private = "epsilon" in synthesizer.get_params()
+    max_bins = args.max_bins if args.max_bins is not None else (8 if private else None)
+    if max_bins is not None and max_bins <= 0:
+        max_bins = None
+    weights, decode_epsilon = None, 0.0
+    coarsened = domain is not None and max_bins is not None and any(
+        isinstance(spec, int) and spec > max_bins for spec in domain.values()
+    )
+    if coarsened and args.decode_epsilon > 0:
+        levels = {c: spec for c, spec in domain.items() if isinstance(spec, int | list)}
+        weights = private_level_frequencies(data, levels, args.decode_epsilon, args.seed)
+        decode_epsilon = args.decode_epsilon
+    encoder = BooleanEncoder(
+        categories="auto" if domain is None else domain, max_bins=max_bins,
+        level_weights=weights, random_state=args.seed,
+    )
+    return encoder, decode_epsilon
+
+
+def _privacy_line(synthesizer, decode_epsilon):
+    epsilon = getattr(synthesizer, "epsilon_", None)
+    if epsilon is None:
+        k = getattr(synthesizer, "k", None)
+        return f"privacy: k-anonymous microaggregation, k = {k} (not differential privacy)"
+    delta = getattr(synthesizer, "delta_", 0.0)
+    text = f"privacy: epsilon = {epsilon + decode_epsilon:.4g}"
+    if decode_epsilon:
+        text += f" ({epsilon:.4g} synthesizer + {decode_epsilon:.4g} decoding weights)"
+    return text + (f", delta = {delta:.3g}" if delta else "") + ", replace-one neighbours"
+
+
 def _demo(args):
     adult = load_adult()
     data = adult.data if args.n_rows is None else adult.data.iloc[: args.n_rows]
     params = _parse_params(args.param)
     synthesizer = _make_synthesizer(args.method, params, args.seed)
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(categories=adult.domain, max_bins=args.max_bins, random_state=args.seed),
-        synthesizer,
-    )
+    encoder, decode_epsilon = _encoder(args, data, adult.domain, synthesizer)
+    pipe = make_synthesis_pipeline(encoder, synthesizer)
     start = time.perf_counter()
     pipe.fit(data)
     fit_time = time.perf_counter() - start
@@ -105,17 +142,17 @@ def _demo(args):
     rng = np.random.default_rng(args.seed)
     bootstrap = data.iloc[rng.integers(0, len(data), len(data))].reset_index(drop=True)
     print(f"Adult: {len(data)} rows, {data.shape[1]} columns, "
-          f"{pipe[0].n_features_out_} Boolean features (max_bins={args.max_bins})")
+          f"{pipe[0].n_features_out_} Boolean features (max_bins={pipe[0].max_bins})")
     print(f"{type(synthesizer).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
+    print(_privacy_line(synthesizer, decode_epsilon))
     _print_rows([
         {"synthesizer": type(synthesizer).__name__, **_tvd_table(data, synthetic, adult.domain,
          args.seed), "fit_s": fit_time, "sample_s": sample_time},
         {"synthesizer": "bootstrap of real data (floor)",
          **_tvd_table(data, bootstrap, adult.domain, args.seed), "fit_s": 0.0, "sample_s": 0.0},
     ])
-    report = getattr(synthesizer, "privacy_report", None)
-    if report is not None:
-        print(report())
+    if hasattr(synthesizer, "privacy_report"):
+        print(synthesizer.privacy_report())
     return 0
 
 
@@ -138,16 +175,14 @@ def _synthesize(args):
             "privacy guarantee of a DP method does not cover.", PrivacyLeakWarning, stacklevel=2
         )
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
-    encoder = BooleanEncoder(
-        categories="auto" if domain is None else domain, max_bins=args.max_bins,
-        random_state=args.seed,
-    )
+    encoder, decode_epsilon = _encoder(args, data, domain, synthesizer)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # already warned above
         pipe = make_synthesis_pipeline(encoder, synthesizer).fit(data)
     synthetic = pipe.sample(args.n_samples, random_state=args.seed)
     synthetic.to_csv(args.output, index=False)
-    print(f"wrote {len(synthetic)} synthetic rows to {args.output}", file=sys.stderr)
+    print(f"wrote {len(synthetic)} synthetic rows to {args.output}; "
+          f"{_privacy_line(synthesizer, decode_epsilon)}", file=sys.stderr)
     return 0
 
 
@@ -177,8 +212,12 @@ def _build_parser():
                          "reduced-space-lp, private-sampler, correlated-gaussian")
         sub.add_argument("--param", action="append", metavar="KEY=VALUE",
                          help="synthesizer parameter, repeatable (e.g. --param k=10)")
-        sub.add_argument("--max-bins", type=int, default=8,
-                         help="coarsen integer-coded columns to at most this many bins")
+        sub.add_argument("--max-bins", type=int, default=None,
+                         help="coarsen columns with more levels to this many bins (default: "
+                         "8 for DP synthesizers, no coarsening for microaggregation; 0 = none)")
+        sub.add_argument("--decode-epsilon", type=float, default=0.1,
+                         help="extra budget for noisy level frequencies used to decode "
+                         "coarsened columns (0: uniform decoding)")
         sub.add_argument("--seed", type=int, default=0, help="random seed")
 
     demo = commands.add_parser("demo", help="fit on the bundled Adult data and score it")

@@ -118,7 +118,13 @@ def laplace_scale(sensitivity, epsilon):
     sensitivity = float(sensitivity)
     if not (math.isfinite(sensitivity) and sensitivity >= 0):
         raise ValueError(f"sensitivity must be finite and >= 0; got {sensitivity!r}.")
-    return sensitivity / epsilon
+    scale = sensitivity / epsilon
+    if not math.isfinite(scale):
+        raise ValueError(
+            f"sensitivity / epsilon overflows ({sensitivity!r} / {epsilon!r}); "
+            "use a smaller sensitivity or a larger epsilon."
+        )
+    return scale
 
 
 def laplace_noise(scale, size, rng):
@@ -325,7 +331,7 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
     c = _check_n_coordinates(n_coordinates)
     root_c = math.sqrt(c) * (1 + 1e-15)
     ratio = sigma / sensitivity
-    if (root_c * ratio) ** 2 > MAX_GAUSSIAN_SIGMA2 / 4:
+    if root_c * ratio > math.sqrt(MAX_GAUSSIAN_SIGMA2 / 4):
         raise ValueError(
             f"the discrete Gaussian supports n_coordinates·(sigma/sensitivity)² <= 2**28; "
             f"got n_coordinates={c}, sigma/sensitivity={ratio:.4g}. Use noise='continuous'."
@@ -356,6 +362,13 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
     )
 
 
+def _check_values(values):
+    values = np.asarray(values, dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("values must be finite (no NaN or infinity) to be released.")
+    return values
+
+
 def _grid_release(values, gamma, integer_noise, name="values"):
     """``γ·(round(values/γ) + integer_noise)``, refusing values too large for a grid.
 
@@ -363,11 +376,9 @@ def _grid_release(values, gamma, integer_noise, name="values"):
     2**53) and the final product are all exact in float64: the release is exactly a
     grid point.
     """
-    k = values * (1.0 / gamma)
+    k = np.array(values * (1.0 / gamma), dtype=np.float64)
     np.rint(k, out=k)
-    if k.size and not np.abs(k).max() <= _MAX_GRID_VALUE / 2:  # also catches NaN/inf
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"{name} must be finite for noise='discrete'.")
+    if k.size and not np.abs(k).max() <= _MAX_GRID_VALUE / 2:
         raise ValueError(
             f"{name} has entries too large for the grid γ = {gamma!r} (|value|/γ > 2**51); "
             "rescale the statistic or use noise='continuous'."
@@ -418,7 +429,7 @@ def laplace_mechanism(values, sensitivity, epsilon, rng, noise="continuous"):
     True
     """
     check_noise(noise)
-    values = np.asarray(values, dtype=np.float64)
+    values = _check_values(values)
     scale = laplace_scale(sensitivity, epsilon)
     if noise == "continuous" or scale == 0 or values.size == 0:
         return values + laplace_noise(scale, values.shape, rng), scale
@@ -454,7 +465,7 @@ def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None)
         Noise standard-deviation parameter used (``σ_γ·γ`` for the discrete noise).
     """
     check_noise(noise)
-    values = np.asarray(values, dtype=np.float64)
+    values = _check_values(values)
     sigma = float(sigma)
     if not (math.isfinite(sigma) and sigma >= 0):
         raise ValueError(f"sigma must be finite and >= 0; got {sigma!r}.")

@@ -18,18 +18,29 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._math.solvers import solve_lp
+from ._math.solvers import SolverError, solve_lp
 from ._math.workload import FunctionWorkload, MarginalWorkload, check_workload
 from .base import BaseSynthesizer
 from .privacy import PrivacyReport, check_epsilon, laplace_mechanism
 
-__all__ = ["MAX_LP_NONZEROS", "ReducedSpaceLP"]
+__all__ = ["MAX_LP_NONZEROS", "MAX_PRICING_ENTRIES", "ReducedSpaceLP"]
 
 #: Largest number of constraint-matrix nonzeros ReducedSpaceLP builds.  The matrix
 #: takes about 12 bytes per nonzero in Python and HiGHS keeps a few copies of it, so
 #: this caps the LP at a few GB of memory.  Above it, ``fit`` refuses and names ``m`` and
 #: ``degree`` (the nonzeros grow like ``m · C(p, degree)``).
-MAX_LP_NONZEROS = 60_000_000
+MAX_LP_NONZEROS = 30_000_000
+
+#: Largest ``m · (number of tables + 1)`` (work of one pricing pass over ``Ω*``, about
+#: 10^8 entries per second); above it ``fit`` refuses and names ``m`` and ``degree``.
+MAX_PRICING_ENTRIES = 2_000_000_000
+
+# Column generation: records in the first master LP, minimum added per round, reduced
+# cost below which a record enters (HiGHS's dual feasibility tolerance is 1e-7).
+_INITIAL_COLUMNS = 500
+_MIN_COLUMNS_PER_ROUND = 200
+_PRICING_TOLERANCE = 1e-7
+_PRICING_CHUNK_ENTRIES = 4_000_000
 
 
 class ReducedSpaceLP(BaseSynthesizer):
@@ -247,6 +258,8 @@ class ReducedSpaceLP(BaseSynthesizer):
         space_rng, noise_rng, marg_rng = rng.spawn(3)
         report = PrivacyReport(mechanism="ReducedSpaceLP (seed 001, Algorithm 1)")
 
+        if not _is_array_space(self.reduced_space):
+            self._check_lp_size(workload, self.m)
         eps_lp = epsilon
         self.marginal_epsilon_ = 0.0
         if isinstance(self.reduced_space, str) and self.reduced_space == "independent":
@@ -258,7 +271,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             support = self._public_space(p, space_rng)
 
         Xb = X.astype(np.uint8)
-        self._check_lp_size(workload, support)
+        self._check_lp_size(workload, support.shape[0])
         # Laplace release of the workload statistics.  Sensitivity (replace-one):
         # computed from the workload, e.g. 2 * n_tables / n for full marginal tables
         # (one cell left and one entered per table); the constant query moves by 0
@@ -282,14 +295,16 @@ class ReducedSpaceLP(BaseSynthesizer):
             ),
         )
 
+        what = f"ReducedSpaceLP {self.objective} LP (m={support.shape[0]})"
         start = time.perf_counter()
-        c, A, rl, ru, cl, cu = _build_lp(workload, support, noisy, self.objective)
-        self.build_time_ = time.perf_counter() - start
-        self.lp_shape_ = (A.shape[0], A.shape[1], int(A.nnz))
-        result = solve_lp(c, A, rl, ru, cl, cu, time_limit=self.time_limit,
-                          solver=self.solver,
-                          what=f"ReducedSpaceLP {self.objective} LP (m={support.shape[0]})")
-        del A
+        lp = _ReweightingLP(workload, support, noisy, self.objective)
+        h, result, info = _solve_column_generation(
+            lp, support.shape[0], _INITIAL_COLUMNS, self.time_limit, self.solver, space_rng,
+            what)
+        self.build_time_ = info["build_time"] + (time.perf_counter() - start
+                                                 - info["build_time"] - info["solve_time"])
+        self.lp_shape_ = info["shape"]
+        self.n_lp_rounds_ = info["rounds"]
         h = np.clip(result.x[:support.shape[0]], 0.0, None)
         total = h.sum()
         if not np.isfinite(total) or abs(total - 1.0) > 1e-6:
@@ -299,7 +314,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         self.weights_ = h / total
         self.lp_objective_ = float(result.objective)
         self.solver_status_ = result.status
-        self.solve_time_ = float(result.solve_time)
+        self.solve_time_ = float(info["solve_time"])
         self.noise_scale_ = float(scale)
         self.sensitivity_ = float(sensitivity)
         self.workload_ = workload
@@ -360,22 +375,18 @@ class ReducedSpaceLP(BaseSynthesizer):
         self.reduced_space_means_ = probs
         return (space_rng.random((self.m, p)) < probs).astype(np.uint8)
 
-    def _check_lp_size(self, workload, support):
-        """Refuse before allocating when the LP would exceed MAX_LP_NONZEROS nonzeros."""
-        m = support.shape[0]
-        estimate = workload.max_nnz(m) + 5 * workload.n_queries
-        if estimate > MAX_LP_NONZEROS and isinstance(workload, MarginalWorkload) \
-                and workload.kind == "table":
-            # Exact count after dropping each table's most populated cell (public Ω*).
-            counts = workload.counts(support)
-            estimate = int(counts.sum() - _dropped_cells(workload, counts)[1].sum()) \
-                + 5 * workload.n_queries
-        if estimate > MAX_LP_NONZEROS:
+    @staticmethod
+    def _check_lp_size(workload, m):
+        """Refuse, before allocating, problems above the documented size limits."""
+        pricing = workload.max_nnz(m)
+        first_master = workload.max_nnz(min(m, _INITIAL_COLUMNS)) + 5 * workload.n_queries
+        if pricing > MAX_PRICING_ENTRIES or first_master > MAX_LP_NONZEROS:
             raise ValueError(
-                f"The LP would have about {estimate:,} nonzeros (m={m} candidate records x "
-                f"{workload.n_queries:,} queries of degree <= {workload.degree}), above "
-                f"MAX_LP_NONZEROS={MAX_LP_NONZEROS:,}; lower m or degree (or use a "
-                "smaller workload)."
+                f"m={m} candidate records x {workload.n_queries:,} queries of degree <= "
+                f"{workload.degree} is too large: {pricing:,} query-record entries per "
+                f"pricing pass (limit MAX_PRICING_ENTRIES={MAX_PRICING_ENTRIES:,}) and "
+                f"{first_master:,} nonzeros in the first LP (limit MAX_LP_NONZEROS="
+                f"{MAX_LP_NONZEROS:,}); lower m or degree (or use a smaller workload)."
             )
 
     # ------------------------------------------------------------------ outputs
@@ -391,6 +402,10 @@ class ReducedSpaceLP(BaseSynthesizer):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+def _is_array_space(space):
+    return not isinstance(space, str) and not callable(space)
 
 
 def _dropped_cells(workload, counts):
@@ -410,71 +425,139 @@ def _dropped_cells(workload, counts):
     return rows, vals
 
 
-def _build_lp(workload, support, noisy, objective):
-    """Assemble ``(c, A, row_lower, row_upper, col_lower, col_upper)`` of the LP.
+class _ReweightingLP:
+    """The reweighting LP over the reduced space, solved by column generation.
 
-    Variables: ``h`` (m), residuals ``r`` (one per non-constant query; split into
-    ``u - v`` for "l1"), and ``τ`` for "linf".  Rows: the equality rows (one per query,
-    row 0 is ``Σ h = 1``), then for "linf" the rows ``r_f - τ <= 0`` and ``r_f + τ >= 0``.
+    Variables: ``h`` (one per candidate record), residuals ``r`` (one per non-constant
+    query; ``r = u - v`` with ``u, v >= 0`` for "l1") and ``τ`` for "linf".  Rows: one
+    equality row per query (row 0 is ``Σ h = 1``), then for "linf" the rows
+    ``r_f - τ <= 0`` and ``r_f + τ >= 0``.  For full tables the most populated cell of each
+    table (counted on the whole public ``Ω*``) is written ``Σ_c r_c = 1 - Σ_c b_c`` instead
+    of with ``h`` (exact since ``Σ_c Q_c h = Σ h = 1``).
+
+    Column generation (exact): the *master* LP uses a subset ``C`` of the records; the
+    reduced cost of record ``j`` is ``0 - a_jᵀ y`` (``y`` = row duals, ``a_j`` = its column:
+    1 in row 0 and in each kept query row it satisfies), computed for all ``m`` records
+    in chunks; records with negative reduced cost join ``C``.  When none is left, the
+    master's solution is optimal for the full LP (LP duality), with ``h = 0`` outside
+    ``C``.  The optimal ``h`` is sparse (a basic solution has at most as many positive
+    weights as rows, far fewer in practice), so ``C`` stays much smaller than ``m``.
     """
-    m = support.shape[0]
-    q = workload.n_queries
-    nq = q - 1                                   # non-constant queries
-    rhs = noisy.astype(np.float64).copy()
-    table_of = None
-    keep = None
-    if isinstance(workload, MarginalWorkload) and workload.kind == "table":
-        counts = workload.counts(support)
-        dropped, _ = _dropped_cells(workload, counts)
-        keep = np.ones(q, dtype=bool)
-        keep[dropped] = False
-        # table_of[f] = the dropped row of f's table (each table a contiguous block).
-        slices = workload.table_slices()
-        table_of = np.zeros(q, dtype=np.int64)
-        starts = np.array([s.start for _, s in slices])
-        stops = np.array([s.stop for _, s in slices])
-        table_of[1:] = np.repeat(dropped, stops - starts)
-        # Row of a dropped cell c*: Σ_{c in table} r_c = 1 - Σ_c b_c.
-        table_sum = np.add.reduceat(rhs, starts)
-        rhs[dropped] = 1.0 - table_sum
-    # h-block: query matrix rows placed at their query index.
-    Q = workload.query_matrix(support, rows=keep)
-    if keep is not None:
-        Q.indices = np.nonzero(keep)[0].astype(Q.indices.dtype)[Q.indices]
-        Q = sp.csc_matrix((Q.data, Q.indices, Q.indptr), shape=(q, m))
-    # r-block (q x nq): column f-1 for query f.
-    f = np.arange(1, q)
-    if keep is None:
-        r_rows, r_cols, r_vals = f, f - 1, -np.ones(nq)
-    else:
-        kept = keep[1:]
-        r_rows = np.concatenate([f[kept], table_of[1:]])
-        r_cols = np.concatenate([f[kept] - 1, f - 1])
-        r_vals = np.concatenate([-np.ones(int(kept.sum())), np.ones(nq)])
-    if objective == "l1":
-        R = sp.csc_matrix((r_vals, (r_rows, r_cols)), shape=(q, nq))
-        A = sp.hstack([Q, R, -R], format="csc")
-        c = np.r_[np.zeros(m), np.ones(2 * nq)]
-        col_lower = np.zeros(m + 2 * nq)
-        col_upper = np.r_[np.ones(m), np.full(2 * nq, np.inf)]
-        return c, A, rhs, rhs, col_lower, col_upper
-    # linf: τ column and 2·nq more rows  r_f - τ <= 0 (rows q..q+nq-1) and
-    # r_f + τ >= 0 (rows q+nq..q+2nq-1).  A is assembled column-block-wise so that the
-    # large h-block is only re-shaped (zero rows appended), never re-indexed.
-    n_rows = q + 2 * nq
-    H = sp.csc_matrix((Q.data, Q.indices, Q.indptr), shape=(n_rows, m))
-    R = sp.csc_matrix(
-        (np.r_[r_vals, np.ones(2 * nq)],
-         (np.r_[r_rows, q + np.arange(nq), q + nq + np.arange(nq)], np.r_[r_cols, f - 1, f - 1])),
-        shape=(n_rows, nq),
-    )
-    T = sp.csc_matrix((np.r_[-np.ones(nq), np.ones(nq)], (np.arange(q, n_rows), np.zeros(2 * nq,
-                      dtype=np.int64))), shape=(n_rows, 1))
-    A = sp.hstack([H, R, T], format="csc")
-    c = np.zeros(m + nq + 1)
-    c[-1] = 1.0
-    row_lower = np.r_[rhs, np.full(nq, -np.inf), np.zeros(nq)]
-    row_upper = np.r_[rhs, np.zeros(nq), np.full(nq, np.inf)]
-    col_lower = np.r_[np.zeros(m), np.full(nq, -np.inf), 0.0]
-    col_upper = np.r_[np.ones(m), np.full(nq, np.inf), np.inf]
-    return c, A, row_lower, row_upper, col_lower, col_upper
+
+    def __init__(self, workload, support, noisy, objective):
+        self.workload, self.support, self.objective = workload, support, objective
+        q = workload.n_queries
+        self.rhs = noisy.astype(np.float64).copy()
+        self.keep = None
+        self.table_of = None
+        if isinstance(workload, MarginalWorkload) and workload.kind == "table":
+            dropped, _ = _dropped_cells(workload, workload.counts(support))
+            self.keep = np.ones(q, dtype=bool)
+            self.keep[dropped] = False
+            slices = workload.table_slices()
+            starts = np.array([s.start for _, s in slices])
+            stops = np.array([s.stop for _, s in slices])
+            # table_of[f] = the dropped row of f's table (tables are contiguous blocks).
+            self.table_of = np.zeros(q, dtype=np.int64)
+            self.table_of[1:] = np.repeat(dropped, stops - starts)
+            self.rhs[dropped] = 1.0 - np.add.reduceat(self.rhs, starts)
+
+    def master(self, columns):
+        """``(c, A, row_lower, row_upper, col_lower, col_upper)`` over ``support[columns]``."""
+        records = self.support[columns]
+        m = records.shape[0]
+        q = self.workload.n_queries
+        nq = q - 1
+        Q = self.workload.query_matrix(records, rows=self.keep)
+        if self.keep is not None:       # kept rows back at their query index
+            Q.indices = np.nonzero(self.keep)[0].astype(Q.indices.dtype)[Q.indices]
+        f = np.arange(1, q)
+        if self.keep is None:
+            r_rows, r_cols, r_vals = f, f - 1, -np.ones(nq)
+        else:
+            kept = self.keep[1:]
+            r_rows = np.concatenate([f[kept], self.table_of[1:]])
+            r_cols = np.concatenate([f[kept] - 1, f - 1])
+            r_vals = np.concatenate([-np.ones(int(kept.sum())), np.ones(nq)])
+        if self.objective == "l1":
+            H = sp.csc_matrix((Q.data, Q.indices, Q.indptr), shape=(q, m))
+            R = sp.csc_matrix((r_vals, (r_rows, r_cols)), shape=(q, nq))
+            A = sp.hstack([H, R, -R], format="csc")
+            c = np.r_[np.zeros(m), np.ones(2 * nq)]
+            col_upper = np.r_[np.ones(m), np.full(2 * nq, np.inf)]
+            return c, A, self.rhs, self.rhs, np.zeros(m + 2 * nq), col_upper
+        # linf: rows q..q+nq-1 are r_f - τ <= 0, rows q+nq..q+2nq-1 are r_f + τ >= 0.
+        # A is assembled column-block-wise: the h-block only gets zero rows appended.
+        n_rows = q + 2 * nq
+        H = sp.csc_matrix((Q.data, Q.indices, Q.indptr), shape=(n_rows, m))
+        R = sp.csc_matrix(
+            (np.r_[r_vals, np.ones(2 * nq)],
+             (np.r_[r_rows, q + np.arange(nq), q + nq + np.arange(nq)],
+              np.r_[r_cols, f - 1, f - 1])),
+            shape=(n_rows, nq),
+        )
+        T = sp.csc_matrix((np.r_[-np.ones(nq), np.ones(nq)],
+                           (np.arange(q, n_rows), np.zeros(2 * nq, dtype=np.int64))),
+                          shape=(n_rows, 1))
+        A = sp.hstack([H, R, T], format="csc")
+        c = np.zeros(m + nq + 1)
+        c[-1] = 1.0
+        row_lower = np.r_[self.rhs, np.full(nq, -np.inf), np.zeros(nq)]
+        row_upper = np.r_[self.rhs, np.zeros(nq), np.full(nq, np.inf)]
+        col_lower = np.r_[np.zeros(m), np.full(nq, -np.inf), 0.0]
+        col_upper = np.r_[np.ones(m), np.full(nq, np.inf), np.inf]
+        return c, A, row_lower, row_upper, col_lower, col_upper
+
+    def reduced_costs(self, row_dual):
+        """Reduced cost ``-a_jᵀ y`` of every candidate record (chunked over records)."""
+        q = self.workload.n_queries
+        y = row_dual[:q] if self.keep is None else row_dual[:q][self.keep]
+        m = self.support.shape[0]
+        step = max(1, _PRICING_CHUNK_ENTRIES // q)
+        out = np.empty(m)
+        for start in range(0, m, step):
+            Qc = self.workload.query_matrix(self.support[start:start + step], rows=self.keep)
+            out[start:start + step] = -(Qc.T @ y)
+        return out
+
+
+def _solve_column_generation(lp, m, initial, time_limit, solver, rng, what):
+    """Solve ``lp`` exactly by column generation; return (h over all m, result, info)."""
+    in_master = np.zeros(m, dtype=bool)
+    in_master[rng.choice(m, size=min(m, initial), replace=False)] = True
+    start = time.perf_counter()
+    build, solve, rounds = 0.0, 0.0, 0
+    while True:
+        rounds += 1
+        columns = np.nonzero(in_master)[0]
+        t = time.perf_counter()
+        c, A, rl, ru, cl, cu = lp.master(columns)
+        if A.nnz > MAX_LP_NONZEROS:
+            raise ValueError(
+                f"The master LP reached {A.nnz:,} nonzeros ({columns.size} of m={m} records "
+                f"x {lp.workload.n_queries:,} queries of degree <= {lp.workload.degree}), "
+                f"above MAX_LP_NONZEROS={MAX_LP_NONZEROS:,}; lower m or degree."
+            )
+        shape = (A.shape[0], A.shape[1], int(A.nnz))
+        build += time.perf_counter() - t
+        remaining = time_limit - (time.perf_counter() - start)
+        if remaining <= 0:
+            raise SolverError(f"{what}: time_limit={time_limit} s reached after {rounds - 1} "
+                              "column-generation rounds (model status 'Time limit reached').")
+        result = solve_lp(c, A, rl, ru, cl, cu, time_limit=remaining, solver=solver,
+                          what=what)
+        solve += result.solve_time
+        del A
+        t = time.perf_counter()
+        rc = lp.reduced_costs(result.row_dual)
+        build += time.perf_counter() - t
+        entering = np.nonzero((rc < -_PRICING_TOLERANCE) & ~in_master)[0]
+        if entering.size == 0:
+            break
+        n_add = max(_MIN_COLUMNS_PER_ROUND, columns.size // 2)
+        entering = entering[np.argsort(rc[entering], kind="stable")[:n_add]]
+        in_master[entering] = True
+    h = np.zeros(m)
+    h[columns] = np.clip(result.x[:columns.size], 0.0, None)
+    return h, result, {"rounds": rounds, "build_time": build, "solve_time": solve,
+                       "shape": shape, "n_columns": int(columns.size)}

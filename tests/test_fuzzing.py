@@ -32,7 +32,7 @@ from skprivsynth.validation import BooleanValidator, UnitIntervalValidator
 
 ACCEPTED = (ValueError, TypeError, NotFittedError)
 FUZZ = settings(
-    max_examples=40,
+    max_examples=int(__import__("os").environ.get("SKPS_FUZZ_EXAMPLES", "40")),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
