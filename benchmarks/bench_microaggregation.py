@@ -62,8 +62,10 @@ def speed_table(sizes, p, k, repeats):
         synth.fit(X)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        print(f"| {n:,} | {gram:.3f} | {fit:.3f} | {fit / gram:.1f} | "
-              f"{peak / X.nbytes:.2f} | {synth.group_sizes_.size:,} |")
+        print(
+            f"| {n:,} | {gram:.3f} | {fit:.3f} | {fit / gram:.1f} | "
+            f"{peak / X.nbytes:.2f} | {synth.group_sizes_.size:,} |"
+        )
     print()
 
 
@@ -83,16 +85,20 @@ def adult_onehot_table(adult, n_rows):
         centred_means = synth.means_ - X.mean(0)
         between = X.shape[0] * (synth.weights_ @ (centred_means**2).sum(1))
         within = total_sse - between
-        print(f"| MicroaggregationSynthesizer | {k} | {fit:.2f} | {within / total_sse:.3f} | "
-              f"{synth.covariance_loss_:.3f} |")
+        print(
+            f"| MicroaggregationSynthesizer | {k} | {fit:.2f} | {within / total_sse:.3f} | "
+            f"{synth.covariance_loss_:.3f} |"
+        )
     print("| MDAV (BENCHMARKS.md, n = 20,000) | 10 | 16 | 0.51 | 0.41 |")
     print("| MDAV (BENCHMARKS.md, n = 20,000) | 5 | 64 | – | – |")
     print()
 
 
 def adult_pipeline_table(adult, max_bins):
-    print(f"### Adult through the pipeline (BooleanEncoder(max_bins={max_bins}), "
-          "decoded to 14 columns, n synthetic = 48,842)\n")
+    print(
+        f"### Adult through the pipeline (BooleanEncoder(max_bins={max_bins}), "
+        "decoded to 14 columns, n synthetic = 48,842)\n"
+    )
     print("| k | tvd1 | tvd2 | tvd3 | fit (s) |")
     print("|---|---|---|---|---|")
     for k in (5, 10, 50):
@@ -104,9 +110,17 @@ def adult_pipeline_table(adult, max_bins):
         pipe.fit(adult.data)
         fit = time.perf_counter() - start
         synthetic = pipe.sample(random_state=0)
-        tvd = [categorical_marginal_tvd(adult.data, synthetic, degree=d, domain=adult.domain,
-                                        max_marginals=200 if d == 3 else None, random_state=0)
-               for d in (1, 2, 3)]
+        tvd = [
+            categorical_marginal_tvd(
+                adult.data,
+                synthetic,
+                degree=d,
+                domain=adult.domain,
+                max_marginals=200 if d == 3 else None,
+                random_state=0,
+            )
+            for d in (1, 2, 3)
+        ]
         print(f"| {k} | {tvd[0]:.4f} | {tvd[1]:.4f} | {tvd[2]:.4f} | {fit:.2f} |")
     print("| bootstrap floor (BENCHMARKS.md) | 0.005 | 0.015 | 0.036 | – |")
     print()

@@ -26,8 +26,14 @@ real = adult.data
 
 def tvd(synthetic):
     return [
-        categorical_marginal_tvd(real, synthetic, degree=d, domain=adult.domain,
-                                 max_marginals=200 if d == 3 else None, random_state=0)
+        categorical_marginal_tvd(
+            real,
+            synthetic,
+            degree=d,
+            domain=adult.domain,
+            max_marginals=200 if d == 3 else None,
+            random_state=0,
+        )
         for d in (1, 2, 3)
     ]
 
@@ -56,8 +62,12 @@ except ImportError:
 else:
     fig, ax = plt.subplots(figsize=(6, 4))
     for degree in range(3):
-        ax.plot(list(rows)[:-1], [v[degree] for v in list(rows.values())[:-1]], marker="o",
-                label=f"{degree + 1}-way")
+        ax.plot(
+            list(rows)[:-1],
+            [v[degree] for v in list(rows.values())[:-1]],
+            marker="o",
+            label=f"{degree + 1}-way",
+        )
         ax.axhline(rows["bootstrap (floor)"][degree], linestyle=":", color=f"C{degree}")
     ax.set_ylabel("mean TVD of marginal tables")
     ax.set_title("MicroaggregationSynthesizer on Adult (dotted: bootstrap floor)")

@@ -106,6 +106,10 @@ def clopper_pearson(successes, trials, alpha=0.05, side="two-sided"):
     a = alpha / 2 if side == "two-sided" else alpha
     lower = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
     upper = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
+    # For astronomically small alpha the quantile can underflow to NaN; the trivial
+    # bounds are then the (valid, conservative) answer.
+    lower = lower if math.isfinite(lower) else 0.0
+    upper = upper if math.isfinite(upper) else 1.0
     if side == "lower":
         upper = 1.0
     elif side == "upper":

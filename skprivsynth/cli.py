@@ -40,7 +40,9 @@ def _synthesizers():
         "private-sampler": "PrivateSampler",
         "correlated-gaussian": "CorrelatedGaussianMechanism",
     }
-    return {key: getattr(skprivsynth, cls) for key, cls in names.items() if hasattr(skprivsynth, cls)}
+    return {
+        key: getattr(skprivsynth, cls) for key, cls in names.items() if hasattr(skprivsynth, cls)
+    }
 
 
 def _parse_value(text):
@@ -75,8 +77,12 @@ def _make_synthesizer(method, params, seed):
 def _tvd_table(real, synthetic, domain, seed):
     return {
         f"tvd{d}": categorical_marginal_tvd(
-            real, synthetic, degree=d, domain=domain,
-            max_marginals=_N_TRIPLES if d == 3 else None, random_state=seed,
+            real,
+            synthetic,
+            degree=d,
+            domain=domain,
+            max_marginals=_N_TRIPLES if d == 3 else None,
+            random_state=seed,
         )
         for d in (1, 2, 3)
     }
@@ -100,16 +106,20 @@ def _encoder(args, data, domain, synthesizer):
     if max_bins is not None and max_bins <= 0:
         max_bins = None
     weights, decode_epsilon = None, 0.0
-    coarsened = domain is not None and max_bins is not None and any(
-        isinstance(spec, int) and spec > max_bins for spec in domain.values()
+    coarsened = (
+        domain is not None
+        and max_bins is not None
+        and any(isinstance(spec, int) and spec > max_bins for spec in domain.values())
     )
     if coarsened and args.decode_epsilon > 0:
         levels = {c: spec for c, spec in domain.items() if isinstance(spec, int | list)}
         weights = private_level_frequencies(data, levels, args.decode_epsilon, args.seed)
         decode_epsilon = args.decode_epsilon
     encoder = BooleanEncoder(
-        categories="auto" if domain is None else domain, max_bins=max_bins,
-        level_weights=weights, random_state=args.seed,
+        categories="auto" if domain is None else domain,
+        max_bins=max_bins,
+        level_weights=weights,
+        random_state=args.seed,
     )
     return encoder, decode_epsilon
 
@@ -141,16 +151,28 @@ def _demo(args):
     sample_time = time.perf_counter() - start
     rng = np.random.default_rng(args.seed)
     bootstrap = data.iloc[rng.integers(0, len(data), len(data))].reset_index(drop=True)
-    print(f"Adult: {len(data)} rows, {data.shape[1]} columns, "
-          f"{pipe[0].n_features_out_} Boolean features (max_bins={pipe[0].max_bins})")
+    print(
+        f"Adult: {len(data)} rows, {data.shape[1]} columns, "
+        f"{pipe[0].n_features_out_} Boolean features (max_bins={pipe[0].max_bins})"
+    )
     print(f"{type(synthesizer).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
     print(_privacy_line(synthesizer, decode_epsilon))
-    _print_rows([
-        {"synthesizer": type(synthesizer).__name__, **_tvd_table(data, synthetic, adult.domain,
-         args.seed), "fit_s": fit_time, "sample_s": sample_time},
-        {"synthesizer": "bootstrap of real data (floor)",
-         **_tvd_table(data, bootstrap, adult.domain, args.seed), "fit_s": 0.0, "sample_s": 0.0},
-    ])
+    _print_rows(
+        [
+            {
+                "synthesizer": type(synthesizer).__name__,
+                **_tvd_table(data, synthetic, adult.domain, args.seed),
+                "fit_s": fit_time,
+                "sample_s": sample_time,
+            },
+            {
+                "synthesizer": "bootstrap of real data (floor)",
+                **_tvd_table(data, bootstrap, adult.domain, args.seed),
+                "fit_s": 0.0,
+                "sample_s": 0.0,
+            },
+        ]
+    )
     if hasattr(synthesizer, "privacy_report"):
         print(synthesizer.privacy_report())
     return 0
@@ -172,7 +194,9 @@ def _synthesize(args):
     if domain is None:
         warnings.warn(
             "no --domain given: categories are learned from the data, which the "
-            "privacy guarantee of a DP method does not cover.", PrivacyLeakWarning, stacklevel=2
+            "privacy guarantee of a DP method does not cover.",
+            PrivacyLeakWarning,
+            stacklevel=2,
         )
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
     encoder, decode_epsilon = _encoder(args, data, domain, synthesizer)
@@ -181,8 +205,11 @@ def _synthesize(args):
         pipe = make_synthesis_pipeline(encoder, synthesizer).fit(data)
     synthetic = pipe.sample(args.n_samples, random_state=args.seed)
     synthetic.to_csv(args.output, index=False)
-    print(f"wrote {len(synthetic)} synthetic rows to {args.output}; "
-          f"{_privacy_line(synthesizer, decode_epsilon)}", file=sys.stderr)
+    print(
+        f"wrote {len(synthetic)} synthetic rows to {args.output}; "
+        f"{_privacy_line(synthesizer, decode_epsilon)}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -194,8 +221,14 @@ def _evaluate(args):
             f"the synthetic CSV must have the real CSV's columns {list(real.columns)}; "
             f"got {list(synthetic.columns)}."
         )
-    _print_rows([{"synthesizer": args.synthetic,
-                  **_tvd_table(real, synthetic, _read_domain(args.domain), args.seed)}])
+    _print_rows(
+        [
+            {
+                "synthesizer": args.synthetic,
+                **_tvd_table(real, synthetic, _read_domain(args.domain), args.seed),
+            }
+        ]
+    )
     return 0
 
 
@@ -207,17 +240,32 @@ def _build_parser():
     commands = parser.add_subparsers(dest="command", required=True)
 
     def add_method_options(sub):
-        sub.add_argument("--method", default="microaggregation",
-                         help="synthesizer: microaggregation, noisy-microaggregation, "
-                         "reduced-space-lp, private-sampler, correlated-gaussian")
-        sub.add_argument("--param", action="append", metavar="KEY=VALUE",
-                         help="synthesizer parameter, repeatable (e.g. --param k=10)")
-        sub.add_argument("--max-bins", type=int, default=None,
-                         help="coarsen columns with more levels to this many bins (default: "
-                         "8 for DP synthesizers, no coarsening for microaggregation; 0 = none)")
-        sub.add_argument("--decode-epsilon", type=float, default=0.1,
-                         help="extra budget for noisy level frequencies used to decode "
-                         "coarsened columns (0: uniform decoding)")
+        sub.add_argument(
+            "--method",
+            default="microaggregation",
+            help="synthesizer: microaggregation, noisy-microaggregation, "
+            "reduced-space-lp, private-sampler, correlated-gaussian",
+        )
+        sub.add_argument(
+            "--param",
+            action="append",
+            metavar="KEY=VALUE",
+            help="synthesizer parameter, repeatable (e.g. --param k=10)",
+        )
+        sub.add_argument(
+            "--max-bins",
+            type=int,
+            default=None,
+            help="coarsen columns with more levels to this many bins (default: "
+            "8 for DP synthesizers, no coarsening for microaggregation; 0 = none)",
+        )
+        sub.add_argument(
+            "--decode-epsilon",
+            type=float,
+            default=0.1,
+            help="extra budget for noisy level frequencies used to decode "
+            "coarsened columns (0: uniform decoding)",
+        )
         sub.add_argument("--seed", type=int, default=0, help="random seed")
 
     demo = commands.add_parser("demo", help="fit on the bundled Adult data and score it")
@@ -228,10 +276,17 @@ def _build_parser():
     synth = commands.add_parser("synthesize", help="CSV in, synthetic CSV out")
     synth.add_argument("input", help="input CSV file (header row)")
     synth.add_argument("-o", "--output", required=True, help="output CSV file")
-    synth.add_argument("--domain", help="JSON file: column -> number of categories, "
-                       "list of categories, or {\"bins\": [...]}")
-    synth.add_argument("-n", "--n-samples", type=int, default=None,
-                       help="number of synthetic rows (default: as many as the input)")
+    synth.add_argument(
+        "--domain",
+        help='JSON file: column -> number of categories, list of categories, or {"bins": [...]}',
+    )
+    synth.add_argument(
+        "-n",
+        "--n-samples",
+        type=int,
+        default=None,
+        help="number of synthetic rows (default: as many as the input)",
+    )
     add_method_options(synth)
     synth.set_defaults(handler=_synthesize)
 

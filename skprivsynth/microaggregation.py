@@ -209,9 +209,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         group_of_row = divide_and_merge(cell_of_row, order_key, self.k)
 
         n_groups = int(group_of_row.max()) + 1
-        indicator = sp.csr_matrix(
-            (np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n)
-        )
+        indicator = sp.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
         sizes = np.bincount(group_of_row, minlength=n_groups)
         self.group_sizes_ = sizes
         self.means_ = np.asarray(indicator @ X) / sizes[:, None]

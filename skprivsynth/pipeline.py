@@ -85,7 +85,6 @@ class SynthesisPipeline(Pipeline):
                 data = step.inverse_transform(data)
         return data
 
-
     def _draw(self, n_samples, random_state):
         """Sample from the last step, leaving fractional records to a one-hot decoder.
 

@@ -534,8 +534,7 @@ class PrivacyReport:
         lines = [
             f"Privacy report: {self.mechanism}",
             f"  neighbouring relation: {self.neighbouring_relation}",
-            f"  total: epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g} "
-            "(basic composition)",
+            f"  total: epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g} (basic composition)",
         ]
         for e in self.entries:
             lines.append(

@@ -18,8 +18,20 @@ def test_synthesize_and_evaluate_round_trip(tmp_path, adult, capsys):
     domain = tmp_path / "domain.json"
     data.to_csv(source, index=False)
     domain.write_text(json.dumps(adult.domain))
-    code = main(["synthesize", str(source), "-o", str(target), "--domain", str(domain),
-                 "--param", "k=10", "-n", "500"])
+    code = main(
+        [
+            "synthesize",
+            str(source),
+            "-o",
+            str(target),
+            "--domain",
+            str(domain),
+            "--param",
+            "k=10",
+            "-n",
+            "500",
+        ]
+    )
     assert code == 0
     synthetic = pd.read_csv(target)
     assert list(synthetic.columns) == list(data.columns) and len(synthetic) == 500

@@ -285,9 +285,25 @@ def test_marginal_errors(X, Y, degree, form):
     _unchanged(by, Y)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug (reported, metrics.py): covariance_loss overflows to inf on huge "
+    "finite entries instead of refusing them",
+)
+def test_covariance_loss_huge_values_known_bug():
+    loss = covariance_loss(np.array([[0.0, 0.0]]), np.array([[1e308, 0.0], [0.0, 0.0]]))
+    assert np.isfinite(loss)
+
+
 @FUZZ
 @given(X=matrices(max_rows=6, boolean_bias=False), Y=matrices(max_rows=6, boolean_bias=False))
 def test_covariance_loss(X, Y):
+    # huge finite entries excluded here: see test_covariance_loss_huge_values_known_bug
+    for A in (X, Y):
+        if A.dtype.kind in "fO" and A.size:
+            A_float = np.asarray(A, dtype=np.float64)
+            if np.any(np.abs(A_float[np.isfinite(A_float)]) > 1e100):
+                return
     bx, by = _snapshot(X), _snapshot(Y)
     try:
         with np.errstate(over="ignore", invalid="ignore"):

@@ -7,12 +7,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skprivsynth import MicroaggregationSynthesizer
 from skprivsynth.metrics import covariance_loss
-
 from skprivsynth.microaggregation import covering_parameters
 
 
 @parametrize_with_checks(
-    [MicroaggregationSynthesizer(k=1, rounding=False), MicroaggregationSynthesizer(k=2, rounding=False, t=1)]
+    [
+        MicroaggregationSynthesizer(k=1, rounding=False),
+        MicroaggregationSynthesizer(k=2, rounding=False, t=1),
+    ]
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -25,7 +27,9 @@ def test_group_sizes_and_exact_mean_on_adult(adult_boolean):
         assert synth.group_sizes_.min() >= k
         assert synth.group_sizes_.max() < 2 * k
         assert synth.group_sizes_.sum() == X.shape[0]
-        np.testing.assert_allclose(synth.weights_ @ synth.means_, X.mean(axis=0), atol=1e-12, rtol=0)
+        np.testing.assert_allclose(
+            synth.weights_ @ synth.means_, X.mean(axis=0), atol=1e-12, rtol=0
+        )
 
 
 def test_covariance_loss_attribute_matches_metric(boolean_data):
@@ -47,7 +51,7 @@ def test_covariance_loss_decreases_with_n_and_obeys_theorem_rate(adult_boolean):
         K = n // k
         assert scaled_loss <= math.sqrt(math.log(math.log(K)) / math.log(K))
         losses.append(synth.covariance_loss_)
-    assert all(a > b for a, b in zip(losses, losses[1:])), losses
+    assert all(a > b for a, b in zip(losses, losses[1:], strict=False)), losses
 
 
 def test_larger_k_loses_more_covariance(adult_boolean):
@@ -69,7 +73,9 @@ def test_sample_is_boolean_seeded_and_defaults_to_n(boolean_data):
     S = synth.sample()
     assert S.shape == boolean_data.shape
     assert set(np.unique(S)) <= {0.0, 1.0}
-    np.testing.assert_array_equal(synth.sample(50, random_state=3), synth.sample(50, random_state=3))
+    np.testing.assert_array_equal(
+        synth.sample(50, random_state=3), synth.sample(50, random_state=3)
+    )
     assert not np.array_equal(synth.sample(50), synth.sample(50))  # the stream moves on
     again = MicroaggregationSynthesizer(k=5, random_state=0).fit(boolean_data)
     np.testing.assert_array_equal(again.sample(), S)  # seeded runs are identical

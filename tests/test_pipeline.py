@@ -98,6 +98,8 @@ def test_blockwise_rounding_keeps_one_way_marginals_and_beats_coordinatewise(adu
 
     coordinatewise = encoder.inverse_transform(synth.sample(len(data), random_state=0))
     blockwise = pipe.sample(len(data), random_state=0)
-    tvd_coordinatewise = categorical_marginal_tvd(data, coordinatewise, degree=2, domain=adult.domain)
+    tvd_coordinatewise = categorical_marginal_tvd(
+        data, coordinatewise, degree=2, domain=adult.domain
+    )
     tvd_blockwise = categorical_marginal_tvd(data, blockwise, degree=2, domain=adult.domain)
     assert tvd_blockwise < 0.8 * tvd_coordinatewise

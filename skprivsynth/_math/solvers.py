@@ -55,8 +55,18 @@ class QPResult:
     solve_time: float
 
 
-def solve_lp(c, A, row_lower, row_upper, col_lower, col_upper, *, time_limit=300.0,
-             solver="choose", what="linear program"):
+def solve_lp(
+    c,
+    A,
+    row_lower,
+    row_upper,
+    col_lower,
+    col_upper,
+    *,
+    time_limit=300.0,
+    solver="choose",
+    what="linear program",
+):
     """Minimise ``cᵀx`` s.t. ``row_lower ≤ A x ≤ row_upper``, ``col_lower ≤ x ≤ col_upper``.
 
     Parameters
@@ -97,11 +107,20 @@ def solve_lp(c, A, row_lower, row_upper, col_lower, col_upper, *, time_limit=300
     h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("solver", solver)
     status = h.passModel(
-        n_vars, n_rows, A.nnz, int(highspy.MatrixFormat.kColwise),
-        int(highspy.ObjSense.kMinimize), 0.0,
-        _bounds(c, n_vars), _bounds(col_lower, n_vars), _bounds(col_upper, n_vars),
-        _bounds(row_lower, n_rows), _bounds(row_upper, n_rows),
-        A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data,
+        n_vars,
+        n_rows,
+        A.nnz,
+        int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize),
+        0.0,
+        _bounds(c, n_vars),
+        _bounds(col_lower, n_vars),
+        _bounds(col_upper, n_vars),
+        _bounds(row_lower, n_rows),
+        _bounds(row_upper, n_rows),
+        A.indptr.astype(np.int32),
+        A.indices.astype(np.int32),
+        A.data,
         np.zeros(n_vars, dtype=np.int32),
     )
     if status == highspy.HighsStatus.kError:
@@ -125,13 +144,25 @@ def solve_lp(c, A, row_lower, row_upper, col_lower, col_upper, *, time_limit=300
         solve_time=elapsed,
         row_dual=np.asarray(solution.row_dual, dtype=np.float64),
         col_dual=np.asarray(solution.col_dual, dtype=np.float64),
-        iterations=int(info.simplex_iteration_count) + int(info.ipm_iteration_count)
+        iterations=int(info.simplex_iteration_count)
+        + int(info.ipm_iteration_count)
         + int(info.crossover_iteration_count),
     )
 
 
-def solve_qp(P, q, A, lower, upper, *, eps=1e-9, max_iter=200_000, time_limit=300.0,
-             polish=True, what="quadratic program"):
+def solve_qp(
+    P,
+    q,
+    A,
+    lower,
+    upper,
+    *,
+    eps=1e-9,
+    max_iter=200_000,
+    time_limit=300.0,
+    polish=True,
+    what="quadratic program",
+):
     """Minimise ``½ xᵀPx + qᵀx`` s.t. ``lower ≤ A x ≤ upper`` with OSQP.
 
     Parameters
@@ -161,10 +192,18 @@ def solve_qp(P, q, A, lower, upper, *, eps=1e-9, max_iter=200_000, time_limit=30
     A = sp.csc_matrix(A, dtype=np.float64)
     problem = osqp.OSQP()
     problem.setup(
-        P, np.asarray(q, dtype=np.float64), A,
-        np.asarray(lower, dtype=np.float64), np.asarray(upper, dtype=np.float64),
-        eps_abs=eps, eps_rel=eps, max_iter=int(max_iter), time_limit=float(time_limit),
-        polishing=polish, polish_refine_iter=10, verbose=False,
+        P,
+        np.asarray(q, dtype=np.float64),
+        A,
+        np.asarray(lower, dtype=np.float64),
+        np.asarray(upper, dtype=np.float64),
+        eps_abs=eps,
+        eps_rel=eps,
+        max_iter=int(max_iter),
+        time_limit=float(time_limit),
+        polishing=polish,
+        polish_refine_iter=10,
+        verbose=False,
     )
     start = time.perf_counter()
     result = problem.solve(raise_error=False)

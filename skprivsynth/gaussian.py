@@ -1,0 +1,718 @@
+"""(ε, δ)-DP marginals by correlated Gaussian noise, and synthetic data from them.
+
+:class:`CorrelatedGaussianMechanism` answers a workload of linear queries (by default
+all marginal tables of degree ``1..d``) over a universe of candidate records with the
+correlated Gaussian noise of Nikolov, Talwar and Zhang — noise shaped by the minimum-
+volume enclosing ellipsoid of the workload's sensitivity polytope — then projects the
+noisy answers onto histograms of ``n`` records (non-negative least squares) and
+samples synthetic records from that histogram.  :func:`plain_gaussian_mechanism` is the
+classical isotropic Gaussian mechanism on the same workload, the comparison point.
+
+Neighbouring relation: replace-one (bounded DP) — datasets of the same public size
+``n`` differing in one row.
+
+Notation: universe ``{t_1..t_N}``, histogram ``x ∈ R^N`` of counts (``Σ x = n``),
+query matrix ``A ∈ R^{q×N}`` (column ``a_j`` = answers of one record ``t_j``), answers
+``A x`` in *counts* (divide by ``n`` for fractions).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from ._math.ellipsoid import base_decomposition, walsh_base_decomposition
+from ._math.sampling import sample_weighted_records
+from ._math.workload import MarginalWorkload
+from .base import BaseSynthesizer, check_random_generator
+from .privacy import (
+    PrivacyReport,
+    check_delta,
+    check_epsilon,
+    gaussian_noise,
+)
+from .validation import check_boolean_matrix, check_n_samples
+
+__all__ = [
+    "MAX_UNIVERSE",
+    "CorrelatedGaussianMechanism",
+    "gaussian_noise_multiplier",
+    "plain_gaussian_mechanism",
+]
+
+#: Hard upper limit of ``max_universe`` (the whole cube ``{0,1}^p`` is handled as a
+#: dense vector of ``2^p`` counts; ``2^22`` float64 = 32 MB per vector, the consistency
+#: step keeps about eight of them).
+MAX_UNIVERSE = 2**22
+
+#: Replace-one neighbours: ``x - x' = e_u - e_v``, so ``A(x - x') = a_u - a_v`` lies in
+#: ``2·sym conv{a_j - c}`` for any centre ``c``: the factor Δ = 2 (paper: Δ = 1 for
+#: add/remove neighbours).
+REPLACE_ONE_DELTA = 2.0
+
+# Largest dense coefficient matrix T (queries × Walsh characters) on the fast path.
+_MAX_DENSE_ENTRIES = 50_000_000
+# Largest number of nonzeros of a sparse query matrix over a user universe.
+_MAX_QUERY_NNZ = 100_000_000
+
+
+def gaussian_noise_multiplier(epsilon, delta):
+    """``c(ε, δ) = (1 + sqrt(2 ln(1/δ))) / ε`` of the Gaussian mechanism.
+
+    Adding ``N(0, c²·σ²)`` noise to each coordinate of a statistic whose sensitivity
+    vectors have Euclidean norm at most ``σ`` is ``(ε, δ)``-DP (Nikolov–Talwar–Zhang,
+    Lemma 4; Dwork et al. 2006).
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    return (1.0 + math.sqrt(2.0 * math.log(1.0 / delta))) / epsilon
+
+
+# ----------------------------------------------------------------------------- helpers
+def _fwht(v):
+    """Unnormalised fast Walsh–Hadamard transform ``H v`` of a length-``2^p`` vector.
+
+    ``(H v)[s] = Σ_i v[i]·(-1)^{popcount(s & i)}``: with record index
+    ``i = Σ_j x_j 2^j`` and character mask ``s`` (bit ``j`` ⇔ column ``j ∈ S``) this is
+    ``Σ_x v(x) χ_S(x)``, ``χ_S(x) = Π_{j∈S} (1 - 2x_j)``.  ``H`` is symmetric and
+    ``H² = 2^p I``.  Cost ``O(p·2^p)``.
+    """
+    out = np.array(v, dtype=np.float64, copy=True)
+    n = out.size
+    h = 1
+    while h < n:
+        view = out.reshape(-1, 2, h)
+        a = view[:, 0, :].copy()
+        view[:, 0, :] += view[:, 1, :]
+        view[:, 1, :] = a - view[:, 1, :]
+        h *= 2
+    return out
+
+
+def _project_simplex(v):
+    """Euclidean projection of ``v`` onto ``{h ≥ 0, Σ h = 1}`` (Michelot's algorithm).
+
+    Finite: the threshold ``θ`` increases monotonically to the root of
+    ``Σ max(v - θ, 0) = 1``; each pass is ``O(N)`` and a few passes suffice.
+    """
+    active = v
+    theta = (active.sum() - 1.0) / active.size
+    while True:
+        active = active[active > theta]
+        new_theta = (active.sum() - 1.0) / active.size
+        if new_theta <= theta:
+            break
+        theta = new_theta
+    return np.maximum(v - theta, 0.0)
+
+
+def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5,
+                           max_iter=3000):
+    """Minimise ``f(h) = ½||A h - y||²`` over the probability simplex by FISTA.
+
+    Accelerated projected gradient with gradient-based adaptive restart
+    (O'Donoghue–Candès) and backtracking on the Lipschitz constant.  Stops when the
+    Frank–Wolfe duality gap ``gᵀh - min_i g_i`` (``g = ∇f(h)``), an upper bound on
+    ``f(h) - f*`` and the complementarity residual of the KKT conditions
+    (``g_i - μ ≥ 0``, ``h_i (g_i - μ) = 0`` with ``μ = min g``), is at most
+    ``rtol·f(h) + 1e-12·||y||²``.
+
+    Returns
+    -------
+    h : ndarray (n_cols,)
+    gap : float
+    n_iter : int
+    """
+    x = np.full(n_cols, 1.0 / n_cols)
+    Ax = matvec(x)
+    z, Az = x, Ax
+    t = 1.0
+    L = float(lipschitz)
+    atol = 1e-12 * float(y @ y)
+    gap = np.inf
+    for it in range(1, max_iter + 1):
+        rz = Az - y
+        fz = 0.5 * float(rz @ rz)
+        g = rmatvec(rz)
+        while True:
+            x_new = _project_simplex(z - g / L)
+            Ax_new = matvec(x_new)
+            r_new = Ax_new - y
+            step = x_new - z
+            if 0.5 * float(r_new @ r_new) <= fz + float(g @ step) + 0.5 * L * float(step @ step) \
+                    * (1 + 1e-9) + 1e-300:
+                break
+            L *= 2.0
+        if float((z - x_new) @ (x_new - x)) > 0:      # restart: momentum points uphill
+            t = 1.0
+        t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
+        beta = (t - 1.0) / t_new
+        z = x_new + beta * (x_new - x)
+        Az = Ax_new + beta * (Ax_new - Ax)
+        x, Ax, t = x_new, Ax_new, t_new
+        if it % 10 == 0 or it == max_iter:
+            res = Ax - y
+            gx = rmatvec(res)
+            gap = float(gx @ x - gx.min())
+            if gap <= rtol * 0.5 * float(res @ res) + atol:
+                return x, gap, it
+    warnings.warn(
+        f"the consistency step (non-negative least squares) stopped after {max_iter} "
+        f"iterations with duality gap {gap:.3g}; the histogram is feasible but not "
+        "optimal to the requested tolerance.",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
+    return x, gap, max_iter
+
+
+def _check_universe(universe, p):
+    """Return the universe as a uint8 array of unique Boolean rows of width ``p``."""
+    U = check_array(universe, dtype=np.float64, ensure_min_samples=1,
+                    input_name="universe")
+    if U.shape[1] != p:
+        raise ValueError(f"universe must have one column per feature of X ({p}); got "
+                         f"shape {U.shape}.")
+    check_boolean_matrix(U, name="universe")
+    U = U.astype(np.uint8)
+    keys = _row_keys(U)
+    if np.unique(keys).size != keys.size:
+        raise ValueError("universe must not contain duplicate records; remove the repeats.")
+    return U
+
+
+def _row_keys(Z):
+    """One hashable void scalar per Boolean row (bit-packed)."""
+    packed = np.ascontiguousarray(np.packbits(Z.astype(np.uint8), axis=1))
+    return packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+
+
+def _is_matrix_workload(workload):
+    return sp.issparse(workload) or (
+        isinstance(workload, np.ndarray) and workload.ndim == 2
+        and np.issubdtype(workload.dtype, np.floating)
+    )
+
+
+class _Workload:
+    """Query matrix of a workload over a universe, in the form each path needs.
+
+    Full cube + marginal workload: ``A = T·W_S`` with ``W_S`` the Walsh rows (characters
+    of the downward closure of the column sets) — the fast path.  Otherwise an explicit
+    (sparse) ``q × N`` matrix.
+    """
+
+    def __init__(self, p, degree, workload, universe, max_universe):
+        self.p = p
+        if universe is None:
+            if p >= 63 or 2**p > max_universe:
+                raise ValueError(
+                    f"universe: the whole cube {{0,1}}^{p} has 2^{p} records, more than "
+                    f"max_universe={max_universe:,}; pass explicit candidate records as "
+                    f"universe, or raise max_universe (at most {MAX_UNIVERSE:,})."
+                )
+            self.records = None
+            self.N = 2**p
+        else:
+            self.records = _check_universe(universe, p)
+            self.N = self.records.shape[0]
+        self.marginal = None
+        self.matrix = None
+        if _is_matrix_workload(workload):
+            A = sp.csr_matrix(workload, dtype=np.float64) if sp.issparse(workload) \
+                else np.asarray(workload, dtype=np.float64)
+            if A.shape[1] != self.N or A.shape[0] == 0:
+                raise ValueError(
+                    f"workload: a query matrix must have shape (n_queries, {self.N}) — one "
+                    f"column per universe record; got shape {A.shape}."
+                )
+            data = A.data if sp.issparse(A) else A
+            if not np.all(np.isfinite(data)):
+                raise ValueError("workload: the query matrix must be finite.")
+            self.matrix = A
+        elif isinstance(workload, MarginalWorkload):
+            if workload.n_features != p:
+                raise ValueError(f"workload has n_features={workload.n_features} but X has "
+                                 f"{p} columns.")
+            self.marginal = workload
+        elif workload is None:
+            self.marginal = MarginalWorkload(p, min(degree, p), kind="table",
+                                             include_constant=False)
+        else:
+            self.marginal = MarginalWorkload(p, kind="table", column_sets=workload,
+                                             include_constant=False)
+        self.q = self.marginal.n_queries if self.marginal is not None else self.matrix.shape[0]
+        self.fast = self.marginal is not None and self.records is None
+        if self.fast:
+            self._build_walsh()
+        elif self.marginal is not None:
+            nnz = self.marginal.max_nnz(self.N)
+            if nnz > _MAX_QUERY_NNZ:
+                raise ValueError(
+                    f"universe: {self.N:,} records × {self.marginal.n_tables} tables give a "
+                    f"query matrix with {nnz:,} nonzeros, above {_MAX_QUERY_NNZ:,}; use fewer "
+                    "candidate records or a smaller workload."
+                )
+            self.matrix = self.marginal.query_matrix(self.records).tocsr()
+
+    # ------------------------------------------------------------- fast path (Walsh)
+    def _build_walsh(self):
+        """``T`` with ``A = T·W``: cell ``v`` of table ``J`` is ``2^{-|J|} Σ_{S⊆J} χ_S(v) χ_S``."""
+        wl = self.marginal
+        slices = wl.table_slices()
+        masks_per_table = []
+        for cols, _ in slices:
+            k = len(cols)
+            local = np.arange(2**k, dtype=np.int64)
+            bits = (local[:, None] >> np.arange(k)) & 1
+            masks_per_table.append(bits @ (np.int64(1) << np.asarray(cols, dtype=np.int64)))
+        all_masks = np.unique(np.concatenate(masks_per_table + [np.zeros(1, np.int64)]))
+        L = all_masks.size
+        if self.q * L > _MAX_DENSE_ENTRIES:
+            raise ValueError(
+                f"degree/workload: {self.q:,} queries on {L:,} Walsh characters need a dense "
+                f"{self.q:,} × {L:,} matrix, above {_MAX_DENSE_ENTRIES:,} entries; use a "
+                "lower degree or fewer column sets."
+            )
+        T = np.zeros((self.q, L))
+        if wl.include_constant:
+            T[0, 0] = 1.0
+        for (cols, rows), masks in zip(slices, masks_per_table, strict=True):
+            k = len(cols)
+            cells = np.arange(2**k, dtype=np.int64)
+            # Cell index: first column most significant, so v_t = bit (k-1-t).
+            vbits = (cells[:, None] >> (k - 1 - np.arange(k))) & 1
+            sbits = (cells[:, None] >> np.arange(k)) & 1
+            signs = 1.0 - 2.0 * ((vbits @ sbits.T) % 2)          # χ_S(v), rows v, cols S
+            block = signs / 2.0**k
+            if wl.kind != "table":                             # conjunction = cell 1…1
+                block = block[-1:]
+            T[rows, np.searchsorted(all_masks, masks)] = block
+        self.T = T
+        self.masks = all_masks
+
+    # ------------------------------------------------------------------ evaluation
+    def histogram(self, X):
+        """Counts of the rows of the Boolean ``X`` on the universe (error outside it)."""
+        Xu = X.astype(np.uint8)
+        if self.records is None:
+            idx = Xu.astype(np.int64) @ (np.int64(1) << np.arange(self.p, dtype=np.int64))
+            return np.bincount(idx, minlength=self.N).astype(np.float64)
+        ukeys = _row_keys(self.records)
+        order = np.argsort(ukeys)
+        sorted_keys = ukeys[order]
+        xkeys = _row_keys(Xu)
+        pos = np.minimum(np.searchsorted(sorted_keys, xkeys), self.N - 1)
+        found = sorted_keys[pos] == xkeys
+        if not found.all():
+            row = int(np.flatnonzero(~found)[0])
+            raise ValueError(
+                f"X row {row} ({Xu[row].tolist()}) is not in the universe; every record of "
+                "X must be one of the universe's candidate records."
+            )
+        return np.bincount(order[pos], minlength=self.N).astype(np.float64)
+
+    def answers(self, counts):
+        """``A·counts``."""
+        if self.fast:
+            return self.T @ _fwht(counts)[self.masks]
+        return np.asarray(self.matrix @ counts).ravel()
+
+    def adjoint(self, z):
+        """``Aᵀ z``."""
+        if self.fast:
+            coef = np.zeros(self.N)
+            coef[self.masks] = self.T.T @ z
+            return _fwht(coef)
+        return np.asarray(self.matrix.T @ z).ravel()
+
+    def lipschitz(self):
+        """``||A||₂²`` (fast path: ``N·||T||₂²`` since ``W Wᵀ = N·I``) or an estimate."""
+        if self.fast:
+            return self.N * float(np.linalg.eigvalsh(self.T.T @ self.T)[-1])
+        rng = np.random.default_rng(0)
+        v = rng.standard_normal(self.N)
+        lam = 0.0
+        for _ in range(30):
+            w = self.adjoint(self.answers(v))
+            lam = float(np.linalg.norm(w))
+            if lam == 0:
+                return 1.0
+            v = w / lam
+        return lam
+
+    def max_column_norm(self):
+        """``max_j ||a_j||₂`` (exact)."""
+        if self.fast:
+            # Every record has exactly one cell per table (norm² = #tables, + 1 for the
+            # constant); for conjunctions the all-ones record attains the same value.
+            return math.sqrt(self.marginal.n_tables + int(self.marginal.include_constant))
+        A = self.matrix
+        sq = A.multiply(A).sum(axis=0) if sp.issparse(A) else (A * A).sum(axis=0)
+        return math.sqrt(float(np.max(sq)))
+
+    def decompose(self, eta):
+        """Base decomposition of the centred columns (see the estimator's Notes)."""
+        if self.fast:
+            # Centre = mean column over the cube = the ∅-character column of T.
+            return walsh_base_decomposition(self.T[:, self.masks != 0])
+        center = np.asarray(self.matrix.sum(axis=1)).ravel() / self.N
+        return base_decomposition(self.matrix, center=center, eta=eta)
+
+    def decode(self, idx):
+        """Boolean records (float64) of universe indices ``idx``."""
+        if self.records is None:
+            return ((idx[:, None] >> np.arange(self.p, dtype=np.int64)) & 1).astype(np.float64)
+        return self.records[idx].astype(np.float64)
+
+
+def _noise_multipliers(decomposition, allocation):
+    """Per-block multipliers ``s_i``: noise ``Σ_i s_i U_i w_i``, ``w_i ~ N(0, c² I)``.
+
+    ``paper``: ``s_i = Δ·sqrt(k)·r_i`` (Algorithm 2 / Corollary 9).
+    ``optimal``: ``s_i = Δ·r_i·sqrt(γ/λ_i)`` with ``λ_i ∝ sqrt(d_i)·r_i`` (``Σ λ_i = 1``)
+    and ``γ = max_j Σ_i λ_i ||U_iᵀ b_j||² / r_i² ≤ 1`` (exact on the general path, the
+    bound 1 on the fast path).  Privacy: the covariance is ``c²·G``,
+    ``G = Σ_i s_i² U_i U_iᵀ``, and every centred column satisfies
+    ``(Δ b_j)ᵀ G⁺ (Δ b_j) = Σ_i λ_i ||U_iᵀ b_j||² / (γ r_i²) ≤ 1``, so the ellipsoid
+    ``G^{1/2} B`` contains ``Δ·sym conv{b_j}`` ⊇ every ``a_u - a_v``: Corollary 8 of the
+    paper.  The total variance ``Σ_i d_i s_i²`` is ``Δ²·γ·(Σ_i sqrt(d_i) r_i)²``, at most
+    the paper's ``Δ²·k·Σ_i d_i r_i²`` by Cauchy–Schwarz.
+    """
+    r = decomposition.radii
+    d = decomposition.ranks.astype(np.float64)
+    k = r.size
+    if k == 0:
+        return np.zeros(0), 1.0
+    if allocation == "paper":
+        return REPLACE_ONE_DELTA * math.sqrt(k) * r, 1.0
+    lam = np.sqrt(d) * r
+    lam = lam / lam.sum()
+    gamma = 1.0
+    if decomposition.block_norms_sq is not None:
+        gamma = float(np.max(decomposition.block_norms_sq @ (lam / r**2)))
+        gamma = min(max(gamma, 0.0), 1.0)
+    return REPLACE_ONE_DELTA * r * np.sqrt(gamma / lam), gamma
+
+
+# ---------------------------------------------------------------------- estimator
+class CorrelatedGaussianMechanism(BaseSynthesizer):
+    """(ε, δ)-DP synthetic data from marginals answered with correlated Gaussian noise.
+
+    Builds the histogram ``x`` of the data over a universe of candidate records,
+    answers the workload ``A x`` (by default every marginal table of degree
+    ``1..degree``) with Gaussian noise shaped by the base decomposition of the
+    workload's sensitivity polytope (Nikolov–Talwar–Zhang, Algorithms 1–2), projects
+    the noisy answers onto histograms of ``n`` records by non-negative least squares
+    (Algorithm 3's least-squares step, restricted to histograms so that the result is
+    a dataset) and samples synthetic records from that histogram.
+
+    Privacy: ``(epsilon, delta)``-DP for *replace-one* neighbours (same public ``n``,
+    one row replaced).  With ``x - x' = e_u - e_v`` the answers move by ``a_u - a_v``,
+    which lies in ``Δ·sym conv{a_j - ā}``, ``Δ = 2``, ``ā`` the mean column — the
+    sensitivity polytope is centred before the decomposition, so a direction fixed by
+    the public ``n`` (e.g. the total of every table) gets no noise.  With
+    ``c = (1 + sqrt(2 ln(1/δ)))/ε``, noise ``Σ_i s_i U_i w_i``, ``w_i ~ N(0, c² I)``,
+    ``U_1..U_k`` the base decomposition and ``r_i = max_j ||U_iᵀ(a_j - ā)||``:
+    ``noise_allocation="paper"`` uses ``s_i = Δ·sqrt(k)·r_i`` (the paper's Algorithm 2);
+    ``"optimal"`` (default) uses ``s_i = Δ·r_i·sqrt(γ/λ_i)``, ``λ_i ∝ sqrt(d_i)·r_i``,
+    which the same Corollary 8 argument proves private (see ``privacy_report()``) and
+    whose total variance ``Δ²γ(Σ sqrt(d_i) r_i)²`` never exceeds the paper's
+    ``Δ²k Σ d_i r_i²``.  The decomposition depends on the workload and universe only,
+    never on the data; everything after the noise is post-processing.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter ε > 0.
+    delta : float
+        Privacy parameter δ in (0, 1).
+    degree : int, default=2
+        With ``workload=None``: all marginal tables of ``1..min(degree, p)`` columns.
+    workload : None, sequence of column sets, MarginalWorkload, or float matrix
+        A sequence of column sets (e.g. ``[(0, 1), (2,)]``) means their full tables;
+        a :class:`~skprivsynth._math.workload.MarginalWorkload` (tables or conjunctions)
+        is used as is; a float ndarray / scipy sparse matrix of shape
+        ``(n_queries, universe size)`` is a custom query matrix (columns in universe
+        order; for the whole cube record ``i`` has ``x_j = (i >> j) & 1``).
+    universe : array-like of shape (N, p), optional
+        Candidate records (unique Boolean rows).  Default: the whole cube
+        ``{0,1}^p`` when ``2^p ≤ max_universe``; otherwise ``universe`` is required.
+        Every row of ``X`` must be in the universe.
+    max_universe : int, default=2**20
+        Largest cube handled by default; at most :data:`MAX_UNIVERSE` (``2^22``).
+    noise_allocation : {"optimal", "paper"}, default="optimal"
+        How the noise is split over the blocks of the decomposition (see above).
+    random_state : None, int or numpy.random.Generator
+        Seed of the noise (``fit``) and of the sampling stream.
+
+    Attributes
+    ----------
+    epsilon_, delta_ : float
+        Privacy spent by ``fit`` (sampling is post-processing).
+    noisy_answers_ : ndarray of shape (n_queries,)
+        The raw private answers ``ỹ = A x + noise`` (counts).
+    consistent_answers_ : ndarray of shape (n_queries,)
+        ``A x̂`` for the consistent histogram: a least-squares estimator in the spirit
+        of the paper's sparse-case Algorithm 3 (projection onto ``n·conv{a_j}`` rather
+        than ``n·K``); usually much more accurate than ``noisy_answers_`` when
+        ``n`` is small compared with the number of queries.
+    histogram_ : ndarray of shape (N,)
+        The consistent histogram ``x̂ ≥ 0``, ``Σ x̂ = n``.
+    noise_scales_ : ndarray of shape (k,)
+        Standard deviation ``c·s_i`` of the noise coordinates in each block.
+    block_radii_ : ndarray of shape (k,)
+        ``r_i``.
+    block_ranks_ : ndarray of shape (k,)
+        ``d_i = dim U_i``.
+    noise_bases_ : list of ndarray
+        ``U_i`` of shape ``(n_queries, d_i)``.
+    decomposition_method_ : {"walsh", "mvee"}
+        Fast path (whole cube + marginal workload) or MVEE over the universe.
+    containment_factor_ : float
+        ``γ`` of the optimal allocation (1 for ``"paper"``).
+    consistency_gap_ : float
+        Final duality gap of the least-squares step (in squared fractions).
+    consistency_iterations_ : int
+    universe_size_ : int
+    n_queries_ : int
+    n_features_in_, feature_names_in_, n_samples_fit_
+
+    Notes
+    -----
+    Fast path: on the whole cube a marginal workload factors as ``A = T·W`` with
+    ``W`` the Walsh characters of the column sets' subsets; the MVEE of the characters
+    is a ball, so the decomposition costs one Gram matrix of ``T`` (``O(q·L²)``,
+    ``L`` = number of characters) and the radii are exact.  Least squares: FISTA over
+    the simplex with fast Walsh–Hadamard products, ``O(p·2^p)`` per iteration
+    (chosen over OSQP with the split variable ``z = A x̂`` by measurement, see
+    ``benchmarks/bench_correlated_gaussian.py``).  Other universes: ``O(min(q,N)²)``
+    memory for the row space, MVEE iterations of ``O(N·rank)``, sparse products in
+    the least squares.
+
+    References
+    ----------
+    Aleksandar Nikolov, Kunal Talwar, Li Zhang, "The geometry of differential privacy:
+    the sparse and approximate cases", STOC 2013 — Algorithm 1 (base decomposition,
+    Lemma 5), Algorithm 2 and Theorem 13 (correlated Gaussian noise, privacy by
+    Corollaries 8–9), Algorithm 3 (least squares), Section 4.1 (approximate MVEE).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.gaussian import CorrelatedGaussianMechanism
+    >>> rng = np.random.default_rng(0)
+    >>> X = (rng.random((500, 6)) < 0.3).astype(float)
+    >>> cgm = CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, random_state=0).fit(X)
+    >>> cgm.sample(3).shape
+    (3, 6)
+    >>> round(cgm.histogram_.sum())
+    500
+    """
+
+    _input_domain = "boolean"
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "workload": "no_validation",
+        "universe": [None, "array-like"],
+        "max_universe": [Interval(Integral, 1, MAX_UNIVERSE, closed="both")],
+        "noise_allocation": [StrOptions({"optimal", "paper"})],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, epsilon=1.0, delta=1e-6, degree=2, workload=None, universe=None,
+                 max_universe=2**20, noise_allocation="optimal", random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.degree = degree
+        self.workload = workload
+        self.universe = universe
+        self.max_universe = max_universe
+        self.noise_allocation = noise_allocation
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Release the noisy workload answers of ``X`` and fit the consistent histogram.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Boolean data.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X, rng = self._validate_fit_data(X)
+        n, p = X.shape
+        wl = _Workload(p, self.degree, self.workload, self.universe, self.max_universe)
+        counts = wl.histogram(X)
+        dec = wl.decompose(eta=0.05)
+        c = gaussian_noise_multiplier(self.epsilon, self.delta)
+        multipliers, gamma = _noise_multipliers(dec, self.noise_allocation)
+        noise = np.zeros(wl.q)
+        for U, s in zip(dec.bases, multipliers, strict=True):
+            noise += U @ gaussian_noise(c * s, U.shape[1], rng)
+        self.noisy_answers_ = wl.answers(counts) + noise
+        h, gap, n_iter = _simplex_least_squares(
+            wl.answers, wl.adjoint, self.noisy_answers_ / n, wl.N, wl.lipschitz()
+        )
+        self.histogram_ = n * h
+        self.consistent_answers_ = wl.answers(self.histogram_)
+        self.consistency_gap_ = gap
+        self.consistency_iterations_ = n_iter
+        self.noise_scales_ = c * multipliers
+        self.block_radii_ = dec.radii
+        self.block_ranks_ = dec.ranks
+        self.noise_bases_ = dec.bases
+        self.decomposition_method_ = dec.method
+        self.containment_factor_ = gamma
+        self.universe_size_ = wl.N
+        self.n_queries_ = wl.q
+        self.epsilon_ = float(self.epsilon)
+        self.delta_ = float(self.delta)
+        self._workload = wl
+        self._noise_multiplier = c
+        return self
+
+    def noise_covariance(self):
+        """Covariance ``c²·Σ_i s_i² U_i U_iᵀ`` of the added noise (``n_queries²`` floats)."""
+        check_is_fitted(self)
+        if self.n_queries_**2 > _MAX_DENSE_ENTRIES:
+            raise ValueError(f"noise_covariance: {self.n_queries_}² entries exceed "
+                             f"{_MAX_DENSE_ENTRIES:,}; use noise_bases_ and noise_scales_.")
+        cov = np.zeros((self.n_queries_, self.n_queries_))
+        for U, s in zip(self.noise_bases_, self.noise_scales_, strict=True):
+            cov += s**2 * (U @ U.T)
+        return cov
+
+    def workload_answers(self, X):
+        """Exact answers ``A·x`` (counts) of the fitted workload on ``X`` — NOT private.
+
+        For evaluation only (e.g. the error of ``noisy_answers_`` on the training data).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        check_boolean_matrix(X)
+        return self._workload.answers(self._workload.histogram(X))
+
+    def privacy_report(self):
+        """How ``fit`` spent ``(epsilon_, delta_)`` (a :class:`PrivacyReport`)."""
+        check_is_fitted(self)
+        report = PrivacyReport("CorrelatedGaussianMechanism")
+        k = len(self.noise_scales_)
+        c = self._noise_multiplier
+        rule = ("s_i = Δ·sqrt(k)·r_i (Algorithm 2)" if self.noise_allocation == "paper" else
+                f"s_i = Δ·r_i·sqrt(γ/λ_i), λ_i ∝ sqrt(d_i)·r_i, γ = "
+                f"{self.containment_factor_:.4g}")
+        report.add(
+            step=f"workload answers ({self.n_queries_} queries, {k} noise blocks)",
+            mechanism="correlated Gaussian (Nikolov-Talwar-Zhang)",
+            sensitivity=("A(x - x') = a_u - a_v ∈ Δ·sym conv{a_j - ā}, Δ = 2 "
+                         "(replace-one); block radii r_i = "
+                         + np.array2string(self.block_radii_, precision=4)),
+            epsilon=self.epsilon_,
+            delta=self.delta_,
+            scale=np.array2string(self.noise_scales_, precision=4),
+            derivation=(
+                f"c = (1 + sqrt(2 ln(1/δ)))/ε = {c:.6g}; block i gets N(0, (c·s_i)²) "
+                f"on each of its d_i = {self.block_ranks_.tolist()} coordinates, {rule}; "
+                "every centred column satisfies Σ_i (s_i^-2)·||U_iᵀ Δ b_j||² ≤ 1, so the "
+                "noise ellipsoid contains the sensitivity polytope (Corollaries 8-9, "
+                "Lemma 4 of seed 004). Consistency and sampling are post-processing."
+            ),
+        )
+        return report
+
+    def _candidates(self):
+        check_is_fitted(self)
+        support = np.flatnonzero(self.histogram_ > 0)
+        weights = self.histogram_[support] / self.histogram_.sum()
+        return self._workload.decode(support), weights, False
+
+    def sample(self, n_samples=None, random_state=None):
+        """Draw synthetic records i.i.d. from the consistent histogram ``x̂ / n``.
+
+        Only the drawn records are decoded (the universe may have ``2^22`` records).
+
+        Parameters
+        ----------
+        n_samples : int, optional
+            Defaults to the number of rows seen in ``fit``.
+        random_state : None, int or numpy.random.Generator
+            Seed of this draw; None continues the estimator's own stream.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_in_), float64 in {0, 1}
+        """
+        check_is_fitted(self)
+        n = check_n_samples(n_samples, self.n_samples_fit_)
+        rng = self._sampling_generator(random_state)
+        support = np.flatnonzero(self.histogram_ > 0)
+        drawn = sample_weighted_records(support[:, None], self.histogram_[support], n, rng,
+                                        rounding=False)
+        return self._workload.decode(drawn[:, 0].astype(np.int64))
+
+
+def plain_gaussian_mechanism(X, epsilon, delta, *, degree=2, workload=None, universe=None,
+                             max_universe=2**20, random_state=None):
+    """The isotropic Gaussian mechanism on the same workload (comparison point).
+
+    Releases ``A x + N(0, σ² I_q)`` with ``σ = c·Δ·max_j ||a_j||₂``,
+    ``c = (1 + sqrt(2 ln(1/δ)))/ε`` and ``Δ = 2``: under replace-one neighbours
+    ``||A(x - x')||₂ = ||a_u - a_v||₂ ≤ 2·max_j ||a_j||₂`` (Nikolov–Talwar–Zhang,
+    Lemma 4).  ``(epsilon, delta)``-DP.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Boolean data.
+    epsilon, delta : float
+        Privacy parameters (ε > 0, 0 < δ < 1).
+    degree, workload, universe, max_universe :
+        As in :class:`CorrelatedGaussianMechanism` (same query order).
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    noisy_answers : ndarray of shape (n_queries,)
+        Counts.
+    scale : float
+        The noise standard deviation ``σ``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.gaussian import plain_gaussian_mechanism
+    >>> X = np.array([[0, 1], [1, 1], [0, 0]])
+    >>> answers, scale = plain_gaussian_mechanism(X, 1.0, 1e-6, degree=1, random_state=0)
+    >>> answers.shape, round(scale, 3)      # 2 one-way tables: max ||a_j|| = sqrt(2)
+    ((4,), 16.042)
+    """
+    c = gaussian_noise_multiplier(epsilon, delta)
+    X = check_array(X, dtype=np.float64, input_name="X")
+    check_boolean_matrix(X)
+    if isinstance(degree, bool) or not isinstance(degree, Integral) or degree < 1:
+        raise ValueError(f"degree must be a positive integer; got {degree!r}.")
+    if isinstance(max_universe, bool) or not isinstance(max_universe, Integral) \
+            or not 1 <= max_universe <= MAX_UNIVERSE:
+        raise ValueError(f"max_universe must be an integer in [1, {MAX_UNIVERSE}]; got "
+                         f"{max_universe!r}.")
+    wl = _Workload(X.shape[1], int(degree), workload, universe, int(max_universe))
+    rng = check_random_generator(random_state)
+    scale = c * REPLACE_ONE_DELTA * wl.max_column_norm()
+    return wl.answers(wl.histogram(X)) + gaussian_noise(scale, wl.q, rng), scale

@@ -1,0 +1,168 @@
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from skprivsynth._math import workload as wl
+from skprivsynth._math.workload import (
+    FunctionWorkload,
+    MarginalWorkload,
+    check_workload,
+)
+
+
+def _cube(p):
+    return np.array(list(itertools.product([0, 1], repeat=p)), dtype=np.uint8)
+
+
+def _dense_reference(W, Z):
+    """Query values from the definitions, one query at a time (no shared code)."""
+    rows = [np.ones(len(Z))] if W.include_constant else []
+    for J in W.column_sets_:
+        XJ = Z[:, list(J)]
+        if W.kind == "table":
+            for v in itertools.product([0, 1], repeat=len(J)):
+                rows.append(np.all(XJ == np.array(v), axis=1).astype(float))
+        else:
+            rows.append(np.all(XJ == 1, axis=1).astype(float))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("kind", ["table", "conjunction"])
+@pytest.mark.parametrize("p,degree", [(3, 1), (3, 2), (3, 3), (4, 2), (5, 3)])
+def test_query_matrix_matches_definition(kind, p, degree):
+    W = MarginalWorkload(p, degree, kind=kind)
+    Z = _cube(p)
+    Q = W.query_matrix(Z, chunk_size=3)
+    assert sp.issparse(Q) and Q.shape == (W.n_queries, 2**p)
+    np.testing.assert_array_equal(Q.toarray(), _dense_reference(W, Z))
+    if kind == "table":
+        for _, rows in W.table_slices():        # every table is a partition of the records
+            np.testing.assert_array_equal(Q[rows].sum(axis=0), 1)
+        assert Q.nnz == W.max_nnz(2**p)
+
+
+@pytest.mark.parametrize("kind", ["table", "conjunction"])
+def test_answers_chunking_and_row_mask(kind):
+    rng = np.random.default_rng(0)
+    W = MarginalWorkload(6, 3, kind=kind)
+    X = (rng.random((301, 6)) < rng.random(6)).astype(float)
+    full = W.query_matrix(X)
+    expected = np.asarray(full.mean(axis=1)).ravel()
+    for chunk in (1, 7, 1000, None):
+        np.testing.assert_allclose(W.answers(X, chunk_size=chunk), expected, atol=1e-14)
+    keep = rng.random(W.n_queries) < 0.4
+    np.testing.assert_array_equal(W.query_matrix(X, rows=keep, chunk_size=13).toarray(),
+                                  full.toarray()[keep])
+
+
+@pytest.mark.parametrize("kind", ["table", "conjunction"])
+@pytest.mark.parametrize("p,degree", [(3, 2), (4, 2), (4, 4), (5, 3)])
+def test_sensitivity_equals_brute_force_over_all_record_pairs(kind, p, degree):
+    """Δ_1 · n = max over all pairs (x, x') of ||F(x) - F(x')||_1 (replace-one)."""
+    W = MarginalWorkload(p, degree, kind=kind)
+    F = W.query_matrix(_cube(p)).toarray().T            # (2^p, n_queries)
+    brute = np.abs(F[:, None, :] - F[None, :, :]).sum(axis=2).max()
+    assert W.l1_sensitivity(1) == pytest.approx(brute, abs=0)
+    per_table = 2 if kind == "table" else 1
+    assert W.l1_sensitivity(10) == pytest.approx(per_table * W.n_tables / 10)
+
+
+@pytest.mark.parametrize("kind", ["table", "conjunction"])
+def test_sensitivity_bounds_random_neighbour_pairs(kind):
+    rng = np.random.default_rng(1)
+    p, n = 7, 25
+    W = MarginalWorkload(p, 3, kind=kind)
+    worst = 0.0
+    for _ in range(200):
+        X = (rng.random((n, p)) < rng.random(p)).astype(np.uint8)
+        X2 = X.copy()
+        i = rng.integers(n)
+        X2[i] = rng.integers(0, 2, p) if rng.random() < 0.7 else 1 - X[i]
+        worst = max(worst, np.abs(W.answers(X) - W.answers(X2)).sum())
+        assert worst <= W.l1_sensitivity(n) + 1e-12
+    assert worst == pytest.approx(W.l1_sensitivity(n))   # reached by x' = 1 - x
+
+
+def test_custom_column_sets():
+    W = MarginalWorkload(5, column_sets=[(3, 1), [0], (0, 2, 4)])
+    assert W.column_sets_ == [(0,), (1, 3), (0, 2, 4)]
+    assert W.n_tables == 3 and W.n_queries == 1 + 2 + 4 + 8
+    F = W.query_matrix(_cube(5)).toarray().T
+    brute = np.abs(F[:, None, :] - F[None, :, :]).sum(axis=2).max()
+    assert W.l1_sensitivity(1) == brute == 6
+    np.testing.assert_array_equal(F.T, _dense_reference(W, _cube(5)))
+
+
+def test_function_workload():
+    def f(Z):
+        return np.column_stack([Z[:, 0] - Z[:, 1], 2 * Z[:, 2]])
+
+    W = FunctionWorkload(f, bounds=([-1, 0], [1, 2]), n_features=3)
+    assert W.l1_sensitivity(4) == pytest.approx((2 + 2) / 4)
+    Z = _cube(3)
+    Q = W.query_matrix(Z, chunk_size=3).toarray()
+    np.testing.assert_array_equal(Q, np.vstack([np.ones(8), f(Z).T]))
+    X = Z[[0, 3, 5, 7]]
+    np.testing.assert_allclose(W.answers(X, chunk_size=1), [1.0, *f(X).mean(axis=0)])
+    brute = np.abs(Q.T[:, None, :] - Q.T[None, :, :]).sum(axis=2).max()
+    assert brute <= W.l1_sensitivity(1)
+    lo, hi = W.query_bounds()
+    np.testing.assert_array_equal(lo, [1, -1, 0])
+    np.testing.assert_array_equal(hi, [1, 1, 2])
+
+
+def test_function_workload_requires_and_enforces_bounds():
+    with pytest.raises(ValueError, match="bounds"):
+        FunctionWorkload(lambda Z: Z[:, :1], bounds=None, n_features=2)
+    with pytest.raises(ValueError, match="bounds"):
+        FunctionWorkload(lambda Z: Z[:, :1], bounds=(1, 0), n_features=2)
+    W = FunctionWorkload(lambda Z: 3.0 * Z[:, :1], bounds=(0, 1), n_features=2)
+    with pytest.raises(ValueError, match="declared bounds"):
+        W.answers(np.array([[1, 0]]))
+    with pytest.raises(TypeError, match="bounds"):
+        check_workload(lambda Z: Z, 3, 2)
+
+
+def test_never_dense_over_the_cube():
+    W = MarginalWorkload(300, 2)
+    Z = np.random.default_rng(0).integers(0, 2, (40, 300))
+    Q = W.query_matrix(Z)
+    assert Q.shape == (1 + 2 * 300 + 4 * (300 * 299 // 2), 40)
+    assert Q.nnz == 40 * (W.n_tables + 1)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="degree"):
+        MarginalWorkload(3, 4)
+    with pytest.raises(ValueError, match="degree"):
+        MarginalWorkload(3, 0)
+    with pytest.raises(ValueError, match="kind"):
+        MarginalWorkload(3, 1, kind="cells")
+    with pytest.raises(ValueError, match="degree"):      # refused before enumerating
+        MarginalWorkload(1000, 4)
+    with pytest.raises(ValueError, match="column_sets"):
+        MarginalWorkload(3, column_sets=[(0, 3)])
+    with pytest.raises(ValueError, match="column_sets"):
+        MarginalWorkload(3, column_sets=[(1, 1)])
+    with pytest.raises(ValueError, match="twice"):
+        MarginalWorkload(3, column_sets=[(0, 1), (1, 0)])
+    W = MarginalWorkload(3, 2)
+    with pytest.raises(ValueError, match="3 columns"):
+        W.query_matrix(np.zeros((2, 4)))
+    with pytest.raises(ValueError, match=r"\{0, 1\}"):
+        W.query_matrix(np.full((2, 3), 0.5))
+    with pytest.raises(ValueError, match="chunk_size"):
+        W.answers(np.zeros((2, 3)), chunk_size=0)
+    with pytest.raises(ValueError, match="n_features"):
+        check_workload(MarginalWorkload(4, 1), 3, 1)
+    assert wl.MAX_WORKLOAD_QUERIES >= 10**6
+
+
+def test_check_workload_forms():
+    assert check_workload(None, 4, 2).n_queries == 1 + 4 * 2 + 6 * 4
+    assert check_workload("conjunctions", 4, 2).n_queries == 1 + 4 + 6
+    assert check_workload([(0, 1)], 4, 2).n_queries == 5
+    with pytest.raises(ValueError, match="workload"):
+        check_workload("cells", 4, 2)
