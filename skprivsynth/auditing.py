@@ -56,6 +56,7 @@ __all__ = [
     "clopper_pearson",
     "cube_corner_neighbours",
     "epsilon_lower_bound",
+    "likelihood_ratio_statistic",
     "moved_record_neighbours",
 ]
 
@@ -287,15 +288,16 @@ def audit_mechanism(
     ----------
     mechanism : callable
         ``mechanism(X, seed) -> output``: runs the private algorithm on dataset ``X``
-        with the integer ``seed`` as its only source of randomness (e.g. fit an
-        estimator with ``random_state=seed`` and return it, or a noisy statistic).
+        with the integer ``seed`` (in ``[0, 2**32)``) as its only source of randomness
+        (e.g. fit an estimator with ``random_state=seed`` and return it, or a noisy
+        statistic).
     X0, X1 : array-like
         A replace-one neighbouring pair (same shape, at most one differing row).
     events : dict of str -> callable, optional
         Events fixed in advance: ``event(output) -> bool``.
     statistic : callable, optional
         ``statistic(output) -> float or 1-D array``; for each coordinate ``j`` the
-        events ``statistic_j > c`` are tested for ``n_thresholds`` thresholds ``c``
+        events ``statistic_j >= c`` are tested for ``n_thresholds`` thresholds ``c``
         chosen as quantiles of pilot runs (both datasets pooled).
     n_thresholds : int, default=8
         Thresholds per coordinate of ``statistic``.
@@ -357,8 +359,9 @@ def audit_mechanism(
         raise ValueError(f"epsilon must be a finite number >= 0 or None; got {epsilon!r}.")
 
     start = time.perf_counter()
+    # 32-bit seeds: accepted by every scikit-learn ``random_state`` parameter.
     seeds = np.random.default_rng(random_state).integers(
-        0, 2**63 - 1, size=(2, n_search_runs + n_runs)
+        0, 2**32 - 1, size=(2, n_search_runs + n_runs)
     )
     names = list(events)
     thresholds = []
@@ -370,14 +373,16 @@ def audit_mechanism(
         for j in range(pooled.shape[1]):
             for c in np.unique(np.quantile(pooled[:, j], levels)):
                 thresholds.append((j, float(c)))
-                names.append(f"statistic[{j}] > {c:.6g}")
+                names.append(f"statistic[{j}] >= {c:.6g}")
     values0, hits0 = _run(mechanism, X0, seeds[0, n_search_runs:], statistic, events)
     values1, hits1 = _run(mechanism, X1, seeds[1, n_search_runs:], statistic, events)
     if thresholds:
         cols = np.array([j for j, _ in thresholds])
         cuts = np.array([c for _, c in thresholds])
-        hits0 = np.hstack([hits0, values0[:, cols] > cuts])
-        hits1 = np.hstack([hits1, values1[:, cols] > cuts])
+        # ">=" (not ">") so that an atom of the statistic at a threshold -- e.g. the
+        # maximum of a clipped likelihood-ratio statistic -- can be an event.
+        hits0 = np.hstack([hits0, values0[:, cols] >= cuts])
+        hits1 = np.hstack([hits1, values1[:, cols] >= cuts])
     counts0, counts1 = hits0.sum(axis=0), hits1.sum(axis=0)
 
     n_tests = 4 * len(names)
@@ -428,6 +433,78 @@ def audit_mechanism(
         events=table,
         elapsed=time.perf_counter() - start,
     )
+
+
+def likelihood_ratio_statistic(answers0, answers1, noise="laplace", scales=None,
+                               covariance=None):
+    """Test statistic of the most powerful events for a noisy release of known answers.
+
+    For a release ``y = answers + noise`` on ``D`` (exact answers ``a = answers0``) and
+    on ``D'`` (``b = answers1``), the Neyman–Pearson lemma says the events
+    ``{T(y) >= c}``, with ``T`` increasing in the likelihood ratio ``p_D'(y)/p_D(y)``,
+    are the most powerful tests, so an audit with ``statistic=T`` can see the
+    release's whole ε (the atom at ``T = max`` carries the ratio ``e^ε`` exactly).
+
+    * ``noise="laplace"`` (independent Laplace, scale ``scales[i]``, default equal):
+      ``T(y) = Σ_i clip((y_i − a_i)·sign(b_i − a_i), 0, |b_i − a_i|) / scales_i``
+      -- the log-likelihood ratio is ``2T − Σ|b_i − a_i|/scales_i``.
+    * ``noise="gaussian"`` (covariance ``Σ``, default identity):
+      ``T(y) = (b − a)ᵀ Σ⁺ (y − a)``, linear, the log-likelihood ratio up to constants.
+
+    The scales may be the claimed ones: the statistic only chooses the events; a wrong
+    scale costs power, never validity.
+
+    Parameters
+    ----------
+    answers0, answers1 : array-like of shape (q,)
+        Exact (noise-free) answers on ``D`` and ``D'``.
+    noise : {"laplace", "gaussian"}, default="laplace"
+    scales : array-like of shape (q,), optional
+        Laplace scales per coordinate.
+    covariance : array-like of shape (q, q), optional
+        Gaussian noise covariance (pseudo-inverted).
+
+    Returns
+    -------
+    callable
+        ``T(y) -> float`` for a released vector ``y`` of shape ``(q,)``.
+    """
+    a = np.asarray(answers0, dtype=np.float64).ravel()
+    b = np.asarray(answers1, dtype=np.float64).ravel()
+    if a.shape != b.shape or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError(
+            "answers0 and answers1 must be finite vectors of the same length; "
+            f"got shapes {a.shape} and {b.shape}."
+        )
+    d = b - a
+    if noise == "laplace":
+        w = np.ones_like(a) if scales is None else np.asarray(scales, dtype=np.float64).ravel()
+        if w.shape != a.shape or not np.all(w > 0):
+            raise ValueError(f"scales must be {a.size} positive numbers; got {scales!r}.")
+        sign, width = np.sign(d), np.abs(d)
+
+        def statistic(y):
+            y = np.asarray(y, dtype=np.float64).ravel()
+            return float(np.sum(np.clip((y - a) * sign, 0.0, width) / w))
+
+        return statistic
+    if noise == "gaussian":
+        if covariance is None:
+            direction = d
+        else:
+            cov = np.asarray(covariance, dtype=np.float64)
+            if cov.shape != (a.size, a.size):
+                raise ValueError(
+                    f"covariance must have shape ({a.size}, {a.size}); got {cov.shape}."
+                )
+            direction = np.linalg.pinv(cov, hermitian=True) @ d
+
+        def statistic(y):
+            y = np.asarray(y, dtype=np.float64).ravel()
+            return float(direction @ (y - a))
+
+        return statistic
+    raise ValueError(f"noise must be 'laplace' or 'gaussian'; got {noise!r}.")
 
 
 # ------------------------------------------------------------------ neighbour pairs

@@ -142,13 +142,16 @@ def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5,
         rz = Az - y
         fz = 0.5 * float(rz @ rz)
         g = rmatvec(rz)
+        # Backtracking; the slack absorbs the rounding between the recurrence for A z
+        # and a direct product (without it a zero step could never be accepted).
+        slack = 1e-12 * (fz + float(y @ y))
         while True:
             x_new = _project_simplex(z - g / L)
             Ax_new = matvec(x_new)
             r_new = Ax_new - y
             step = x_new - z
-            if 0.5 * float(r_new @ r_new) <= fz + float(g @ step) + 0.5 * L * float(step @ step) \
-                    * (1 + 1e-9) + 1e-300:
+            model = fz + float(g @ step) + 0.5 * L * float(step @ step)
+            if 0.5 * float(r_new @ r_new) <= model + slack or L > 1e12 * lipschitz:
                 break
             L *= 2.0
         if float((z - x_new) @ (x_new - x)) > 0:      # restart: momentum points uphill
@@ -403,6 +406,14 @@ def _noise_multipliers(decomposition, allocation):
     return REPLACE_ONE_DELTA * r * np.sqrt(gamma / lam), gamma
 
 
+def _correlated_noise(bases, scales, n_queries, rng, n_draws=1):
+    """``n_draws`` columns of ``Σ_i U_i w_i``, ``w_i ~ N(0, scales_i² I_{d_i})`` (via privacy)."""
+    noise = np.zeros((n_queries, n_draws))
+    for U, scale in zip(bases, scales, strict=True):
+        noise += U @ gaussian_noise(scale, (U.shape[1], n_draws), rng)
+    return noise
+
+
 # ---------------------------------------------------------------------- estimator
 class CorrelatedGaussianMechanism(BaseSynthesizer):
     """(ε, δ)-DP synthetic data from marginals answered with correlated Gaussian noise.
@@ -563,10 +574,8 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         dec = wl.decompose(eta=0.05)
         c = gaussian_noise_multiplier(self.epsilon, self.delta)
         multipliers, gamma = _noise_multipliers(dec, self.noise_allocation)
-        noise = np.zeros(wl.q)
-        for U, s in zip(dec.bases, multipliers, strict=True):
-            noise += U @ gaussian_noise(c * s, U.shape[1], rng)
-        self.noisy_answers_ = wl.answers(counts) + noise
+        noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
+        self.noisy_answers_ = wl.answers(counts) + noise[:, 0]
         h, gap, n_iter = _simplex_least_squares(
             wl.answers, wl.adjoint, self.noisy_answers_ / n, wl.N, wl.lipschitz()
         )

@@ -376,7 +376,8 @@ def _grid_release(values, gamma, integer_noise, name="values"):
     2**53) and the final product are all exact in float64: the release is exactly a
     grid point.
     """
-    k = np.array(values * (1.0 / gamma), dtype=np.float64)
+    with np.errstate(over="ignore"):  # overflow to inf is refused just below
+        k = np.array(values * (1.0 / gamma), dtype=np.float64)
     np.rint(k, out=k)
     if k.size and not np.abs(k).max() <= _MAX_GRID_VALUE / 2:
         raise ValueError(

@@ -25,10 +25,10 @@ from .privacy import PrivacyReport, check_epsilon, laplace_mechanism
 
 __all__ = ["MAX_LP_NONZEROS", "MAX_PRICING_ENTRIES", "ReducedSpaceLP"]
 
-#: Largest number of constraint-matrix nonzeros ReducedSpaceLP builds.  The matrix
-#: takes about 12 bytes per nonzero in Python and HiGHS keeps a few copies of it, so
-#: this caps the LP at a few GB of memory.  Above it, ``fit`` refuses and names ``m`` and
-#: ``degree`` (the nonzeros grow like ``m · C(p, degree)``).
+#: Largest number of constraint-matrix nonzeros of a (master) LP ReducedSpaceLP builds.
+#: The matrix takes about 12 bytes per nonzero in Python and HiGHS keeps a few copies of
+#: it, so this caps the LP at a few GB of memory.  Above it, ``fit`` refuses and names
+#: ``m`` and ``degree`` (the nonzeros grow like ``records · C(p, degree)``).
 MAX_LP_NONZEROS = 30_000_000
 
 #: Largest ``m · (number of tables + 1)`` (work of one pricing pass over ``Ω*``, about
@@ -61,8 +61,9 @@ class ReducedSpaceLP(BaseSynthesizer):
        ``objective="linf"`` minimises ``max_f |Σ_j f(z_j) h_j - (s_f + λ_f)|`` (the paper's
        min-max); ``objective="l1"`` minimises the sum of the absolute deviations
        (least absolute deviations, still an LP and more robust to the few largest
-       noise draws).  HiGHS (``highspy``) solves it; any non-optimal model status
-       raises :class:`~skprivsynth._math.solvers.SolverError`.
+       noise draws).  HiGHS (``highspy``) solves it exactly by column generation
+       (Notes); any non-optimal model status raises
+       :class:`~skprivsynth._math.solvers.SolverError`.
     4. *Sample.*  Bootstrap from ``Ω*`` with probabilities ``h`` (post-processing: any
        number of samples at no extra privacy cost).
 
@@ -83,9 +84,10 @@ class ReducedSpaceLP(BaseSynthesizer):
     m : int, default=10_000
         Size of the reduced space ``Ω*`` (ignored when ``reduced_space`` is an array).
         Theorem 2.3 asks for ``m ≳ κ · |F| / δ²`` (κ = Rényi condition number of the
-        data distribution with respect to ``μ``); 10 000 is about ``|F|/2`` for all 2-way
-        tables of 100 columns and keeps the LP solvable in about a minute on 2 cores.
-        The LP has ``m + |F|`` (``"linf"``) or ``m + 2|F|`` (``"l1"``) variables.
+        data distribution with respect to ``μ``, ``|F|`` the number of queries); 10 000 is
+        about ``|F|/2`` for all 2-way tables of 100 columns.  Thanks to column generation
+        the cost grows slowly with ``m`` (a pricing pass is O(m · |tables|)); the LP
+        solve time is driven by ``|F|``, see ``benchmarks/bench_reduced_space_lp.py``.
     reduced_space : {"uniform", "independent"}, array-like or callable, default="uniform"
         Distribution ``μ`` of ``Ω*``:
 
@@ -116,9 +118,14 @@ class ReducedSpaceLP(BaseSynthesizer):
         Fraction of ``epsilon`` spent on the 1-way marginals when
         ``reduced_space="independent"`` (unused otherwise).
     time_limit : float, default=300.0
-        Seconds allowed to HiGHS; reaching it raises ``SolverError``.
+        Seconds allowed to the whole LP stage (all column-generation rounds); reaching
+        it raises :class:`~skprivsynth._math.solvers.SolverError` with HiGHS's status.
     solver : {"ipm", "simplex", "choose"}, default="ipm"
-        HiGHS algorithm (interior point with crossover is much faster here).
+        HiGHS algorithm for the master LPs (interior point with crossover; simplex was
+        not faster on these dense-column LPs in ``benchmarks/bench_reduced_space_lp.py``).
+    noise : {"continuous", "discrete"}, default="continuous"
+        Laplace sampler (:func:`skprivsynth.privacy.laplace_mechanism`): float noise, or
+        the floating-point-safe discrete Laplace on a grid (exactly ε-DP).
     random_state : None, int or numpy.random.Generator, default=None
         Seeds ``Ω*``, the noise and the sampling stream.
 
@@ -148,9 +155,13 @@ class ReducedSpaceLP(BaseSynthesizer):
     solve_time_ : float
         Seconds in HiGHS.
     build_time_ : float
-        Seconds spent building the LP (query matrix and assembly).
+        Seconds spent outside HiGHS in the LP stage (query matrices, assembly, pricing).
     lp_shape_ : tuple of int
-        ``(n_rows, n_columns, n_nonzeros)`` of the LP constraint matrix.
+        ``(n_rows, n_columns, n_nonzeros)`` of the last master LP.
+    n_lp_rounds_ : int
+        Number of master LPs solved by column generation.
+    reduced_space_means_ : ndarray of shape (n_features,)
+        For ``reduced_space="independent"``: the clipped noisy column means (else None).
     n_features_in_, feature_names_in_, n_samples_fit_
         As usual.
 
@@ -165,6 +176,14 @@ class ReducedSpaceLP(BaseSynthesizer):
     removes the densest row of every table (a quarter of the nonzeros for uniform 2-way
     tables, most of them for one-hot encoded data).
 
+    *Column generation.*  The LP has one column per record of ``Ω*`` but its optimal
+    ``h`` is sparse, so it is solved over a growing subset of records: start from
+    500 random records, solve, compute the reduced cost ``-a_jᵀ y`` of every record of
+    ``Ω*`` from the row duals ``y`` (in chunks, without forming the full matrix), add the
+    most negative ones, repeat until none is negative.  The result is an optimal
+    solution of the full LP (LP duality), with ``h = 0`` off the final subset.
+    ``lp_shape_`` and ``n_lp_rounds_`` describe the last master LP and the rounds.
+
     *Why "independent" keeps the guarantees.*  Privacy: the noisy means are
     ``ε_1``-DP (``ε_1 = independent_fraction · ε``); for *any* fixed ``Ω*`` the LP release
     is ``ε_2``-DP (Theorem 2.2 holds for any reduced space), so by adaptive sequential
@@ -174,10 +193,13 @@ class ReducedSpaceLP(BaseSynthesizer):
     independent of ``X``; the proof of Theorem 2.3 (Lemma 3.3) then applies conditionally
     with ``κ(ν‖μ)`` for that ``μ``, which is small when the data are close to a product.
 
-    Complexity: building the LP takes O(m · |tables| · d) time and
-    O(m · |tables|) memory (the constraint matrix has at most ``m · (|tables| + 1) + 5|F|``
-    nonzeros, refused above ``MAX_LP_NONZEROS``); HiGHS's interior point solves it in
-    polynomial time (seconds for ``m = 10^4`` with a few thousand queries, see
+    Complexity: statistics O(n · |tables| · d); each pricing pass O(m · |tables| · d)
+    time in chunks of bounded memory (refused when ``m · (|tables| + 1)`` exceeds
+    ``MAX_PRICING_ENTRIES``); each master LP has ``|F|`` (``"l1"``) or ``3|F|`` (``"linf"``)
+    rows and at most ``records · (|tables| + 1) + 5|F|`` nonzeros (refused above
+    ``MAX_LP_NONZEROS``).  HiGHS's time grows steeply with ``|F|`` because the record
+    columns are dense: on 2 shared cores, all 2-way tables of p = 64 (|F| = 8 193) take
+    about 10 s ("linf") to a minute ("l1"), p = 100 several minutes for "l1" (see
     ``benchmarks/bench_reduced_space_lp.py``).  ``sample`` is O(n_samples · p).
 
     References
@@ -210,17 +232,36 @@ class ReducedSpaceLP(BaseSynthesizer):
         "m": [Interval(Integral, 1, None, closed="left")],
         "reduced_space": [StrOptions({"uniform", "independent"}), "array-like", callable],
         "objective": [StrOptions({"linf", "l1"})],
-        "workload": [None, StrOptions({"tables", "conjunctions"}), list, tuple,
-                     MarginalWorkload, FunctionWorkload, callable],
+        "workload": [
+            None,
+            StrOptions({"tables", "conjunctions"}),
+            list,
+            tuple,
+            MarginalWorkload,
+            FunctionWorkload,
+            callable,
+        ],
         "independent_fraction": [Interval(Real, 0, 1, closed="neither")],
         "time_limit": [Interval(Real, 0, None, closed="neither")],
         "solver": [StrOptions({"ipm", "simplex", "choose"})],
+        "noise": [StrOptions({"continuous", "discrete"})],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, epsilon=1.0, degree=2, m=10_000, reduced_space="uniform",
-                 objective="linf", workload=None, independent_fraction=0.1,
-                 time_limit=300.0, solver="ipm", random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        degree=2,
+        m=10_000,
+        reduced_space="uniform",
+        objective="linf",
+        workload=None,
+        independent_fraction=0.1,
+        time_limit=300.0,
+        solver="ipm",
+        noise="continuous",
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.degree = degree
         self.m = m
@@ -230,6 +271,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         self.independent_fraction = independent_fraction
         self.time_limit = time_limit
         self.solver = solver
+        self.noise = noise
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -252,8 +294,10 @@ class ReducedSpaceLP(BaseSynthesizer):
         n, p = X.shape
         uses_degree = self.workload is None or isinstance(self.workload, str)
         if uses_degree and self.degree > p:
-            raise ValueError(f"degree={self.degree!r} exceeds the number of columns of X "
-                             f"({p}); choose degree in [1, {p}].")
+            raise ValueError(
+                f"degree={self.degree!r} exceeds the number of columns of X "
+                f"({p}); choose degree in [1, {p}]."
+            )
         workload = check_workload(self.workload, p, self.degree)
         space_rng, noise_rng, marg_rng = rng.spawn(3)
         report = PrivacyReport(mechanism="ReducedSpaceLP (seed 001, Algorithm 1)")
@@ -269,6 +313,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             self.marginal_epsilon_ = eps_marg
         else:
             support = self._public_space(p, space_rng)
+            self.reduced_space_means_ = None
 
         Xb = X.astype(np.uint8)
         self._check_lp_size(workload, support.shape[0])
@@ -278,11 +323,13 @@ class ReducedSpaceLP(BaseSynthesizer):
         # and is released exactly (it is the density constraint sum h = 1).
         stats = workload.answers(Xb)
         sensitivity = workload.l1_sensitivity(n)
-        noisy, scale = laplace_mechanism(stats[1:], sensitivity, eps_lp, noise_rng)
+        noisy, scale = laplace_mechanism(
+            stats[1:], sensitivity, eps_lp, noise_rng, noise=self.noise
+        )
         noisy = np.r_[1.0, noisy]
         report.add(
             step="workload statistics",
-            mechanism="Laplace",
+            mechanism=f"Laplace ({self.noise})",
             sensitivity=sensitivity,
             epsilon=eps_lp,
             scale=scale,
@@ -299,16 +346,18 @@ class ReducedSpaceLP(BaseSynthesizer):
         start = time.perf_counter()
         lp = _ReweightingLP(workload, support, noisy, self.objective)
         h, result, info = _solve_column_generation(
-            lp, support.shape[0], _INITIAL_COLUMNS, self.time_limit, self.solver, space_rng,
-            what)
+            lp, support.shape[0], _INITIAL_COLUMNS, self.time_limit, self.solver, space_rng, what
+        )
         # Build time = everything but HiGHS: query matrices, assembly and pricing.
         self.build_time_ = time.perf_counter() - start - info["solve_time"]
         self.lp_shape_ = info["shape"]
         self.n_lp_rounds_ = info["rounds"]
         total = h.sum()
         if not np.isfinite(total) or abs(total - 1.0) > 1e-6:
-            raise RuntimeError(f"HiGHS returned weights summing to {total!r} instead of 1 "
-                               f"(status {result.status!r}).")
+            raise RuntimeError(
+                f"HiGHS returned weights summing to {total!r} instead of 1 "
+                f"(status {result.status!r})."
+            )
         self.support_ = support.astype(np.float64)
         self.weights_ = h / total
         self.lp_objective_ = float(result.objective)
@@ -336,16 +385,21 @@ class ReducedSpaceLP(BaseSynthesizer):
             what = "reduced_space (array of candidate records)"
         Z = np.asarray(records)
         if Z.ndim != 2 or Z.shape[0] < 1 or Z.shape[1] != p:
-            raise ValueError(f"{what} must be a 2-D array with at least one row and "
-                             f"{p} columns (the number of columns of X); got shape {Z.shape}.")
+            raise ValueError(
+                f"{what} must be a 2-D array with at least one row and "
+                f"{p} columns (the number of columns of X); got shape {Z.shape}."
+            )
         if not np.issubdtype(Z.dtype, np.number) and Z.dtype != np.bool_:
-            raise ValueError(f"{what} must be numeric with entries in {{0, 1}}; got dtype "
-                             f"{Z.dtype}.")
+            raise ValueError(
+                f"{what} must be numeric with entries in {{0, 1}}; got dtype {Z.dtype}."
+            )
         bad = (Z != 0) & (Z != 1)
         if bad.any():
             i, j = (int(v[0]) for v in np.nonzero(bad))
-            raise ValueError(f"{what} must have entries in {{0, 1}} only; column {j} has "
-                             f"value {Z[i, j]!r} at row {i}.")
+            raise ValueError(
+                f"{what} must have entries in {{0, 1}} only; column {j} has "
+                f"value {Z[i, j]!r} at row {i}."
+            )
         return Z.astype(np.uint8)
 
     def _independent_space(self, X, eps_marg, noise_rng, space_rng, report):
@@ -355,12 +409,14 @@ class ReducedSpaceLP(BaseSynthesizer):
         # Column means: a replaced row moves each of the p means by at most 1/n, so the
         # replace-one L1 sensitivity is p / n (computed from the 1-way conjunctions).
         sensitivity = means_workload.l1_sensitivity(n)
-        noisy, scale = laplace_mechanism(X.mean(axis=0), sensitivity, eps_marg, noise_rng)
+        noisy, scale = laplace_mechanism(
+            X.mean(axis=0), sensitivity, eps_marg, noise_rng, noise=self.noise
+        )
         floor = 1.0 / self.m
         probs = np.clip(noisy, floor, 1.0 - floor)
         report.add(
             step="column means for the reduced space",
-            mechanism="Laplace",
+            mechanism=f"Laplace ({self.noise})",
             sensitivity=sensitivity,
             epsilon=eps_marg,
             scale=scale,
@@ -468,7 +524,7 @@ class _ReweightingLP:
         q = self.workload.n_queries
         nq = q - 1
         Q = self.workload.query_matrix(records, rows=self.keep)
-        if self.keep is not None:       # kept rows back at their query index
+        if self.keep is not None:  # kept rows back at their query index
             Q.indices = np.nonzero(self.keep)[0].astype(Q.indices.dtype)[Q.indices]
         f = np.arange(1, q)
         if self.keep is None:
@@ -490,14 +546,22 @@ class _ReweightingLP:
         n_rows = q + 2 * nq
         H = sp.csc_matrix((Q.data, Q.indices, Q.indptr), shape=(n_rows, m))
         R = sp.csc_matrix(
-            (np.r_[r_vals, np.ones(2 * nq)],
-             (np.r_[r_rows, q + np.arange(nq), q + nq + np.arange(nq)],
-              np.r_[r_cols, f - 1, f - 1])),
+            (
+                np.r_[r_vals, np.ones(2 * nq)],
+                (
+                    np.r_[r_rows, q + np.arange(nq), q + nq + np.arange(nq)],
+                    np.r_[r_cols, f - 1, f - 1],
+                ),
+            ),
             shape=(n_rows, nq),
         )
-        T = sp.csc_matrix((np.r_[-np.ones(nq), np.ones(nq)],
-                           (np.arange(q, n_rows), np.zeros(2 * nq, dtype=np.int64))),
-                          shape=(n_rows, 1))
+        T = sp.csc_matrix(
+            (
+                np.r_[-np.ones(nq), np.ones(nq)],
+                (np.arange(q, n_rows), np.zeros(2 * nq, dtype=np.int64)),
+            ),
+            shape=(n_rows, 1),
+        )
         A = sp.hstack([H, R, T], format="csc")
         c = np.zeros(m + nq + 1)
         c[-1] = 1.0
@@ -515,8 +579,8 @@ class _ReweightingLP:
         step = max(1, _PRICING_CHUNK_ENTRIES // q)
         out = np.empty(m)
         for start in range(0, m, step):
-            Qc = self.workload.query_matrix(self.support[start:start + step], rows=self.keep)
-            out[start:start + step] = -(Qc.T @ y)
+            Qc = self.workload.query_matrix(self.support[start : start + step], rows=self.keep)
+            out[start : start + step] = -(Qc.T @ y)
         return out
 
 
@@ -541,10 +605,11 @@ def _solve_column_generation(lp, m, initial, time_limit, solver, rng, what):
         build += time.perf_counter() - t
         remaining = time_limit - (time.perf_counter() - start)
         if remaining <= 0:
-            raise SolverError(f"{what}: time_limit={time_limit} s reached after {rounds - 1} "
-                              "column-generation rounds (model status 'Time limit reached').")
-        result = solve_lp(c, A, rl, ru, cl, cu, time_limit=remaining, solver=solver,
-                          what=what)
+            raise SolverError(
+                f"{what}: time_limit={time_limit} s reached after {rounds - 1} "
+                "column-generation rounds (model status 'Time limit reached')."
+            )
+        result = solve_lp(c, A, rl, ru, cl, cu, time_limit=remaining, solver=solver, what=what)
         solve += result.solve_time
         del A
         t = time.perf_counter()
@@ -557,6 +622,15 @@ def _solve_column_generation(lp, m, initial, time_limit, solver, rng, what):
         entering = entering[np.argsort(rc[entering], kind="stable")[:n_add]]
         in_master[entering] = True
     h = np.zeros(m)
-    h[columns] = np.clip(result.x[:columns.size], 0.0, None)
-    return h, result, {"rounds": rounds, "build_time": build, "solve_time": solve,
-                       "shape": shape, "n_columns": int(columns.size)}
+    h[columns] = np.clip(result.x[: columns.size], 0.0, None)
+    return (
+        h,
+        result,
+        {
+            "rounds": rounds,
+            "build_time": build,
+            "solve_time": solve,
+            "shape": shape,
+            "n_columns": int(columns.size),
+        },
+    )

@@ -12,6 +12,7 @@ from skprivsynth.auditing import (
     clopper_pearson,
     cube_corner_neighbours,
     epsilon_lower_bound,
+    likelihood_ratio_statistic,
     moved_record_neighbours,
 )
 from skprivsynth.privacy import gaussian_mechanism, laplace_mechanism
@@ -208,3 +209,102 @@ def test_audit_gaussian_with_delta():
     assert honest.delta_lower <= delta
     broken = audit_mechanism(mech(0.2), X0, X1, random_state=2, **kw)
     assert broken.violation and broken.epsilon_lower > eps
+
+
+def test_likelihood_ratio_statistic():
+    lap = likelihood_ratio_statistic([0.0, 1.0, 2.0], [1.0, 0.0, 2.0])
+    assert lap([0.0, 1.0, 5.0]) == 0.0  # at D's answers
+    assert lap([1.0, 0.0, -3.0]) == 2.0  # at D''s answers: the maximum Σ|b − a|
+    assert lap([9.0, -9.0, 0.0]) == 2.0  # clipped
+    gau = likelihood_ratio_statistic([0.0, 0.0], [1.0, 1.0], noise="gaussian",
+                                     covariance=np.diag([1.0, 4.0]))
+    assert gau([1.0, 1.0]) == pytest.approx(1.25)
+    with pytest.raises(ValueError, match="answers0"):
+        likelihood_ratio_statistic([0.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="scales"):
+        likelihood_ratio_statistic([0.0], [1.0], scales=[0.0])
+    with pytest.raises(ValueError, match="covariance"):
+        likelihood_ratio_statistic([0.0], [1.0], noise="gaussian", covariance=np.eye(2))
+    with pytest.raises(ValueError, match="noise"):
+        likelihood_ratio_statistic([0.0], [1.0], noise="cauchy")
+
+
+# ------------------------------------------------------------- DP synthesizers
+#
+# Each synthesizer is fitted many times on a worst-case replace-one pair (a record
+# moved to the opposite corner of the cube) with small n and p; the event is a
+# threshold of the likelihood-ratio statistic of its noisy release (the stored noisy
+# answers; the rest of the fit is post-processing of them).  The "broken" variants
+# monkeypatch the module's noise call so that the noise is too small, which the same
+# audit must detect.
+
+
+def _threshold_events(statistic, cuts):
+    return {f"T >= {c:.4g}": (lambda y, c=c: statistic(y) >= c) for c in cuts}
+
+
+def _scaled_laplace(module, factor, monkeypatch):
+    """Make ``module.laplace_mechanism`` use ``factor`` × the sensitivity it is given."""
+    real = module.laplace_mechanism
+
+    def broken(values, sensitivity, epsilon, rng, **kwargs):
+        return real(values, sensitivity * factor, epsilon, rng, **kwargs)
+
+    monkeypatch.setattr(module, "laplace_mechanism", broken)
+
+
+def _reduced_space():
+    return pytest.importorskip("skprivsynth.reduced_space")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("broken", [False, True], ids=["honest", "noise-halved"])
+def test_audit_reduced_space_lp(broken, monkeypatch):
+    module = _reduced_space()
+    if broken:
+        _scaled_laplace(module, 0.5, monkeypatch)
+    n, eps = 20, 1.0
+    X0, X1 = cube_corner_neighbours(n, 1)  # one column: the whole ε is in one answer
+    params = {"epsilon": eps, "degree": 1, "m": 4, "workload": "conjunctions"}
+
+    def mechanism(X, seed):
+        return module.ReducedSpaceLP(random_state=seed, **params).fit(X).noisy_answers_[1:]
+
+    stat = likelihood_ratio_statistic([0.0], [1.0 / n])
+    events = _threshold_events(stat, [1.0 / n, 0.5 / n])
+    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=eps, n_runs=600,
+                             random_state=3)
+    if broken:
+        assert result.violation and result.epsilon_lower > eps, result.summary()
+    else:
+        assert not result.violation and result.epsilon_lower <= eps, result.summary()
+        assert result.epsilon_lower > 0.3, result.summary()  # the audit has power
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("broken", [False, True], ids=["honest", "noise-divided-by-10"])
+def test_audit_correlated_gaussian_mechanism(broken, monkeypatch):
+    module = pytest.importorskip("skprivsynth.gaussian")
+    if broken:
+        real = module.gaussian_noise_multiplier
+        monkeypatch.setattr(module, "gaussian_noise_multiplier",
+                            lambda eps, delta: real(eps, delta) / 10)
+    eps, delta = 1.0, 1e-6
+    X0, X1 = cube_corner_neighbours(20, 2)
+    params = {"epsilon": eps, "delta": delta, "degree": 1}
+    reference = module.CorrelatedGaussianMechanism(random_state=0, **params).fit(X0)
+    cov = reference.noise_covariance()  # data-independent (depends on the workload only)
+    a, b = reference.workload_answers(X0), reference.workload_answers(X1)
+    stat = likelihood_ratio_statistic(a, b, noise="gaussian", covariance=cov)
+    sd = math.sqrt((b - a) @ np.linalg.pinv(cov, hermitian=True) @ (b - a))  # sd of T
+
+    def mechanism(X, seed):
+        return module.CorrelatedGaussianMechanism(random_state=seed, **params).fit(X).noisy_answers_
+
+    cuts = [k * sd for k in (0.0, 0.5, 1.0, 1.5)]
+    result = audit_mechanism(mechanism, X0, X1, events=_threshold_events(stat, cuts),
+                             epsilon=eps, delta=delta, n_runs=600, random_state=4)
+    if broken:
+        assert result.violation and result.epsilon_lower > eps, result.summary()
+    else:
+        assert not result.violation and result.epsilon_lower <= eps, result.summary()

@@ -209,7 +209,9 @@ def frames(draw):
             col = draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n))
             series = pd.Series(col, dtype="int64")
         elif kind == "float":
-            col = draw(st.lists(st.one_of(st.floats(-5, 5), st.sampled_from(SPECIALS)),
+            # ±1e308 excluded here: see test_encoder_huge_float_known_bug
+            specials = [v for v in SPECIALS if not (np.isfinite(v) and abs(v) > 1e100)]
+            col = draw(st.lists(st.one_of(st.floats(-5, 5), st.sampled_from(specials)),
                                 min_size=n, max_size=n))
             series = pd.Series(col, dtype="float64")
         elif kind == "str":
@@ -228,6 +230,22 @@ def frames(draw):
     if draw(st.booleans()) and n_cols >= 2:
         df.columns = ["dup"] * n_cols  # duplicated column names
     return df
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug (reported, preprocessing.py): learned quantile bins of a float "
+    "column with huge finite values overflow (edges -inf/inf/nan) and decode to inf/NaN",
+)
+@pytest.mark.parametrize("values", [[1e308], [-1e308, 1e308]])
+def test_encoder_huge_float_known_bug(values):
+    df = pd.DataFrame({"c0": values})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        enc = BooleanEncoder(random_state=0).fit(df)
+        decoded = enc.inverse_transform(np.eye(enc.n_features_out_))
+    assert np.all(np.isfinite(enc.bin_edges_[0]))
+    _assert_finite(decoded)
 
 
 @FUZZ

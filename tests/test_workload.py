@@ -13,7 +13,7 @@ from skprivsynth._math.workload import (
 
 
 def _cube(p):
-    return np.array(list(itertools.product([0, 1], repeat=p)), dtype=np.uint8)
+    return np.array(list(itertools.product([0, 1], repeat=p)), dtype=float)
 
 
 def _dense_reference(W, Z):
@@ -38,7 +38,7 @@ def test_query_matrix_matches_definition(kind, p, degree):
     assert sp.issparse(Q) and Q.shape == (W.n_queries, 2**p)
     np.testing.assert_array_equal(Q.toarray(), _dense_reference(W, Z))
     if kind == "table":
-        for _, rows in W.table_slices():        # every table is a partition of the records
+        for _, rows in W.table_slices():  # every table is a partition of the records
             np.testing.assert_array_equal(Q[rows].sum(axis=0), 1)
         assert Q.nnz == W.max_nnz(2**p)
 
@@ -53,8 +53,9 @@ def test_answers_chunking_and_row_mask(kind):
     for chunk in (1, 7, 1000, None):
         np.testing.assert_allclose(W.answers(X, chunk_size=chunk), expected, atol=1e-14)
     keep = rng.random(W.n_queries) < 0.4
-    np.testing.assert_array_equal(W.query_matrix(X, rows=keep, chunk_size=13).toarray(),
-                                  full.toarray()[keep])
+    np.testing.assert_array_equal(
+        W.query_matrix(X, rows=keep, chunk_size=13).toarray(), full.toarray()[keep]
+    )
 
 
 @pytest.mark.parametrize("kind", ["table", "conjunction"])
@@ -62,7 +63,7 @@ def test_answers_chunking_and_row_mask(kind):
 def test_sensitivity_equals_brute_force_over_all_record_pairs(kind, p, degree):
     """Δ_1 · n = max over all pairs (x, x') of ||F(x) - F(x')||_1 (replace-one)."""
     W = MarginalWorkload(p, degree, kind=kind)
-    F = W.query_matrix(_cube(p)).toarray().T            # (2^p, n_queries)
+    F = W.query_matrix(_cube(p)).toarray().T  # (2^p, n_queries)
     brute = np.abs(F[:, None, :] - F[None, :, :]).sum(axis=2).max()
     assert W.l1_sensitivity(1) == pytest.approx(brute, abs=0)
     per_table = 2 if kind == "table" else 1
@@ -82,7 +83,7 @@ def test_sensitivity_bounds_random_neighbour_pairs(kind):
         X2[i] = rng.integers(0, 2, p) if rng.random() < 0.7 else 1 - X[i]
         worst = max(worst, np.abs(W.answers(X) - W.answers(X2)).sum())
         assert worst <= W.l1_sensitivity(n) + 1e-12
-    assert worst == pytest.approx(W.l1_sensitivity(n))   # reached by x' = 1 - x
+    assert worst == pytest.approx(W.l1_sensitivity(n))  # reached by x' = 1 - x
 
 
 def test_custom_column_sets():
@@ -140,7 +141,7 @@ def test_bad_input():
         MarginalWorkload(3, 0)
     with pytest.raises(ValueError, match="kind"):
         MarginalWorkload(3, 1, kind="cells")
-    with pytest.raises(ValueError, match="degree"):      # refused before enumerating
+    with pytest.raises(ValueError, match="degree"):  # refused before enumerating
         MarginalWorkload(1000, 4)
     with pytest.raises(ValueError, match="column_sets"):
         MarginalWorkload(3, column_sets=[(0, 3)])

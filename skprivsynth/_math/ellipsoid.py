@@ -136,8 +136,9 @@ def mvee_symmetric(points, *, eta=0.01, max_iter=None):
     max_iter : int, optional
         Rank-one steps after the warm start; default
         ``1000 + 50·dim·(1 + log dim) + 10·dim/eta`` (the order of Todd–Yildirim's
-        bound ``O(dim·(log dim + 1/eta))``).  On reaching it a :class:`~sklearn.exceptions.ConvergenceWarning` is emitted (the
-        returned ``omega_max`` still gives an enclosing ellipsoid).
+        bound ``O(dim·(log dim + 1/eta))``).  On reaching it a
+        :class:`~sklearn.exceptions.ConvergenceWarning` is emitted (the returned
+        ``omega_max`` still gives an enclosing ellipsoid).
 
     Returns
     -------

@@ -66,6 +66,7 @@ def solve_lp(
     time_limit=300.0,
     solver="choose",
     what="linear program",
+    options=None,
 ):
     """Minimise ``cᵀx`` s.t. ``row_lower ≤ A x ≤ row_upper``, ``col_lower ≤ x ≤ col_upper``.
 
@@ -82,6 +83,9 @@ def solve_lp(
         HiGHS solver option.
     what : str
         Name of the problem, used in error messages.
+    options : dict, optional
+        Further HiGHS options passed to ``setOptionValue`` (e.g. ``{"presolve":
+        "off", "run_crossover": "off"}``, which helps IPM on dense constraint rows).
 
     Returns
     -------
@@ -106,6 +110,9 @@ def solve_lp(
     h.silent()
     h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("solver", solver)
+    for key, value in (options or {}).items():
+        if h.setOptionValue(key, value) == highspy.HighsStatus.kError:
+            raise ValueError(f"HiGHS rejected the option {key}={value!r}.")
     status = h.passModel(
         n_vars,
         n_rows,
@@ -162,6 +169,8 @@ def solve_qp(
     time_limit=300.0,
     polish=True,
     what="quadratic program",
+    x0=None,
+    settings=None,
 ):
     """Minimise ``½ xᵀPx + qᵀx`` s.t. ``lower ≤ A x ≤ upper`` with OSQP.
 
@@ -178,6 +187,10 @@ def solve_qp(
         Run OSQP's solution polishing (active-set refinement).
     what : str
         Name of the problem, used in error messages.
+    x0 : array-like (n_vars,), optional
+        Primal warm start (e.g. a feasible point from a previous solve).
+    settings : dict, optional
+        Further OSQP settings (e.g. ``{"rho": 1.0}``).
 
     Returns
     -------
@@ -204,7 +217,10 @@ def solve_qp(
         polishing=polish,
         polish_refine_iter=10,
         verbose=False,
+        **(settings or {}),
     )
+    if x0 is not None:
+        problem.warm_start(x=np.asarray(x0, dtype=np.float64))
     start = time.perf_counter()
     result = problem.solve(raise_error=False)
     elapsed = time.perf_counter() - start

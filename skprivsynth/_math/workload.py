@@ -67,11 +67,14 @@ def _check_records(records, n_features, name="records"):
     """Return ``records`` as a 2-D uint8 array after checking width and {0,1} entries."""
     Z = np.asarray(records)
     if Z.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array of shape (n, {n_features}); "
-                         f"got an array with shape {Z.shape}.")
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n, {n_features}); "
+            f"got an array with shape {Z.shape}."
+        )
     if Z.shape[1] != n_features:
-        raise ValueError(f"{name} must have {n_features} columns (the workload's n_features); "
-                         f"got {Z.shape[1]}.")
+        raise ValueError(
+            f"{name} must have {n_features} columns (the workload's n_features); got {Z.shape[1]}."
+        )
     if Z.dtype == np.uint8 or Z.dtype == np.bool_:
         Zu = Z.view(np.uint8) if Z.dtype == np.bool_ else Z
         if Zu.size and Zu.max() > 1:
@@ -80,8 +83,9 @@ def _check_records(records, n_features, name="records"):
     bad = (Z != 0) & (Z != 1)
     if bad.any():
         i, j = (int(v[0]) for v in np.nonzero(bad))
-        raise ValueError(f"{name} must have entries in {{0, 1}}; column {j} has value "
-                         f"{Z[i, j]!r} at row {i}.")
+        raise ValueError(
+            f"{name} must have entries in {{0, 1}}; column {j} has value {Z[i, j]!r} at row {i}."
+        )
     return Z.astype(np.uint8)
 
 
@@ -150,10 +154,10 @@ class MarginalWorkload:
     6.0
     """
 
-    def __init__(self, n_features, degree=2, *, kind="table", column_sets=None,
-                 include_constant=True):
-        if isinstance(n_features, bool) or not isinstance(n_features, Integral) \
-                or n_features < 1:
+    def __init__(
+        self, n_features, degree=2, *, kind="table", column_sets=None, include_constant=True
+    ):
+        if isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
             raise ValueError(f"n_features must be a positive integer; got {n_features!r}.")
         if kind not in ("table", "conjunction"):
             raise ValueError(f"kind must be 'table' or 'conjunction'; got {kind!r}.")
@@ -161,20 +165,26 @@ class MarginalWorkload:
         self.kind = kind
         self.include_constant = bool(include_constant)
         if column_sets is None:
-            if isinstance(degree, bool) or not isinstance(degree, Integral) \
-                    or not 1 <= degree <= p:
-                raise ValueError(f"degree must be an integer in [1, n_features={p}]; "
-                                 f"got {degree!r}.")
+            if isinstance(degree, bool) or not isinstance(degree, Integral) or not 1 <= degree <= p:
+                raise ValueError(
+                    f"degree must be an integer in [1, n_features={p}]; got {degree!r}."
+                )
             self.degree = int(degree)
-            self._check_size({k: math.comb(p, k) for k in range(1, self.degree + 1)},
-                             "degree", degree)
-            groups = {k: np.array(list(combinations(range(p), k)), dtype=np.intp).reshape(-1, k)
-                      for k in range(1, self.degree + 1)}
+            self._check_size(
+                {k: math.comb(p, k) for k in range(1, self.degree + 1)}, "degree", degree
+            )
+            groups = {
+                k: np.array(list(combinations(range(p), k)), dtype=np.intp).reshape(-1, k)
+                for k in range(1, self.degree + 1)
+            }
         else:
             groups = self._custom_groups(column_sets, p)
             self.degree = max(groups)
-            self._check_size({k: len(g) for k, g in groups.items()}, "column_sets",
-                             f"<{sum(len(g) for g in groups.values())} sets>")
+            self._check_size(
+                {k: len(g) for k, g in groups.items()},
+                "column_sets",
+                f"<{sum(len(g) for g in groups.values())} sets>",
+            )
         self._groups = [(k, groups[k]) for k in sorted(groups)]
         self.column_sets_ = [tuple(int(c) for c in row) for _, S in self._groups for row in S]
         self.n_tables = len(self.column_sets_)
@@ -187,7 +197,7 @@ class MarginalWorkload:
         self.n_queries = start
 
     def _block(self, k):
-        return 2 ** k if self.kind == "table" else 1
+        return 2**k if self.kind == "table" else 1
 
     def _check_size(self, sets_per_size, param, value):
         """Refuse, before enumerating, a workload above MAX_WORKLOAD_QUERIES queries."""
@@ -202,25 +212,29 @@ class MarginalWorkload:
     @staticmethod
     def _custom_groups(column_sets, p):
         if isinstance(column_sets, str | bytes) or not hasattr(column_sets, "__iter__"):
-            raise TypeError("column_sets must be a sequence of sequences of column indices; "
-                            f"got {column_sets!r}.")
+            raise TypeError(
+                "column_sets must be a sequence of sequences of column indices; "
+                f"got {column_sets!r}."
+            )
         seen, groups = set(), {}
         for J in column_sets:
             try:
                 cols = tuple(sorted(int(c) for c in J))
-                ok = all(isinstance(c, Integral | np.integer) and not isinstance(c, bool)
-                         for c in J)
+                ok = all(
+                    isinstance(c, Integral | np.integer) and not isinstance(c, bool) for c in J
+                )
             except TypeError:
                 ok = False
-            if not ok or not cols or len(set(cols)) != len(cols) \
-                    or cols[0] < 0 or cols[-1] >= p:
+            if not ok or not cols or len(set(cols)) != len(cols) or cols[0] < 0 or cols[-1] >= p:
                 raise ValueError(
                     "column_sets must contain non-empty sets of distinct integer column "
                     f"indices in [0, {p}); got {J!r}."
                 )
             if cols in seen:
-                raise ValueError(f"column_sets contains the set {cols} twice; each set may "
-                                 "appear once (a repeat would double its noise budget).")
+                raise ValueError(
+                    f"column_sets contains the set {cols} twice; each set may "
+                    "appear once (a repeat would double its noise budget)."
+                )
             seen.add(cols)
             groups.setdefault(len(cols), []).append(cols)
         if not groups:
@@ -319,7 +333,7 @@ class MarginalWorkload:
         step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
         indices, counts = [], []
         for start in range(0, Z.shape[0], step):
-            chunk = Z[start:start + step]
+            chunk = Z[start : start + step]
             if self.kind == "table":
                 hit = self._record_rows(chunk)
                 if self.include_constant:
@@ -335,7 +349,7 @@ class MarginalWorkload:
                 val = self._conjunctions(chunk)
                 if self.include_constant:
                     val = np.concatenate([np.ones((len(chunk), 1), bool), val], axis=1)
-                r, c = np.nonzero(val)          # row-major: sorted by record, then query
+                r, c = np.nonzero(val)  # row-major: sorted by record, then query
                 c = c.astype(np.int64)
                 if keep is not None:
                     mask = keep[c]
@@ -349,8 +363,10 @@ class MarginalWorkload:
             return None
         keep = np.asarray(rows)
         if keep.dtype != np.bool_ or keep.shape != (self.n_queries,):
-            raise ValueError(f"rows must be a boolean mask of shape ({self.n_queries},); got "
-                             f"dtype {keep.dtype} and shape {keep.shape}.")
+            raise ValueError(
+                f"rows must be a boolean mask of shape ({self.n_queries},); got "
+                f"dtype {keep.dtype} and shape {keep.shape}."
+            )
         return keep
 
     def counts(self, records, chunk_size=None):
@@ -359,12 +375,11 @@ class MarginalWorkload:
         total = np.zeros(self.n_queries)
         step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
         for start in range(0, Z.shape[0], step):
-            chunk = Z[start:start + step]
+            chunk = Z[start : start + step]
             if self.kind == "table":
-                total += np.bincount(self._record_rows(chunk).ravel(),
-                                     minlength=self.n_queries)
+                total += np.bincount(self._record_rows(chunk).ravel(), minlength=self.n_queries)
             else:
-                total[int(self.include_constant):] += self._conjunctions(chunk).sum(axis=0)
+                total[int(self.include_constant) :] += self._conjunctions(chunk).sum(axis=0)
         if self.include_constant:
             total[0] = Z.shape[0]
         return total
@@ -385,8 +400,10 @@ class MarginalWorkload:
         return self.counts(X, chunk_size=chunk_size) / X.shape[0]
 
     def __repr__(self):
-        return (f"MarginalWorkload(n_features={self.n_features}, degree={self.degree}, "
-                f"kind={self.kind!r}, n_tables={self.n_tables}, n_queries={self.n_queries})")
+        return (
+            f"MarginalWorkload(n_features={self.n_features}, degree={self.degree}, "
+            f"kind={self.kind!r}, n_tables={self.n_tables}, n_queries={self.n_queries})"
+        )
 
 
 class FunctionWorkload:
@@ -395,7 +412,7 @@ class FunctionWorkload:
     Parameters
     ----------
     func : callable
-        ``func(records) -> values``: ``records`` is a uint8 array (r, n_features),
+        ``func(records) -> values``: ``records`` is a float64 0/1 array (r, n_features),
         ``values`` an array (r, n_functions) of real numbers.
     bounds : tuple (lower, upper) of floats or arrays of shape (n_functions,)
         Declared range of every function: ``lower_f <= f(x) <= upper_f`` for *every*
@@ -428,21 +445,26 @@ class FunctionWorkload:
         if not callable(func):
             raise TypeError(f"func must be callable records -> values; got {func!r}.")
         if bounds is None:
-            raise ValueError("bounds must be declared as (lower, upper) for a function "
-                             "workload: the sensitivity is derived from them; got None.")
+            raise ValueError(
+                "bounds must be declared as (lower, upper) for a function "
+                "workload: the sensitivity is derived from them; got None."
+            )
         try:
             lower, upper = bounds
             lower = np.atleast_1d(np.asarray(lower, dtype=np.float64))
             upper = np.atleast_1d(np.asarray(upper, dtype=np.float64))
         except (TypeError, ValueError):
-            raise ValueError("bounds must be a pair (lower, upper) of finite numbers or "
-                             f"arrays; got {bounds!r}.") from None
-        if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))) \
-                or np.any(lower > upper) or lower.ndim != 1 or upper.ndim != 1:
-            raise ValueError("bounds must be finite with lower <= upper; got "
-                             f"{bounds!r}.")
-        if isinstance(n_features, bool) or not isinstance(n_features, Integral) \
-                or n_features < 1:
+            raise ValueError(
+                f"bounds must be a pair (lower, upper) of finite numbers or arrays; got {bounds!r}."
+            ) from None
+        if (
+            not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)))
+            or np.any(lower > upper)
+            or lower.ndim != 1
+            or upper.ndim != 1
+        ):
+            raise ValueError(f"bounds must be finite with lower <= upper; got {bounds!r}.")
+        if isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
             raise ValueError(f"n_features must be a positive integer; got {n_features!r}.")
         self.func = func
         self.n_features = int(n_features)
@@ -453,29 +475,36 @@ class FunctionWorkload:
         self.n_queries = None
 
     def _evaluate(self, Z):
-        V = np.asarray(self.func(Z), dtype=np.float64)
+        V = np.asarray(self.func(Z.astype(np.float64)), dtype=np.float64)
         if V.ndim == 1:
             V = V[:, None]
         if V.ndim != 2 or V.shape[0] != Z.shape[0]:
-            raise ValueError(f"func must return an array of shape ({Z.shape[0]}, n_functions) "
-                             f"for {Z.shape[0]} records; got shape {V.shape}.")
+            raise ValueError(
+                f"func must return an array of shape ({Z.shape[0]}, n_functions) "
+                f"for {Z.shape[0]} records; got shape {V.shape}."
+            )
         if self.n_tables is None:
             k = V.shape[1]
             if self._lower.size not in (1, k) or self._upper.size not in (1, k):
-                raise ValueError(f"bounds must be scalars or have length {k} (the number of "
-                                 f"functions); got lengths {self._lower.size} and "
-                                 f"{self._upper.size}.")
+                raise ValueError(
+                    f"bounds must be scalars or have length {k} (the number of "
+                    f"functions); got lengths {self._lower.size} and "
+                    f"{self._upper.size}."
+                )
             self._lower = np.broadcast_to(self._lower, (k,)).copy()
             self._upper = np.broadcast_to(self._upper, (k,)).copy()
             self.n_tables = k
             self.n_queries = k + int(self.include_constant)
         elif V.shape[1] != self.n_tables:
-            raise ValueError(f"func returned {V.shape[1]} functions; earlier calls returned "
-                             f"{self.n_tables}.")
+            raise ValueError(
+                f"func returned {V.shape[1]} functions; earlier calls returned {self.n_tables}."
+            )
         if not np.all(np.isfinite(V)) or np.any(V < self._lower) or np.any(V > self._upper):
-            raise ValueError("func returned values outside the declared bounds (or "
-                             "non-finite values); the declared bounds must hold for every "
-                             "record, since the sensitivity is derived from them.")
+            raise ValueError(
+                "func returned values outside the declared bounds (or "
+                "non-finite values); the declared bounds must hold for every "
+                "record, since the sensitivity is derived from them."
+            )
         return V
 
     def _ensure_sized(self):
@@ -512,7 +541,7 @@ class FunctionWorkload:
         step = _chunk_rows(Z.shape[0], self.n_queries, chunk_size)
         blocks = []
         for start in range(0, Z.shape[0], step):
-            V = self._evaluate(Z[start:start + step])
+            V = self._evaluate(Z[start : start + step])
             if self.include_constant:
                 V = np.concatenate([np.ones((V.shape[0], 1)), V], axis=1)
             if keep is not None:
@@ -529,13 +558,15 @@ class FunctionWorkload:
         total = np.zeros(self.n_tables)
         step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
         for start in range(0, Z.shape[0], step):
-            total += self._evaluate(Z[start:start + step]).sum(axis=0)
+            total += self._evaluate(Z[start : start + step]).sum(axis=0)
         total /= Z.shape[0]
         return np.r_[1.0, total] if self.include_constant else total
 
     def __repr__(self):
-        return (f"FunctionWorkload(func={self.func!r}, n_features={self.n_features}, "
-                f"n_queries={self.n_queries})")
+        return (
+            f"FunctionWorkload(func={self.func!r}, n_features={self.n_features}, "
+            f"n_queries={self.n_queries})"
+        )
 
 
 def _check_n(n):
@@ -552,8 +583,9 @@ def _csc_from_columns(indices, counts, n_rows, n_cols):
     index_dtype = np.int32 if max(n_rows, indptr[-1]) < 2**31 else np.int64
     idx = (np.concatenate(indices) if indices else np.zeros(0)).astype(index_dtype, copy=False)
     data = np.ones(idx.size, dtype=np.float64)
-    return sp.csc_matrix((data, idx, indptr.astype(index_dtype, copy=False)),
-                         shape=(n_rows, n_cols))
+    return sp.csc_matrix(
+        (data, idx, indptr.astype(index_dtype, copy=False)), shape=(n_rows, n_cols)
+    )
 
 
 def check_workload(workload, n_features, degree):
@@ -579,15 +611,20 @@ def check_workload(workload, n_features, degree):
     if isinstance(workload, str):
         if workload == "conjunctions":
             return MarginalWorkload(n_features, degree, kind="conjunction")
-        raise ValueError("workload must be None, 'tables', 'conjunctions', a list of column "
-                         f"sets or a workload object; got {workload!r}.")
+        raise ValueError(
+            "workload must be None, 'tables', 'conjunctions', a list of column "
+            f"sets or a workload object; got {workload!r}."
+        )
     if isinstance(workload, MarginalWorkload | FunctionWorkload):
         if workload.n_features != n_features:
-            raise ValueError(f"workload has n_features={workload.n_features} but X has "
-                             f"{n_features} columns.")
+            raise ValueError(
+                f"workload has n_features={workload.n_features} but X has {n_features} columns."
+            )
         if not workload.include_constant:
-            raise ValueError("workload must include the constant function "
-                             "(include_constant=True): it is the density constraint.")
+            raise ValueError(
+                "workload must include the constant function "
+                "(include_constant=True): it is the density constraint."
+            )
         return workload
     if callable(workload):
         raise TypeError(

@@ -1,0 +1,681 @@
+"""PrivateSampler: noise-free ε-DP synthetic data by sampling a bounded density.
+
+Boedihardjo, Strohmer and Vershynin's *private sampling* (seed 003, Algorithm 2) in the
+LP/QP form of Pierquin, Zimmermann and Boussard (seed 002, Section 3): reweight a
+data-independent random reduced space so that its low-degree Fourier coefficients
+(hence all marginals of order ``≤ d``) match the data's, shrunk toward uniform just
+enough for the weights to stay in a box; then release i.i.d. draws from that density.
+No noise is added: privacy comes from the bounded sensitivity of the density and
+holds only for a *limited number of released records* (seed 003, Theorem 12.2).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from ._math.sampling import sample_weighted_records
+from ._math.solvers import SolverError, solve_lp, solve_qp
+from ._math.walsh import (
+    fourier_coefficients,
+    n_walsh_functions,
+    signs_to_boolean,
+    smallest_singular_value,
+    walsh_matrix,
+    walsh_subsets,
+    well_conditioning_threshold,
+)
+from .base import BaseSynthesizer
+from .privacy import PrivacyReport, check_epsilon
+from .validation import check_n_samples
+
+__all__ = [
+    "MAX_WALSH_ENTRIES",
+    "PrivateSampler",
+    "epsilon_for_samples",
+    "max_samples_bound",
+]
+
+#: Largest ``m · L`` (reduced-space size times number of Walsh functions of degree
+#: ``≤ d``) that ``fit`` builds.  The dense ``m × L`` Walsh matrix takes 8 bytes per
+#: entry, HiGHS and OSQP each keep sparse copies (~12 bytes per entry) and OSQP's
+#: factorisation about as much again: 2.5·10⁷ entries is ~1.5 GB at the peak.  Above
+#: it ``fit`` refuses and names ``m`` and ``degree``.
+MAX_WALSH_ENTRIES = 25_000_000
+
+# Tolerances: OSQP's absolute/relative tolerance (on the problem scaled by m, see
+# ``_solve``) and the largest accepted residual |W_Sᵀh* − b|_∞ of our own check (the
+# coefficients lie in [-1, 1]; 1e-7 is far below any sampling error 1/sqrt(n)).
+# OSQP first runs to 1e-6 and *polishes* (solves the KKT system of the detected active
+# set exactly, machine-precision residuals); only if polishing fails does it run again
+# to 1e-9 from that point.  On m = 10⁴, p = 20 this halves the QP time for the same
+# solution (objective equal to 13 digits, residual 3e-16).
+_QP_EPS_POLISHED = 1e-6
+_QP_EPS = 1e-9
+_RESIDUAL_TOL = 1e-7
+_SOLVER_TIME_LIMIT = 600.0
+
+
+def _check_density_bounds(density_bounds):
+    """Return ``(δ, Δ)`` after checking ``0 < δ < Δ`` and ``2δ ≤ 1 ≤ Δ − δ``."""
+    accepted = (
+        "a pair (δ, Δ) of finite reals with 0 < δ < Δ, 2δ ≤ 1 and Δ − δ ≥ 1, e.g. (0.25, 2.0)"
+    )
+    try:
+        low, high = density_bounds
+        low, high = float(low), float(high)
+    except (TypeError, ValueError):
+        raise ValueError(f"density_bounds must be {accepted}; got {density_bounds!r}.") from None
+    if not (math.isfinite(low) and math.isfinite(high) and 0 < low < high):
+        raise ValueError(f"density_bounds must be {accepted}; got {density_bounds!r}.")
+    if 2 * low > 1 or high - low < 1:
+        raise ValueError(
+            f"density_bounds={density_bounds!r} violates 2δ ≤ 1 ≤ Δ − δ (here 2δ = {2 * low:g}, "
+            f"Δ − δ = {high - low:g}); it must be {accepted}.  These conditions make the "
+            "uniform density 1/m an interior point of the shrinkage box [2δ/m, (Δ − δ)/m]."
+        )
+    return low, high
+
+
+def _sample_constant(n, m, p, degree, density_bounds):
+    """``k_max / ε``: the Theorem 12.2 bound on the sample size per unit of ε."""
+    low, high = _check_density_bounds(density_bounds)
+    L = n_walsh_functions(p, degree)
+    return (
+        (1.0 / (4.0 * math.sqrt(2.0)))
+        * (low / high) ** 1.5
+        * math.exp(-degree / 2.0)
+        * L ** (-0.25)
+        * math.sqrt(n)
+        / m**0.75
+    )
+
+
+def max_samples_bound(epsilon, *, n, m, p, degree, density_bounds):
+    """Largest number of records whose release is ε-DP (seed 003 Thm 12.2, seed 002 Thm 4.1).
+
+    ``k ≤ (1/(4√2)) · ε · (δ/Δ)^{3/2} · e^{−d/2} · L^{−1/4} · sqrt(n) / m^{3/4}``
+    with ``L = Σ_{j≤d} C(p, j)``.  Every quantity is public (``n`` is public under the
+    replace-one relation).  The value is a real number: the number of records allowed
+    is its floor, which is 0 on most real data (seed 002, Table 2).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy budget (> 0).
+    n, m, p, degree : int
+        Rows of the data, size of the reduced space, columns, degree ``d``.
+    density_bounds : (float, float)
+        ``(δ, Δ)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from skprivsynth.private_sampling import max_samples_bound
+    >>> round(max_samples_bound(1.0, n=10**8, m=1000, p=10, degree=2,
+    ...                         density_bounds=(0.5, 1.5)), 4)
+    0.2573
+    """
+    epsilon = check_epsilon(epsilon)
+    return epsilon * _sample_constant(n, m, p, degree, density_bounds)
+
+
+def epsilon_for_samples(n_samples, *, n, m, p, degree, density_bounds):
+    """Privacy cost ε of releasing ``n_samples`` records: the inverse of :func:`max_samples_bound`.
+
+    ``ε = n_samples · 4√2 · (Δ/δ)^{3/2} · e^{d/2} · L^{1/4} · m^{3/4} / sqrt(n)``.
+    """
+    n_samples = check_n_samples(n_samples, 1)
+    return n_samples / _sample_constant(n, m, p, degree, density_bounds)
+
+
+def _walsh_transpose_csc(W, first_column=None):
+    """``W_Sᵀ`` (``L × m``) in CSC form, optionally with a leading dense column.
+
+    The CSC arrays of ``W_Sᵀ`` are those of ``W_S`` in row-major order, so they are built
+    directly (no dense→sparse scan); entries are ±1.
+    """
+    m, L = W.shape
+    offset = 0 if first_column is None else 1
+    n_cols = m + offset
+    data = W.ravel() if first_column is None else np.concatenate([first_column, W.ravel()])
+    indices = np.tile(np.arange(L, dtype=np.int32), n_cols)
+    indptr = np.arange(0, n_cols * L + 1, L, dtype=np.int64)
+    return sp.csc_matrix((data, indices, indptr), shape=(L, n_cols))
+
+
+class PrivateSampler(BaseSynthesizer):
+    """Noise-free ε-DP synthetic Boolean data by private sampling, with a hard release cap.
+
+    Algorithm 2 of Boedihardjo, Strohmer and Vershynin (seed 003) in the LP/QP form of
+    Pierquin, Zimmermann and Boussard (seed 002, Sect. 3).  Data ``x ∈ {0,1}^p`` are
+    mapped to ``θ ∈ {−1,1}^p`` by ``θ = 1 − 2x`` (released records are mapped back by
+    ``x = (1 − θ)/2``).
+
+    1. *Reduced space.*  Draw ``S = (θ_1..θ_m)`` i.i.d. uniform on the cube, from the
+       estimator's ``random_state`` only, and its Walsh matrix ``W_S`` (``m × L``,
+       ``L = Σ_{j≤d} C(p, j)``).  Keep it if ``σ_min(W_S) ≥ sqrt(m)/(2e^d)``, else redraw
+       (at most ``max_tries`` times).  ``S`` never depends on the data, so redraws
+       cost no privacy.
+    2. *Coefficients.*  ``c = (1/n) W_Xᵀ 1`` accumulated over row chunks.
+    3. *Shrinkage LP* (HiGHS interior point): minimise ``λ`` over ``(λ, h̃)`` subject to
+       ``W_Sᵀh̃ = (1−λ)c + λ·W_Sᵀu``, ``0 ≤ λ ≤ 1``, ``2δ/m ≤ h̃ ≤ (Δ−δ)/m``
+       (``u = 1/m``; ``λ = 1, h̃ = u`` is always feasible).
+    4. *Proximal QP* (OSQP with polishing, tolerance 1e-6 then 1e-9 if polishing
+       fails): ``h* = argmin ‖h̃ − u‖²``
+       subject to ``W_Sᵀh̃ = (1−λ*)c + λ*·W_Sᵀu`` and ``δ/m ≤ h̃ ≤ Δ/m``.  The
+       residuals are checked and stored; a solver failure raises
+       :class:`~skprivsynth._math.solvers.SolverError`.
+    5. *Release.*  :meth:`sample` draws i.i.d. points of ``S`` with probabilities ``h*``.
+
+    Both problems are solved in the variable ``g = m·h̃`` (entries of order 1).
+
+    Privacy
+    -------
+    ε-DP under the **replace-one** neighbouring relation (datasets of the same public
+    size ``n`` differing in one row) for the *records released by* :meth:`sample`, as
+    long as their total number ``k`` satisfies (seed 003 Thm 12.2 = seed 002 Thm 4.1)
+
+        ``k ≤ (1/(4√2)) · ε · (δ/Δ)^{3/2} · e^{−d/2} · L^{−1/4} · sqrt(n) / m^{3/4}``.
+
+    The derivation: for a well-conditioned ``S`` the density's pointwise log-ratio
+    between neighbouring datasets is at most ``ε/k`` (Lemma 12.1), and ``k`` i.i.d. draws
+    multiply it by ``k`` (Private Sampling Lemma 3.3).  The cost is therefore linear in
+    the number of records: each record costs ``epsilon_per_sample_``, successive calls
+    to :meth:`sample` add up, and :meth:`sample` refuses to go past ``max_samples_``.
+    **On real data the bound is tiny** (seed 002, Table 2): ``max_samples_`` is often 0.
+    Then ``fit`` still works (for diagnostics) but :meth:`sample` refuses and says which
+    ``n``, ``epsilon`` or ``m`` would allow the request.  The fitted density ``density_``,
+    ``shrinkage_`` and ``fourier_coefficients_`` are exact functions of the data and are
+    **not private**: publish only the output of :meth:`sample`, never the fitted estimator.
+    The budget is tracked per fitted instance: refitting resets the counters but not
+    the privacy already lost.
+
+    Parameters
+    ----------
+    epsilon : float or None, default=1.0
+        Total privacy budget of the released records.  ``None`` requires ``n_samples``
+        and then the budget is whatever releasing ``n_samples`` records costs.
+    m : int, default=1000
+        Size of the reduced space; at least ``L`` (else ``W_S`` cannot have full rank).
+        Larger ``m`` lowers the allowed sample size like ``m^{-3/4}``.
+    degree : int, default=2
+        Degree ``d`` of the matched marginals (``1 ≤ d ≤ p``).
+    density_bounds : (float, float), default=(0.25, 2.0)
+        ``(δ, Δ)``: the density is kept in ``[δ/m, Δ/m]``.  Needs
+        ``0 < δ < Δ`` and ``2δ ≤ 1 ≤ Δ − δ``.  A wider box matches the data with less
+        shrinkage but allows fewer records (``(δ/Δ)^{3/2}`` in the bound).
+    n_samples : int or None, default=None
+        Planned number of released records: the default size of :meth:`sample`, and the
+        budget when ``epsilon=None``.  ``None``: :meth:`sample` releases by default all
+        the records the budget still allows.
+    max_tries : int, default=10
+        Draws of the reduced space before giving up on the well-conditioning test.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the reduced space (fit) and the release (:meth:`sample`).
+
+    Attributes
+    ----------
+    reduced_space_ : ndarray of shape (m, p)
+        The points of ``S`` in ``{0,1}^p`` (data-independent).
+    n_walsh_functions_ : int
+        ``L``.
+    sigma_min_ : float
+        ``σ_min(W_S)`` of the accepted reduced space.
+    well_conditioning_threshold_ : float
+        ``sqrt(m)/(2e^d)``.
+    n_tries_ : int
+        Reduced spaces drawn until one was well conditioned.
+    fourier_coefficients_ : ndarray of shape (L,)
+        ``c`` (not private).
+    shrinkage_ : float
+        ``λ*`` from the LP (not private); 0 means the data's coefficients are matched.
+    density_ : ndarray of shape (m,)
+        ``h*`` (not private): probabilities of the points of ``reduced_space_``.
+    lp_status_, qp_status_ : str
+        Solver statuses.
+    lp_time_, qp_time_ : float
+        Solver wall times in seconds.
+    qp_iterations_ : int
+    qp_polished_ : bool
+        Whether OSQP's polishing succeeded.
+    qp_primal_residual_, qp_dual_residual_ : float
+        OSQP's residuals (on the problem scaled by ``m``).
+    constraint_residual_ : float
+        Our check ``max |W_Sᵀh* − ((1−λ*)c + λ*·W_Sᵀu)|`` (≤ 1e-7 or fit fails).
+    box_violation_ : float
+        Largest violation of ``δ/m ≤ h ≤ Δ/m`` by the raw solver output, in units of
+        ``1/m`` (the stored ``density_`` is clipped to the box).
+    max_row_frequency_ : float
+        Largest fraction of identical rows in ``X`` (not private; for :meth:`diagnostics`).
+    samples_bound_ : float
+        The real-valued Theorem 12.2 bound for the budget.
+    max_samples_ : int
+        Records the budget allows in total (``floor(samples_bound_)``, or ``n_samples``
+        when ``epsilon=None``).
+    epsilon_budget_ : float
+        The total budget (``epsilon``, or the cost of ``n_samples`` when ``epsilon=None``).
+    epsilon_per_sample_ : float
+        Privacy cost of one released record.
+    samples_released_ : int
+        Records released so far by :meth:`sample`.
+    epsilon_spent_ : float
+        ``samples_released_ · epsilon_per_sample_``.
+    epsilon_ : float
+        Privacy actually spent so far (same as ``epsilon_spent_``; 0 right after fit,
+        since fitting releases nothing).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+    n_samples_fit_ : int
+
+    Notes
+    -----
+    Complexity: the reduced space costs ``O(tries · (m L d + m L²))`` time and
+    ``O(m L)`` memory (``m · L ≤ MAX_WALSH_ENTRIES``); the coefficients ``O(n L d)`` time and
+    ``O(L · chunk)`` extra memory, independent of ``n``; the LP and QP have ``m + 1``
+    variables and ``L`` dense equality rows (``m L`` nonzeros): HiGHS's interior point
+    and OSQP's factorisation cost ``O(m L²)`` per factorisation and ``O(m L)`` per
+    iteration.  Sampling ``k`` records costs ``O(k (p + log m))``.
+
+    References
+    ----------
+    M. Boedihardjo, T. Strohmer, R. Vershynin, "Private sampling: a noiseless approach
+    for generating differentially private synthetic data", SIAM J. Math. Data Sci.
+    (2022): Algorithm 2, Lemma 3.3, Lemma 12.1, Theorem 12.2 (privacy), Theorem 12.4.
+    C. Pierquin, B. Zimmermann, M. Boussard, "Practical considerations on using private
+    sampling for synthetic data" (2023): Sect. 3 (LP and QP), Theorems 4.1 and 4.2,
+    Table 2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.private_sampling import PrivateSampler
+    >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6))
+    >>> est = PrivateSampler(epsilon=1.0, m=64, random_state=0).fit(X)
+    >>> est.max_samples_          # the honest answer: no record may be released
+    0
+    >>> big = PrivateSampler(epsilon=None, n_samples=5, m=64, random_state=0).fit(X)
+    >>> big.sample().shape, big.epsilon_ > 1
+    ((5, 6), True)
+    """
+
+    _input_domain = "boolean"
+
+    _parameter_constraints = {
+        "epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "m": [Interval(Integral, 1, None, closed="left")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "density_bounds": [tuple, list],
+        "n_samples": [Interval(Integral, 1, None, closed="left"), None],
+        "max_tries": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        m=1000,
+        degree=2,
+        density_bounds=(0.25, 2.0),
+        n_samples=None,
+        max_tries=10,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.m = m
+        self.degree = degree
+        self.density_bounds = density_bounds
+        self.n_samples = n_samples
+        self.max_tries = max_tries
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Draw the reduced space and compute the bounded density ``h*``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Boolean ``{0, 1}`` data.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        if self.epsilon is None and self.n_samples is None:
+            raise ValueError(
+                "epsilon=None needs n_samples (the privacy cost is then that of releasing "
+                "n_samples records); set epsilon to a positive budget or give n_samples."
+            )
+        low, high = _check_density_bounds(self.density_bounds)
+        X, rng = self._validate_fit_data(X)
+        n, p = X.shape
+        m, d = int(self.m), int(self.degree)
+        if d > p:
+            raise ValueError(f"degree={d} exceeds the number of columns p={p}; use degree <= p.")
+        L = n_walsh_functions(p, d)
+        if m < L:
+            raise ValueError(
+                f"m={m} is smaller than the number of Walsh functions L={L} of degree <= {d} "
+                f"on p={p} columns; W_S cannot have full column rank.  Use m >= {L} "
+                "(several times L in practice) or a smaller degree."
+            )
+        if m * L > MAX_WALSH_ENTRIES:
+            raise ValueError(
+                f"m={m} with degree={d} on p={p} columns needs an m x L = {m} x {L} = {m * L:,} "
+                f"Walsh matrix, above the limit MAX_WALSH_ENTRIES={MAX_WALSH_ENTRIES:,} "
+                "(~1.5 GB at the solver peak).  Lower m or degree."
+            )
+
+        # 1. Reduced space: only ``rng`` (from random_state) is used, never the data.
+        subsets = walsh_subsets(p, d)
+        threshold = well_conditioning_threshold(m, d)
+        best, tries = 0.0, 0
+        while True:
+            tries += 1
+            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(m, p)).astype(np.float64)
+            W = walsh_matrix(signs, subsets)
+            sigma = smallest_singular_value(W)
+            best = max(best, sigma)
+            if sigma >= threshold:
+                break
+            if tries >= self.max_tries:
+                raise ValueError(
+                    f"no well-conditioned reduced space in max_tries={self.max_tries} draws: "
+                    f"the best sigma_min(W_S) was {best:.4g} < sqrt(m)/(2e^d) = "
+                    f"{threshold:.4g} (m={m}, L={L}).  Increase m (several times L) or "
+                    "max_tries."
+                )
+        self.reduced_space_ = signs_to_boolean(signs)
+        self.n_walsh_functions_ = L
+        self.sigma_min_ = sigma
+        self.well_conditioning_threshold_ = threshold
+        self.n_tries_ = tries
+
+        # 2. Fourier coefficients of the data, accumulated in row chunks.
+        c = fourier_coefficients(X, d)
+        self.fourier_coefficients_ = c
+        self.max_row_frequency_ = _max_row_frequency(X)
+
+        # 3-4. Shrinkage LP and proximal QP.
+        self._solve(W, c, m, low, high)
+
+        # Budget (Theorem 12.2): k ≤ C·ε with C from public quantities only.
+        constant = _sample_constant(n, m, p, d, (low, high))
+        self.epsilon_per_sample_ = 1.0 / constant
+        if self.epsilon is not None:
+            self.epsilon_budget_ = check_epsilon(self.epsilon)
+            self.samples_bound_ = self.epsilon_budget_ * constant
+            self.max_samples_ = int(math.floor(self.samples_bound_))
+        else:
+            self.max_samples_ = int(self.n_samples)
+            self.epsilon_budget_ = self.max_samples_ / constant
+            self.samples_bound_ = float(self.max_samples_)
+        self.samples_released_ = 0
+        self.epsilon_spent_ = 0.0
+        self.epsilon_ = 0.0
+        return self
+
+    def _solve(self, W, c, m, low, high):
+        """Shrinkage LP then proximal QP, in the scaled variable ``g = m·h``."""
+        L = W.shape[1]
+        c_uniform = W.mean(axis=0)  # W_Sᵀu: the coefficients of the uniform density on S
+        # LP in (λ, g): W_Sᵀg + λ·m(c − W_Sᵀu) = m c  ⇔  W_Sᵀh = (1−λ)c + λ W_Sᵀu.
+        A_lp = _walsh_transpose_csc(W, first_column=m * (c - c_uniform))
+        cost = np.zeros(m + 1)
+        cost[0] = 1.0
+        lp = solve_lp(
+            cost, A_lp, m * c, m * c,
+            np.concatenate([[0.0], np.full(m, 2.0 * low)]),
+            np.concatenate([[1.0], np.full(m, high - low)]),
+            solver="ipm", time_limit=_SOLVER_TIME_LIMIT,
+            options={"presolve": "off", "run_crossover": "off"},
+            what="shrinkage LP of PrivateSampler",
+        )
+        del A_lp
+        shrinkage = float(np.clip(lp.x[0], 0.0, 1.0))
+        target = (1.0 - shrinkage) * c + shrinkage * c_uniform
+
+        # QP: min ½‖g − 1‖² s.t. W_Sᵀg = m·target, δ ≤ g ≤ Δ; warm start at the LP's g
+        # (feasible up to the LP tolerance since the LP box lies inside the QP box).
+        A_qp = sp.vstack(
+            [_walsh_transpose_csc(W), sp.identity(m, format="csc")], format="csc"
+        )
+        lower = np.concatenate([m * target, np.full(m, low)])
+        upper = np.concatenate([m * target, np.full(m, high)])
+        P, q = sp.identity(m, format="csc"), -np.ones(m)
+        qp = solve_qp(
+            P, q, A_qp, lower, upper, eps=_QP_EPS_POLISHED, time_limit=_SOLVER_TIME_LIMIT,
+            x0=np.clip(lp.x[1:], low, high), what="proximal QP of PrivateSampler",
+        )
+        if not qp.polished:
+            qp = solve_qp(
+                P, q, A_qp, lower, upper, eps=_QP_EPS, time_limit=_SOLVER_TIME_LIMIT,
+                x0=qp.x, what="proximal QP of PrivateSampler",
+            )
+        del A_qp
+        g = qp.x
+        box_violation = float(max(low - g.min(), g.max() - high, 0.0))
+        density = np.clip(g, low, high) / m
+        residual = float(np.abs(W.T @ density - target).max())
+        if residual > _RESIDUAL_TOL or box_violation > 1e-6:
+            raise SolverError(
+                "the proximal QP of PrivateSampler returned an inaccurate density: "
+                f"max |W_S^T h - b| = {residual:.3g} (tolerance {_RESIDUAL_TOL:g}), box "
+                f"violation {box_violation:.3g} (in units of 1/m), OSQP status {qp.status!r}, "
+                f"polished={qp.polished}.  Try another random_state or a larger m (L={L})."
+            )
+        self.shrinkage_ = shrinkage
+        self.density_ = density
+        self.lp_status_, self.lp_time_ = lp.status, lp.solve_time
+        self.qp_status_, self.qp_time_ = qp.status, qp.solve_time
+        self.qp_iterations_, self.qp_polished_ = qp.iterations, qp.polished
+        self.qp_primal_residual_ = qp.primal_residual
+        self.qp_dual_residual_ = qp.dual_residual
+        self.constraint_residual_ = residual
+        self.box_violation_ = box_violation
+
+    def _candidates(self):
+        """The (non-private) fitted state: points of ``S`` and ``h*``; no rounding.
+
+        Use :meth:`sample` to release records: it enforces the privacy budget.
+        """
+        return self.reduced_space_, self.density_, False
+
+    def _budget_message(self, requested):
+        n, p = self.n_samples_fit_, self.n_features_in_
+        m, d = int(self.m), int(self.degree)
+        remaining = self.max_samples_ - self.samples_released_
+        total = self.samples_released_ + requested
+        bounds = tuple(self.density_bounds)
+        constant = 1.0 / self.epsilon_per_sample_
+        need_eps = total / constant
+        need_n = math.ceil(n * (total / (self.epsilon_budget_ * constant)) ** 2)
+        max_m = (self.epsilon_budget_ * constant * m**0.75 / total) ** (4.0 / 3.0)
+        m_hint = (
+            f"m <= {math.floor(max_m)}"
+            if max_m >= self.n_walsh_functions_
+            else f"m <= {max_m:.3g} (impossible: m must be >= L = {self.n_walsh_functions_})"
+        )
+        return (
+            f"n_samples={requested} exceeds the privacy budget of PrivateSampler: "
+            f"epsilon_budget_={self.epsilon_budget_:.6g} allows max_samples_="
+            f"{self.max_samples_} records in total (Theorem 12.2 bound k <= "
+            f"{self.samples_bound_:.4g} for n={n}, m={m}, p={p}, degree={d}, "
+            f"density_bounds={bounds}); {self.samples_released_} already released, "
+            f"{remaining} left.  Releasing {total} records in total needs epsilon >= "
+            f"{need_eps:.4g} (refit with that epsilon), or n >= {need_n:.4g} rows, or "
+            f"{m_hint} at this epsilon_budget_."
+        )
+
+    def sample(self, n_samples=None, random_state=None):
+        """Release synthetic records, spending privacy budget.
+
+        Parameters
+        ----------
+        n_samples : int, optional
+            Number of records; defaults to the ``n_samples`` parameter, or else to all
+            the records the budget still allows.
+        random_state : None, int or numpy.random.Generator, optional
+            Seed of this draw; None continues the estimator's own stream.  Every call
+            spends budget, even one that repeats a seed.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_in_)
+            Boolean ``{0, 1}`` records (points of the reduced space).
+
+        Raises
+        ------
+        ValueError
+            If the request would exceed ``max_samples_`` in total; the message gives the
+            numbers and the ``epsilon``, ``n`` or ``m`` that would allow it.
+        """
+        check_is_fitted(self)
+        remaining = self.max_samples_ - self.samples_released_
+        default = self.n_samples if self.n_samples is not None else remaining
+        if n_samples is None and default < 1:
+            raise ValueError(self._budget_message(1))
+        k = check_n_samples(n_samples, default)
+        if k > remaining:
+            raise ValueError(self._budget_message(k))
+        rng = self._sampling_generator(random_state)
+        out = sample_weighted_records(self.reduced_space_, self.density_, k, rng, rounding=False)
+        self.samples_released_ += k
+        self.epsilon_spent_ = self.samples_released_ * self.epsilon_per_sample_
+        self.epsilon_ = self.epsilon_spent_
+        return out
+
+    def privacy_report(self):
+        """Return the :class:`~skprivsynth.privacy.PrivacyReport` of what was released so far."""
+        check_is_fitted(self)
+        report = PrivacyReport(mechanism="PrivateSampler (noise-free private sampling)")
+        report.add(
+            step=f"reduced space S (m={self.m}, {self.n_tries_} draw(s))",
+            mechanism="data-independent uniform draws + well-conditioning test",
+            sensitivity=0.0,
+            epsilon=0.0,
+            scale=None,
+            derivation="S and its redraws depend only on random_state, never on X.",
+        )
+        report.add(
+            step=f"release of {self.samples_released_} of max {self.max_samples_} records",
+            mechanism="i.i.d. sampling from the bounded density h* (Lemma 3.3)",
+            sensitivity=(
+                f"pointwise log-ratio of h* <= {self.epsilon_per_sample_:.4g} per record"
+            ),
+            epsilon=self.epsilon_spent_,
+            scale=None,
+            derivation=(
+                "Theorem 12.2 (seed 003) = Theorem 4.1 (seed 002): k <= (1/(4*sqrt 2)) eps "
+                "(delta/Delta)^(3/2) e^(-d/2) L^(-1/4) sqrt(n)/m^(3/4), i.e. eps = k * "
+                f"{self.epsilon_per_sample_:.4g} for n={self.n_samples_fit_}, m={self.m}, "
+                f"L={self.n_walsh_functions_}, d={self.degree}, "
+                f"density_bounds={tuple(self.density_bounds)}; budget "
+                f"{self.epsilon_budget_:.6g}, unspent "
+                f"{self.epsilon_budget_ - self.epsilon_spent_:.6g}."
+            ),
+        )
+        return report
+
+    def diagnostics(self, gamma=0.1, n_samples=None):
+        """Which preconditions of the accuracy theorem hold, with the numbers.
+
+        Seed 002 Theorem 4.2 (= seed 003 Theorem 12.4): if ``n ≥ 16δ⁻²γ⁻¹e^{2d}L``,
+        ``16δ⁻²γ⁻¹Δ²e^{2d}L ≤ m ≤ 2^{p/4}``, ``k ≥ 4δ⁻²(log(2/γ) + log L)`` and the data
+        density is at most ``Δ/2^p``, then with probability ``≥ 1 − 4γ − 2^{−p/2}`` every
+        marginal of order ``≤ d`` of the ``k`` released records is within ``4δ`` of the
+        data's.  The density condition is checked on the empirical density (largest
+        frequency of a row), as seed 002 does.
+
+        Parameters
+        ----------
+        gamma : float, default=0.1
+            Failure probability parameter ``γ`` (0 < γ < 1/4 for a useful statement).
+        n_samples : int, optional
+            Release size ``k`` to check; defaults to the ``n_samples`` parameter, else
+            ``max_samples_``.
+
+        Returns
+        -------
+        dict
+            One entry per condition (``"n"``, ``"m_lower"``, ``"m_upper"``, ``"k"``,
+            ``"density"``, and ``"privacy"`` for ``k ≤ max_samples_``,
+            ``"well_conditioned"``, ``"no_shrinkage"``) mapping to a dict with
+            ``holds`` (bool), ``value``, ``required`` and ``statement``; plus
+            ``"all_accuracy_preconditions"`` (bool) and ``"accuracy"`` (the guarantee
+            ``4δ`` and its probability, meaningful only when they all hold).
+        """
+        check_is_fitted(self)
+        if not (0 < gamma < 1):
+            raise ValueError(f"gamma must be in (0, 1); got {gamma!r}.")
+        low, high = _check_density_bounds(self.density_bounds)
+        n, p = self.n_samples_fit_, self.n_features_in_
+        m, d, L = int(self.m), int(self.degree), self.n_walsh_functions_
+        if n_samples is None:
+            n_samples = self.n_samples if self.n_samples is not None else self.max_samples_
+        k = int(n_samples)
+        e2d = math.exp(2 * d)
+        n_req = 16 / (low**2 * gamma) * e2d * L
+        m_req = 16 / (low**2 * gamma) * high**2 * e2d * L
+        m_cap = 2.0 ** (p / 4)
+        k_req = 4 / low**2 * (math.log(2 / gamma) + math.log(L))
+        dens_cap = high / 2.0**p
+
+        def entry(holds, value, required, statement):
+            return {"holds": bool(holds), "value": value, "required": required,
+                    "statement": statement}
+
+        out = {
+            "n": entry(n >= n_req, n, n_req, "n >= 16 delta^-2 gamma^-1 e^(2d) L"),
+            "m_lower": entry(m >= m_req, m, m_req, "m >= 16 delta^-2 gamma^-1 Delta^2 e^(2d) L"),
+            "m_upper": entry(m <= m_cap, m, m_cap, "m <= 2^(p/4)"),
+            "k": entry(k >= k_req, k, k_req, "k >= 4 delta^-2 (log(2/gamma) + log L)"),
+            "density": entry(
+                self.max_row_frequency_ <= dens_cap, self.max_row_frequency_, dens_cap,
+                "largest row frequency <= Delta / 2^p",
+            ),
+            "privacy": entry(
+                k <= self.max_samples_, k, self.max_samples_,
+                "k <= max_samples_ (Theorem 12.2 at epsilon_budget_)",
+            ),
+            "well_conditioned": entry(
+                self.sigma_min_ >= self.well_conditioning_threshold_, self.sigma_min_,
+                self.well_conditioning_threshold_, "sigma_min(W_S) >= sqrt(m)/(2 e^d)",
+            ),
+            "no_shrinkage": entry(
+                self.shrinkage_ <= 1e-7, self.shrinkage_, 0.0,
+                "lambda* = 0: the data's coefficients are matched exactly",
+            ),
+        }
+        accuracy_keys = ("n", "m_lower", "m_upper", "k", "density")
+        out["all_accuracy_preconditions"] = all(out[key]["holds"] for key in accuracy_keys)
+        out["accuracy"] = {
+            "marginal_error_bound": 4 * low,
+            "probability": max(0.0, 1 - 4 * gamma - 2.0 ** (-p / 2)),
+        }
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+def _max_row_frequency(X):
+    """Largest fraction of identical rows of the Boolean matrix ``X`` (O(n p) memory)."""
+    packed = np.packbits(X.astype(np.uint8), axis=1)
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1])))
+    _, counts = np.unique(keys.ravel(), return_counts=True)
+    return float(counts.max() / X.shape[0])

@@ -1,0 +1,358 @@
+"""NoisyMicroaggregation (seed 000, Algorithm 4) and its lattice covering."""
+
+import inspect
+import itertools
+import math
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import skprivsynth.noisy_microaggregation as nm_module
+from skprivsynth._math.lattice import (
+    enumerate_lattice_ball,
+    lattice_point_index,
+    round_to_lattice,
+)
+from skprivsynth.noisy_microaggregation import (
+    NoisyMicroaggregation,
+    cell_statistics,
+    noisy_microaggregation_parameters,
+)
+from skprivsynth.privacy import PrivacyReport
+
+# --------------------------------------------------------------------------- lattice
+
+
+@pytest.mark.parametrize("t,spacing,radius", [(1, 0.3, 1.2), (2, 0.25, 1.1), (3, 0.4, 1.3),
+                                              (4, 0.7, 1.5)])
+def test_lattice_enumeration_matches_brute_force(t, spacing, radius):
+    points = enumerate_lattice_ball(t, spacing, radius)
+    m = int(radius / spacing) + 1
+    brute = np.array(list(itertools.product(range(-m, m + 1), repeat=t)))
+    brute = brute[np.linalg.norm(brute * spacing, axis=1) <= radius]
+    assert points.shape == brute.shape
+    # Lexicographic order (itertools.product yields lexicographic order too).
+    np.testing.assert_array_equal(points, brute)
+
+
+@pytest.mark.parametrize("t", [1, 2, 3, 5])
+def test_rounding_of_unit_ball_points_always_lands_in_the_covering(t):
+    rng = np.random.default_rng(t)
+    alpha = 0.35
+    spacing = alpha / math.sqrt(t)
+    points = enumerate_lattice_ball(t, spacing, 1.0 + alpha / 2.0)
+    Z = rng.standard_normal((5000, t))
+    Z /= np.linalg.norm(Z, axis=1, keepdims=True)
+    Z *= rng.random((5000, 1)) ** 0.2  # many points near the unit sphere
+    Z[:10] /= np.linalg.norm(Z[:10], axis=1, keepdims=True)  # exactly norm 1
+    coords = round_to_lattice(Z, spacing)
+    idx = lattice_point_index(points, coords)
+    np.testing.assert_array_equal(points[idx], coords)
+    # α-covering: every point within α/2 of its cell's lattice point.
+    assert np.max(np.linalg.norm(points[idx] * spacing - Z, axis=1)) <= alpha / 2 + 1e-12
+
+
+def test_lattice_refuses_explosion_before_allocating():
+    with pytest.raises(ValueError, match="reduce t, increase alpha"):
+        enumerate_lattice_ball(12, 0.01, 1.0, max_points=10_000)
+
+
+def test_lattice_index_rejects_unknown_points():
+    points = enumerate_lattice_ball(2, 0.5, 1.0)
+    with pytest.raises(ValueError, match="not a point of the enumerated lattice"):
+        lattice_point_index(points, np.array([[0, 0], [5, 0]]))
+    with pytest.raises(ValueError, match="not a point of the enumerated lattice"):
+        lattice_point_index(points, np.array([[2, 1]]))  # inside the box, outside the ball
+
+
+# ------------------------------------------------------------------ privacy: sensitivities
+
+
+def _random_neighbours(rng, n, p):
+    """Data in [0,1]^p and a neighbour with one row replaced by an extreme row."""
+    X = rng.random((n, p))
+    X[: n // 2] = np.round(X[: n // 2])  # half Boolean, half fractional rows
+    X2 = X.copy()
+    i = rng.integers(n)
+    kind = rng.integers(3)
+    X2[i] = (
+        np.ones(p)
+        if kind == 0
+        else (np.zeros(p) if kind == 1 else (rng.random(p) < 0.5).astype(float))
+    )
+    return X, X2
+
+
+def _random_basis(rng, p, t):
+    return np.linalg.qr(rng.standard_normal((p, t)))[0]
+
+
+def test_second_moment_sensitivity_is_at_most_one_over_n():
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(300):
+        n, p = int(rng.integers(2, 40)), int(rng.integers(1, 12))
+        X, X2 = _random_neighbours(rng, n, p)
+        S = (X / np.sqrt(p)).T @ (X / np.sqrt(p)) / n
+        S2 = (X2 / np.sqrt(p)).T @ (X2 / np.sqrt(p)) / n
+        ratio = np.linalg.norm(S - S2, 2) * n
+        worst = max(worst, ratio)
+    assert worst <= 1.0 + 1e-12
+    # The bound is tight: all-ones row replaced by all-zeros changes S by exactly 1/n.
+    X = np.ones((5, 4))
+    X2 = X.copy()
+    X2[0] = 0.0
+    diff = (X.T @ X - X2.T @ X2) / (4 * 5)
+    assert np.linalg.norm(diff, 2) == pytest.approx(1.0 / 5)
+
+
+@pytest.mark.parametrize("b", [1.0, 2.5, 7.0])
+def test_weight_and_damped_mean_sensitivities(b):
+    rng = np.random.default_rng(int(b * 10))
+    worst_w, worst_y, moved = 0.0, 0.0, 0
+    for _ in range(300):
+        n, p, t = int(rng.integers(3, 30)), int(rng.integers(2, 10)), int(rng.integers(1, 3))
+        t = min(t, p)
+        X, X2 = _random_neighbours(rng, n, p)
+        V = _random_basis(rng, p, t)  # fixed projection (the proof conditions on P)
+        alpha = float(rng.choice([0.2, 0.5, 1.0]))
+        points, counts, damped = cell_statistics(X, V, alpha, b)
+        points2, counts2, damped2 = cell_statistics(X2, V, alpha, b)
+        np.testing.assert_array_equal(points, points2)  # data-independent cells
+        dw = np.abs(counts - counts2).sum() / n
+        moved += dw > 0
+        # Scaled units (rows x/√p): bound 4√p/b on the concatenated damped means.
+        dy_scaled = np.abs(damped - damped2).sum() / np.sqrt(p)
+        worst_w = max(worst_w, dw * n / 2.0)
+        worst_y = max(worst_y, dy_scaled / (4.0 * np.sqrt(p) / b))
+    assert moved > 50  # many pairs really moved a row between cells
+    assert worst_w <= 1.0 + 1e-12  # ||Δw||_1 <= 2/n
+    assert worst_y <= 1.0 + 1e-12  # ||Δỹ||_1 <= 4√p/b (scaled units)
+    assert worst_w == pytest.approx(1.0)  # attained: the bound is not vacuous here
+
+
+def test_noise_goes_through_privacy_module_with_the_derived_calibration(monkeypatch):
+    calls = []
+    real = nm_module.laplace_mechanism
+
+    def recording(values, sensitivity, epsilon, rng, noise="continuous"):
+        calls.append((np.shape(values), sensitivity, epsilon, noise))
+        return real(values, sensitivity, epsilon, rng, noise=noise)
+
+    monkeypatch.setattr(nm_module, "laplace_mechanism", recording)
+    X = (np.random.default_rng(0).random((400, 7)) < 0.4).astype(float)
+    est = NoisyMicroaggregation(epsilon=1.5, t=2, alpha=0.5, b=20, random_state=0).fit(X)
+    n, p, s, eps = 400, 7, est.n_cells_, 1.5
+    assert calls == [
+        ((s,), 2.0 / n, eps / 3, "continuous"),
+        ((s, p), 4.0 * p / 20, eps / 3, "continuous"),
+    ]
+    assert est.weight_noise_scale_ == pytest.approx(6.0 / (n * eps))
+    assert est.mean_noise_scale_ == pytest.approx(12.0 * p / (20 * eps))
+    assert est.projection_beta_ == pytest.approx(eps / (6 * 2))
+    # No ad-hoc Laplace sampling in the estimator module.
+    source = inspect.getsource(nm_module)
+    assert ".laplace(" not in source and "rng.laplace" not in source
+
+
+def test_privacy_report_and_budget():
+    X = (np.random.default_rng(1).random((300, 5)) < 0.5).astype(float)
+    est = NoisyMicroaggregation(epsilon=0.9, random_state=0).fit(X)
+    report = est.privacy_report()
+    assert isinstance(report, PrivacyReport)
+    assert est.epsilon_ == pytest.approx(0.9)
+    assert report.epsilon == pytest.approx(est.epsilon_)
+    assert [e["epsilon"] for e in report.entries] == pytest.approx([0.3, 0.3, 0.3])
+    assert "replace-one" in report.neighbouring_relation
+    text = str(report)
+    for fragment in ("||S − S'|| <= 1/n", "2/n", "4p/b", "12p/(bε)", "6/(nε)"):
+        assert fragment in text
+
+
+# -------------------------------------------------------------------------- behaviour
+
+
+def test_release_invariants_and_sampling():
+    rng = np.random.default_rng(2)
+    X = rng.random((1000, 6))
+    X[:500] = np.round(X[:500])
+    est = NoisyMicroaggregation(epsilon=2.0, random_state=0).fit(X)
+    assert est.weights_.shape == (est.n_cells_,)
+    assert np.all(est.weights_ >= 0) and est.weights_.sum() == pytest.approx(1.0)
+    assert est.records_.shape == (est.n_cells_, 6)
+    assert est.records_.min() >= 0 and est.records_.max() <= 1
+    spacing = est.alpha_ / math.sqrt(est.t_)
+    norms = np.linalg.norm(est.lattice_points_ * spacing, axis=1)
+    assert norms.max() <= 1 + est.alpha_ / 2 + 1e-9
+    np.testing.assert_allclose(est.components_.T @ est.components_, np.eye(est.t_), atol=1e-10)
+    Y = est.sample(250)
+    assert Y.shape == (250, 6) and set(np.unique(Y)) <= {0.0, 1.0}
+
+
+def test_without_noise_and_damping_the_weighted_means_preserve_the_mean():
+    # ε huge and b = 1: the release is the plain microaggregation (law of total
+    # expectation: Σ_j w_j y_j = mean of X).
+    X = (np.random.default_rng(3).random((2000, 5)) < 0.3).astype(float)
+    est = NoisyMicroaggregation(epsilon=1e9, t=2, alpha=0.3, b=1, random_state=0).fit(X)
+    np.testing.assert_allclose(est.weights_ @ est.records_, X.mean(axis=0), atol=1e-5)
+
+
+def test_error_decreases_with_epsilon_on_boolean_cube():
+    from skprivsynth.metrics import marginal_error
+
+    rng = np.random.default_rng(4)
+    latent = rng.random((20_000, 1))
+    X = (rng.random((20_000, 10)) < 0.15 + 0.7 * latent).astype(float)
+    errors = []
+    for eps in (0.1, 1.0, 10.0, 1000.0):
+        e = [
+            marginal_error(X, est.records_, degree=2, sample_weight_Y=est.weights_)
+            for est in (NoisyMicroaggregation(epsilon=eps, random_state=s).fit(X)
+                        for s in range(2))
+        ]
+        errors.append(np.mean(e))
+    assert all(a > b for a, b in itertools.pairwise(errors)), errors
+
+
+def test_seeded_runs_are_identical():
+    X = (np.random.default_rng(5).random((800, 6)) < 0.4).astype(float)
+    a = NoisyMicroaggregation(epsilon=1.0, random_state=7).fit(X)
+    b = NoisyMicroaggregation(epsilon=1.0, random_state=7).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)
+    np.testing.assert_array_equal(a.records_, b.records_)
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    np.testing.assert_array_equal(a.sample(100, random_state=3), b.sample(100, random_state=3))
+    np.testing.assert_array_equal(a.sample(50), b.sample(50))
+    c = NoisyMicroaggregation(epsilon=1.0, random_state=8).fit(X)
+    assert not np.array_equal(a.records_, c.records_)
+
+
+def test_discrete_noise_option():
+    X = (np.random.default_rng(6).random((500, 4)) < 0.5).astype(float)
+    est = NoisyMicroaggregation(epsilon=1.0, noise="discrete", random_state=0).fit(X)
+    assert est.records_.min() >= 0 and est.records_.max() <= 1
+    assert est.mean_noise_scale_ >= 12 * 4 / (est.b_ * 1.0)
+    assert est.weights_.sum() == pytest.approx(1.0)
+
+
+def test_auto_parameters_use_public_quantities_and_keep_cells_small():
+    for n, p, eps in [(100, 3, 0.1), (48842, 94, 1.0), (48842, 94, 100.0), (10**6, 20, 5.0)]:
+        t, alpha, b = noisy_microaggregation_parameters(n, p, eps)
+        s = enumerate_lattice_ball(t, alpha / math.sqrt(t), 1 + alpha / 2).shape[0]
+        assert 1 <= t <= p and alpha > 0 and 1 <= b <= n
+        assert s <= max(3, n * eps / (480 * p) + 1)  # s ≪ nε
+        assert b == pytest.approx(min(n, 3840 * p / eps))
+    # Same public (n, p, ε) → same parameters, whatever the data.
+    X1 = np.zeros((600, 5))
+    X2 = np.ones((600, 5))
+    e1 = NoisyMicroaggregation(epsilon=3.0, random_state=0).fit(X1)
+    e2 = NoisyMicroaggregation(epsilon=3.0, random_state=0).fit(X2)
+    assert (e1.t_, e1.alpha_, e1.b_, e1.n_cells_) == (e2.t_, e2.alpha_, e2.b_, e2.n_cells_)
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": float("inf")}, "epsilon"),
+        ({"epsilon": float("nan")}, "epsilon"),
+        ({"t": 9}, "t must be at most n_features"),
+        ({"t": 0}, "'t' parameter"),
+        ({"b": 0.5}, "'b' parameter"),
+        ({"alpha": 0.0}, "'alpha' parameter"),
+        ({"noise": "gaussian"}, "'noise' parameter"),
+        ({"t": 8, "alpha": 0.01}, "reduce t or increase alpha"),
+    ],
+)
+def test_bad_parameters(params, match):
+    X = (np.random.default_rng(0).random((50, 8)) < 0.5).astype(float)
+    with pytest.raises(ValueError, match=match):
+        NoisyMicroaggregation(**params).fit(X)
+
+
+def test_bad_data():
+    est = NoisyMicroaggregation()
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        est.fit(np.array([[0.0, 1.5], [1.0, 0.0]]))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        est.fit(np.array([[0.0, -0.1], [1.0, 0.0]]))
+    with pytest.raises(ValueError, match="NaN"):
+        est.fit(np.array([[0.0, np.nan], [1.0, 0.0]]))
+    with pytest.raises(ValueError, match="infinity|inf"):
+        est.fit(np.array([[0.0, np.inf], [1.0, 0.0]]))
+
+
+# --------------------------------------------------------------------------- utility
+
+
+@pytest.mark.slow
+def test_adult_utility_improves_with_epsilon_towards_microaggregation(adult):
+    from skprivsynth import make_synthesis_pipeline
+    from skprivsynth.metrics import categorical_marginal_tvd
+    from skprivsynth.microaggregation import MicroaggregationSynthesizer
+    from skprivsynth.preprocessing import BooleanEncoder
+
+    data, domain = adult.data, adult.domain
+    # Decoding weights of coarsened columns: exact level frequencies, the same for
+    # every arm (a DP pipeline would release them with private_level_frequencies).
+    levels = {c: np.bincount(data[c], minlength=k) / len(data) for c, k in domain.items()}
+
+    def tvd2(synthesizer):
+        pipe = make_synthesis_pipeline(
+            BooleanEncoder(categories=domain, max_bins=8, level_weights=levels, random_state=0),
+            synthesizer,
+        )
+        synthetic = pipe.fit(data).sample(len(data), random_state=0)
+        return categorical_marginal_tvd(data, synthetic, degree=2, domain=domain)
+
+    reference = tvd2(MicroaggregationSynthesizer(k=10, random_state=0))
+    errors = [tvd2(NoisyMicroaggregation(epsilon=e, random_state=0)) for e in (0.1, 1.0, 10.0)]
+    assert errors[0] > errors[1] > errors[2] > reference, (errors, reference)
+    # ε = 10 closes most of the gap between ε = 0.1 and the non-private synthesizer.
+    assert errors[2] - reference < 0.5 * (errors[0] - reference), (errors, reference)
+
+
+# ------------------------------------------------------------------------ sklearn checks
+
+_NEEDS_UNIT_INTERVAL = "fits on random floats outside [0, 1]; the input domain is [0, 1]^p"
+_EXPECTED_FAILED = {
+    name: _NEEDS_UNIT_INTERVAL
+    for name in [
+        "check_fit_score_takes_y",
+        "check_estimators_overwrite_params",
+        "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self",
+        "check_readonly_memmap_input",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_estimators_dtypes",
+        "check_dtype_object",
+        "check_pipeline_consistency",
+        "check_estimators_nan_inf",
+        "check_estimators_pickle",
+        "check_f_contiguous_array_estimator",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_fit2d_1sample",
+        "check_fit2d_1feature",
+        "check_dict_unchanged",
+        "check_fit_idempotent",
+        "check_fit_check_is_fitted",
+        "check_n_features_in",
+        "check_fit2d_predict1d",
+    ]
+}
+
+
+@parametrize_with_checks(
+    [NoisyMicroaggregation(random_state=0)],
+    expected_failed_checks=lambda est: _EXPECTED_FAILED,
+    xfail_strict=False,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -1,0 +1,334 @@
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import linprog
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import skprivsynth.reduced_space as rs
+from skprivsynth._math.solvers import SolverError
+from skprivsynth._math.workload import FunctionWorkload, MarginalWorkload
+from skprivsynth.metrics import make_marginal_scorer
+from skprivsynth.pipeline import make_synthesis_pipeline
+from skprivsynth.preprocessing import BooleanEncoder
+from skprivsynth.privacy import PrivacyReport
+from skprivsynth.reduced_space import ReducedSpaceLP
+
+# The estimator accepts only {0,1} data; these checks feed real-valued floats.
+BOOLEAN_ONLY = {
+    name: "feeds non-binary floats; ReducedSpaceLP accepts {0,1} data only"
+    for name in [
+        "check_fit_score_takes_y",
+        "check_estimators_overwrite_params",
+        "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self",
+        "check_readonly_memmap_input",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_estimators_dtypes",
+        "check_dtype_object",
+        "check_pipeline_consistency",
+        "check_estimators_nan_inf",
+        "check_estimators_pickle",
+        "check_f_contiguous_array_estimator",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_fit2d_1sample",
+        "check_fit2d_1feature",
+        "check_dict_unchanged",
+        "check_fit_idempotent",
+        "check_fit_check_is_fitted",
+        "check_n_features_in",
+        "check_fit2d_predict1d",
+    ]
+}
+
+
+@parametrize_with_checks(
+    [ReducedSpaceLP(epsilon=1.0, m=50, random_state=0)],
+    expected_failed_checks=lambda est: BOOLEAN_ONLY,
+    xfail_strict=True,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def product_data(n, probs, seed):
+    rng = np.random.default_rng(seed)
+    return (rng.random((n, len(probs))) < probs).astype(float)
+
+
+@pytest.fixture
+def small_columns(monkeypatch):
+    """Force several column-generation rounds on small problems."""
+    monkeypatch.setattr(rs, "_INITIAL_COLUMNS", 40)
+    monkeypatch.setattr(rs, "_MIN_COLUMNS_PER_ROUND", 15)
+
+
+def full_lp_optimum(Q, b, objective):
+    """Optimum of the paper's LP over all records, dense, with scipy's own HiGHS."""
+    m, nq = Q.shape[1], Q.shape[0] - 1
+    if objective == "linf":
+        A = np.block([[Q[1:], -np.ones((nq, 1))], [-Q[1:], -np.ones((nq, 1))]])
+        res = linprog(
+            np.r_[np.zeros(m), 1.0],
+            A_ub=A,
+            b_ub=np.r_[b[1:], -b[1:]],
+            A_eq=np.r_[np.ones(m), 0.0][None],
+            b_eq=[1.0],
+        )
+    else:
+        A_eq = np.block(
+            [[Q[1:], -np.eye(nq), np.eye(nq)], [np.ones((1, m)), np.zeros((1, 2 * nq))]]
+        )
+        res = linprog(np.r_[np.zeros(m), np.ones(2 * nq)], A_eq=A_eq, b_eq=np.r_[b[1:], 1.0])
+    assert res.status == 0
+    return res.fun
+
+
+@pytest.mark.parametrize("objective", ["linf", "l1"])
+@pytest.mark.parametrize("workload", [None, "conjunctions", [(0, 1), (2,), (1, 3, 4)]])
+def test_column_generation_reaches_the_full_lp_optimum(small_columns, objective, workload):
+    X = product_data(3000, [0.1, 0.3, 0.5, 0.7, 0.9], seed=1)
+    est = ReducedSpaceLP(
+        epsilon=2.0, m=600, objective=objective, workload=workload, random_state=0
+    ).fit(X)
+    assert est.solver_status_ == "Optimal"
+    assert est.n_lp_rounds_ >= 2
+    Q = est.workload_.query_matrix(est.support_).toarray()
+    b = est.noisy_answers_
+    assert est.lp_objective_ == pytest.approx(full_lp_optimum(Q, b, objective), abs=1e-7)
+    dev = np.abs(Q[1:] @ est.weights_ - b[1:])
+    achieved = dev.max() if objective == "linf" else dev.sum()
+    assert achieved == pytest.approx(est.lp_objective_, abs=1e-7)
+    assert est.weights_.min() >= 0
+    assert est.weights_.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_fitted_attributes_and_privacy_accounting():
+    X = product_data(2000, [0.2, 0.5, 0.7, 0.4, 0.9], seed=2)
+    est = ReducedSpaceLP(epsilon=0.7, degree=2, m=300, random_state=0).fit(X)
+    n_tables = 5 + 10
+    assert est.sensitivity_ == pytest.approx(2 * n_tables / 2000)
+    assert est.noise_scale_ == pytest.approx(2 * n_tables / 2000 / 0.7)
+    assert est.epsilon_ == pytest.approx(0.7)
+    assert est.support_.shape == (300, 5) and est.weights_.shape == (300,)
+    assert est.noisy_answers_[0] == 1.0  # constant released exactly
+    report = est.privacy_report()
+    assert isinstance(report, PrivacyReport) and report.epsilon == pytest.approx(0.7)
+    assert est.solve_time_ >= 0 and est.build_time_ >= 0 and len(est.lp_shape_) == 3
+
+    ind = ReducedSpaceLP(
+        epsilon=2.0, m=300, reduced_space="independent", independent_fraction=0.25, random_state=0
+    ).fit(X)
+    assert ind.epsilon_ == pytest.approx(2.0)
+    assert ind.marginal_epsilon_ == pytest.approx(0.5)
+    steps = ind.privacy_report().entries
+    assert [e["epsilon"] for e in steps] == pytest.approx([0.5, 1.5])
+    assert steps[0]["sensitivity"] == pytest.approx(5 / 2000)  # p / n
+    assert ind.noise_scale_ == pytest.approx(2 * n_tables / 2000 / 1.5)
+    assert ind.reduced_space_means_.min() >= 1 / 300
+    assert ind.reduced_space_means_.max() <= 1 - 1 / 300
+    # Ω* follows the noisy product distribution: column means close to the data's.
+    np.testing.assert_allclose(ind.support_.mean(axis=0), X.mean(axis=0), atol=0.1)
+
+
+def test_laplace_noise_only_through_privacy_module(monkeypatch):
+    calls = []
+    original = rs.laplace_mechanism
+
+    def spy(values, sensitivity, epsilon, rng, **kw):
+        calls.append((np.size(values), sensitivity, epsilon))
+        return original(values, sensitivity, epsilon, rng, **kw)
+
+    monkeypatch.setattr(rs, "laplace_mechanism", spy)
+    X = product_data(500, [0.3, 0.6, 0.5], seed=3)
+    ReducedSpaceLP(epsilon=1.0, m=50, reduced_space="independent", random_state=0).fit(X)
+    assert [c[0] for c in calls] == [3, 3 * 2 + 3 * 4]  # means, then the tables
+    assert sum(c[2] for c in calls) == pytest.approx(1.0)
+
+
+def _per_point(support, weights):
+    """Weights aggregated over equal records: the distribution h induces on the cube."""
+    codes = support.astype(int) @ (1 << np.arange(support.shape[1]))
+    return np.bincount(codes, weights=weights, minlength=2 ** support.shape[1])
+
+
+def test_large_epsilon_matches_noiseless_lp(monkeypatch):
+    """μ = the data's product distribution.  As ε → ∞ the released weights equal the
+    noiseless LP's (as a distribution on the cube: duplicates in Ω* make the per-record
+    split arbitrary), and the synthetic marginals match the real ones within the LP
+    optimum."""
+
+    def mu_of(probs):
+        def mu(rng, m):
+            return (rng.random((m, probs.size)) < probs).astype(np.uint8)
+
+        return mu
+
+    def no_noise(values, sensitivity, epsilon, rng, **kw):
+        return np.asarray(values, dtype=float), 0.0
+
+    # (a) degree = p: the full table identifies the distribution, so the noiseless LP
+    # optimum is unique (the empirical distribution of X, deviation 0).
+    probs = np.array([0.2, 0.6, 0.35, 0.8])
+    X = product_data(5000, probs, seed=4)
+    params = dict(degree=4, m=400, reduced_space=mu_of(probs), random_state=0)
+    fits = {}
+    for eps in (1.0, 100.0, 1e9):
+        fits[eps] = ReducedSpaceLP(epsilon=eps, **params).fit(X)
+    with monkeypatch.context() as mp:
+        mp.setattr(rs, "laplace_mechanism", no_noise)
+        exact = ReducedSpaceLP(epsilon=1.0, **params).fit(X)
+    assert exact.lp_objective_ == pytest.approx(0.0, abs=1e-9)
+    target = _per_point(exact.support_, exact.weights_)
+    np.testing.assert_allclose(target, _per_point(X, np.full(len(X), 1 / len(X))), atol=1e-9)
+    gaps = [np.abs(_per_point(f.support_, f.weights_) - target).sum() for f in fits.values()]
+    assert gaps[0] > gaps[1] > gaps[2] and gaps[2] < 1e-6
+
+    # (b) degree 2 on 6 columns: objective and marginals within the LP optimum.
+    probs = np.array([0.2, 0.6, 0.35, 0.8, 0.5, 0.3])
+    X = product_data(5000, probs, seed=5)
+    params = dict(degree=2, m=400, reduced_space=mu_of(probs), random_state=0)
+    noisy = ReducedSpaceLP(epsilon=1e9, **params).fit(X)
+    with monkeypatch.context() as mp:
+        mp.setattr(rs, "laplace_mechanism", no_noise)
+        exact = ReducedSpaceLP(epsilon=1.0, **params).fit(X)
+    assert noisy.lp_objective_ == pytest.approx(exact.lp_objective_, abs=1e-6)
+    W = exact.workload_
+    real = W.answers(X)
+    for est in (noisy, exact):
+        fitted = W.query_matrix(est.support_) @ est.weights_
+        assert np.abs(fitted - real).max() <= exact.lp_objective_ + 1e-6
+    assert exact.lp_objective_ < 0.02  # Rényi condition number ~1: a close fit exists
+    synth = exact.sample(200_000, random_state=1)
+    assert np.abs(W.answers(synth) - real).max() <= exact.lp_objective_ + 0.01
+
+
+def test_error_decreases_with_epsilon():
+    probs = np.array([0.2, 0.6, 0.35, 0.8, 0.5, 0.3])
+    X = product_data(4000, probs, seed=5)
+    W = MarginalWorkload(6, 2)
+    real = W.answers(X)
+    errors = []
+    for eps in (0.05, 0.5, 5.0):
+        err = []
+        for seed in range(3):
+            est = ReducedSpaceLP(epsilon=eps, m=400, objective="l1", random_state=seed).fit(X)
+            err.append(np.abs(W.query_matrix(est.support_) @ est.weights_ - real).mean())
+        errors.append(np.mean(err))
+    assert errors[0] > errors[1] > errors[2]
+
+
+def test_sampling_follows_weights():
+    X = product_data(1000, [0.5, 0.5, 0.5], seed=6)
+    support = np.array([[0, 0, 0], [1, 1, 1], [1, 0, 1]])
+    est = ReducedSpaceLP(epsilon=1.0, m=7, reduced_space=support, random_state=0).fit(X)
+    assert est.support_.shape == (3, 3)  # m is ignored for an array
+    Y = est.sample(30_000, random_state=0)
+    assert set(map(tuple, Y.astype(int))) <= set(map(tuple, support))
+    freq = np.array([(Y == row).all(axis=1).mean() for row in support])
+    np.testing.assert_allclose(freq, est.weights_, atol=0.015)
+    np.testing.assert_array_equal(est.sample(5, random_state=3), est.sample(5, random_state=3))
+    assert est.sample().shape == (1000, 3)
+
+
+def test_callable_space_and_function_workload():
+    X = product_data(800, [0.3, 0.6, 0.5, 0.4], seed=7)
+    seen = {}
+
+    def space(rng, m):
+        seen["m"] = m
+        return rng.integers(0, 2, (m, 4))
+
+    W = FunctionWorkload(lambda Z: Z[:, :2] - Z[:, 2:], bounds=(-1, 1), n_features=4)
+    est = ReducedSpaceLP(epsilon=1.0, m=64, reduced_space=space, workload=W, random_state=0).fit(X)
+    assert seen["m"] == 64 and est.support_.shape == (64, 4)
+    assert est.sensitivity_ == pytest.approx(4 / 800)
+
+
+def test_bad_input():
+    X = product_data(200, [0.5, 0.5, 0.5], seed=8)
+    with pytest.raises(ValueError, match="'m'"):
+        ReducedSpaceLP(m=0).fit(X)
+    with pytest.raises(ValueError, match="degree"):
+        ReducedSpaceLP(degree=4).fit(X)
+    with pytest.raises(ValueError, match="epsilon"):
+        ReducedSpaceLP(epsilon=0).fit(X)
+    with pytest.raises(ValueError, match="epsilon"):
+        ReducedSpaceLP(epsilon=-1.0).fit(X)
+    with pytest.raises(ValueError, match="reduced_space.*3 columns"):
+        ReducedSpaceLP(reduced_space=np.zeros((5, 4))).fit(X)
+    with pytest.raises(ValueError, match=r"reduced_space.*\{0, 1\}"):
+        ReducedSpaceLP(reduced_space=np.full((5, 3), 0.5)).fit(X)
+    with pytest.raises(ValueError, match="reduced_space callable"):
+        ReducedSpaceLP(reduced_space=lambda rng, m: np.ones((m, 2))).fit(X)
+    with pytest.raises(TypeError, match="bounds"):
+        ReducedSpaceLP(workload=lambda Z: Z).fit(X)
+    with pytest.raises(ValueError, match="bounds"):
+        ReducedSpaceLP(workload=FunctionWorkload(lambda Z: Z, bounds=None, n_features=3))
+    with pytest.raises(ValueError, match="objective"):
+        ReducedSpaceLP(objective="l2").fit(X)
+    with pytest.raises(ValueError, match="Boolean"):
+        ReducedSpaceLP().fit(X + 0.5)
+    with pytest.raises(NotFittedError):
+        ReducedSpaceLP().sample(3)
+
+
+def test_size_limit_refuses_before_allocating():
+    X = product_data(50, np.full(400, 0.5), seed=9)
+    with pytest.raises(ValueError, match=r"m=10000000 .*lower m or degree"):
+        ReducedSpaceLP(m=10_000_000, degree=2).fit(X)
+
+
+def test_failed_lp_raises_with_highs_status():
+    X = product_data(500, [0.3, 0.6, 0.5, 0.4, 0.2, 0.7], seed=10)
+    with pytest.raises(SolverError, match="Time limit reached"):
+        ReducedSpaceLP(m=400, degree=3, time_limit=1e-6, random_state=0).fit(X)
+
+
+def test_infeasible_lp_raises(monkeypatch):
+    """A broken model (here: a corrupted density row) must raise, never return weights."""
+    original = rs._ReweightingLP.master
+
+    def corrupt(self, columns):
+        c, A, rl, ru, cl, cu = original(self, columns)
+        rl, ru = rl.copy(), ru.copy()
+        rl[0] = ru[0] = -1.0  # Σ h = -1 with h >= 0: infeasible
+        return c, A, rl, ru, cl, cu
+
+    monkeypatch.setattr(rs._ReweightingLP, "master", corrupt)
+    X = product_data(300, [0.3, 0.6, 0.5], seed=11)
+    with pytest.raises(SolverError, match="Infeasible"):
+        ReducedSpaceLP(m=30, random_state=0).fit(X)
+
+
+def test_discrete_noise_passthrough():
+    X = product_data(500, [0.3, 0.6, 0.5], seed=12)
+    est = ReducedSpaceLP(epsilon=1.0, m=50, noise="discrete", random_state=0).fit(X)
+    assert "discrete" in str(est.privacy_report()).lower()
+    assert est.epsilon_ == pytest.approx(1.0)
+
+
+def test_grid_search_in_synthesis_pipeline():
+    rng = np.random.default_rng(13)
+    a = rng.integers(0, 3, 600)
+    b = (a + rng.integers(0, 2, 600)) % 3
+    c = rng.integers(0, 2, 600)
+    df = pd.DataFrame({"a": a, "b": b, "c": c})
+    domain = {"a": 3, "b": 3, "c": 2}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=domain), ReducedSpaceLP(epsilon=5.0, random_state=0)
+    )
+    search = GridSearchCV(
+        pipe,
+        {"reducedspacelp__m": [30, 300], "reducedspacelp__degree": [1, 2]},
+        scoring=make_marginal_scorer(degree=2),
+        cv=2,
+    ).fit(df)
+    scores = search.cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(scores)) and np.all(scores <= 0)
+    assert search.best_params_["reducedspacelp__degree"] == 2  # 2-way signal only at d=2
+    synth = search.best_estimator_.sample(20)
+    assert isinstance(synth, pd.DataFrame) and list(synth.columns) == ["a", "b", "c"]
