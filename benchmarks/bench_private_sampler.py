@@ -65,26 +65,27 @@ def _timed_fit(m, p):
     build = total - est.lp_time_ - est.qp_time_
     return (m, p, est.n_walsh_functions_, build, est.lp_time_, est.qp_time_, total,
             peak / 1024, (peak - base) / 1024, est.qp_iterations_, est.shrinkage_,
-            est.constraint_residual_)
+            est.constraint_residual_, est.n_tries_)
 
 
 def table_solve(configs):
     print("\n### 1. Fit time and memory vs m and p (d = 2, n = 20,000 correlated rows)\n")
     print("| m | p | L | m·L | build + solver setup (s) | LP (s) | QP (s) | fit total (s) "
-          "| peak RSS (MB) | RSS growth in fit (MB) | QP iters | λ* | max residual |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| peak RSS (MB) | RSS growth in fit (MB) | draws of S | QP iters | λ* "
+          "| max residual |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ctx = mp.get_context("spawn")
     for m, p in configs:
         L = n_walsh_functions(p, 2)
         if m * L > MAX_WALSH_ENTRIES:
             print(f"| {m:,} | {p} | {L} | {m * L:,} | refused: m·L > MAX_WALSH_ENTRIES "
-                  f"= {MAX_WALSH_ENTRIES:,} | | | | | | | | |")
+                  f"= {MAX_WALSH_ENTRIES:,} | | | | | | | | | |")
             continue
         with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
             r = pool.submit(_timed_fit, m, p).result()
         print(f"| {r[0]:,} | {r[1]} | {r[2]} | {r[0] * r[2]:,} | {r[3]:.2f} | {r[4]:.2f} | "
-              f"{r[5]:.2f} | {r[6]:.2f} | {r[7]:.0f} | {r[8]:.0f} | {r[9]} | {r[10]:.3f} | "
-              f"{r[11]:.1e} |", flush=True)
+              f"{r[5]:.2f} | {r[6]:.2f} | {r[7]:.0f} | {r[8]:.0f} | {r[12]} | {r[9]} | "
+              f"{r[10]:.3f} | {r[11]:.1e} |", flush=True)
 
 
 def table_streaming(ns, p=20, block=50_000):
@@ -107,6 +108,27 @@ def table_streaming(ns, p=20, block=50_000):
         tracemalloc.stop()
         assert n_seen == n
         print(f"| {n:,} | {elapsed:.2f} | {peak / 2**20:.1f} |", flush=True)
+
+
+def _fit_rows(n, p, m):
+    X = correlated(n, p)
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.perf_counter()
+    PrivateSampler(m=m, random_state=0).fit(X)
+    elapsed = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return elapsed, X.nbytes / 2**20, (peak - base) / 1024
+
+
+def table_fit_rows(ns, p=20, m=1_000):
+    print(f"\n### 2b. PrivateSampler.fit vs n (p = {p}, m = {m:,}, d = 2; X is float64)\n")
+    print("| n | fit (s) | size of X (MB) | RSS growth in fit beyond X (MB) |")
+    print("|---|---|---|---|")
+    ctx = mp.get_context("spawn")
+    for n in ns:
+        with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+            elapsed, x_mb, growth = pool.submit(_fit_rows, n, p, m).result()
+        print(f"| {n:,} | {elapsed:.2f} | {x_mb:.0f} | {growth:.0f} |", flush=True)
 
 
 def adult_encodings(adult, bins):
@@ -186,6 +208,7 @@ def main():
         configs += [(30_000, 20), (100_000, 10), (100_000, 20)]
     table_solve(configs)
     table_streaming([100_000, 1_000_000])
+    table_fit_rows([100_000, 1_000_000])
     adult = load_adult()
     encodings = adult_encodings(adult, [2, 3, 8])
     table_budget(encodings, [0.1, 1.0, 10.0], [48_842, 10**6, 10**9])

@@ -28,6 +28,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from skprivsynth._math.solvers import SolverError
 from skprivsynth.datasets import load_adult
 from skprivsynth.metrics import categorical_marginal_tvd
 from skprivsynth.preprocessing import BooleanEncoder, private_level_frequencies
@@ -35,6 +36,7 @@ from skprivsynth.privacy import laplace_mechanism
 from skprivsynth.reduced_space import ReducedSpaceLP
 
 DECODE_SHARE = 0.1
+TIME_LIMIT = 300.0  # seconds per fit; a fit reaching it is reported as "> 300 (time limit)"
 
 
 def encode(adult, max_bins):
@@ -44,7 +46,10 @@ def encode(adult, max_bins):
 
 def fit_row(X, **params):
     start = time.perf_counter()
-    est = ReducedSpaceLP(random_state=0, **params).fit(X)
+    try:
+        est = ReducedSpaceLP(random_state=0, time_limit=TIME_LIMIT, **params).fit(X)
+    except SolverError:
+        return None, f"– | – | – | – | > {TIME_LIMIT:.0f} (time limit) | –"
     total = time.perf_counter() - start
     rows, cols, nnz = est.lp_shape_
     return est, (
@@ -53,12 +58,11 @@ def fit_row(X, **params):
     )
 
 
-def size_tables(adult, ms, bins, m_for_p, epsilon):
+def m_table(adult, ms, epsilon):
     encoder, X = encode(adult, 5)
     print(
         f"\n### LP size and time vs m (Adult, max_bins=5: p = {X.shape[1]}, all 1- and "
-        f"2-way tables, objective 'linf' and 'l1', reduced_space='independent', "
-        f"epsilon={epsilon})\n"
+        f"2-way tables, reduced_space='independent', epsilon={epsilon})\n"
     )
     print(
         "| m | objective | master LP rows x cols | nonzeros | rounds | build+pricing (s) "
@@ -71,21 +75,27 @@ def size_tables(adult, ms, bins, m_for_p, epsilon):
                 X, epsilon=epsilon, m=m, objective=objective, reduced_space="independent"
             )
             print(f"| {m:,} | {objective} | {row} |", flush=True)
+
+
+def p_table(adult, bins, m_for_p, epsilon):
     print(
-        f"\n### LP size and time vs p (m = {m_for_p:,}, objective 'l1', "
+        f"\n### LP size and time vs p (m = {m_for_p:,}, all 1- and 2-way tables, "
         f"reduced_space='independent', epsilon={epsilon})\n"
     )
     print(
-        "| max_bins | p | queries | master LP rows x cols | nonzeros | rounds "
+        "| max_bins | p | queries | objective | master LP rows x cols | nonzeros | rounds "
         "| build+pricing (s) | HiGHS (s) | fit total (s) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for b in bins:
         encoder, X = encode(adult, b)
-        est, row = fit_row(
-            X, epsilon=epsilon, m=m_for_p, objective="l1", reduced_space="independent"
-        )
-        print(f"| {b} | {X.shape[1]} | {est.workload_.n_queries:,} | {row} |", flush=True)
+        p = X.shape[1]
+        n_queries = 1 + 2 * p + 4 * (p * (p - 1) // 2)
+        for objective in ("linf", "l1"):
+            _, row = fit_row(
+                X, epsilon=epsilon, m=m_for_p, objective=objective, reduced_space="independent"
+            )
+            print(f"| {b} | {p} | {n_queries:,} | {objective} | {row} |", flush=True)
 
 
 def independent_laplace(adult, epsilon, n, rng):
@@ -167,7 +177,8 @@ def accuracy_table(adult, max_bins, m, epsilons):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
-    parser.add_argument("--skip-size", action="store_true")
+    parser.add_argument("--skip-m", action="store_true", help="skip the table vs m")
+    parser.add_argument("--skip-p", action="store_true", help="skip the table vs p")
     parser.add_argument("--skip-accuracy", action="store_true")
     args = parser.parse_args()
     adult = load_adult()
@@ -175,8 +186,10 @@ def main():
         ms, bins, m_for_p, acc_m = [1_000, 3_000], [5, 8], 2_000, 2_000
     else:
         ms, bins, m_for_p, acc_m = [1_000, 10_000, 100_000], [5, 8, 10], 10_000, 2_000
-    if not args.skip_size:
-        size_tables(adult, ms, bins, m_for_p, epsilon=1.0)
+    if not args.skip_m:
+        m_table(adult, ms, epsilon=1.0)
+    if not args.skip_p:
+        p_table(adult, bins, m_for_p, epsilon=1.0)
     if not args.skip_accuracy:
         accuracy_table(adult, 5, acc_m, [0.5, 1.0, 2.0, 4.0])
 

@@ -114,7 +114,7 @@ def _project_simplex(v):
     return np.maximum(v - theta, 0.0)
 
 
-def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5,
+def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5, atol=None,
                            max_iter=3000):
     """Minimise ``f(h) = ½||A h - y||²`` over the probability simplex by FISTA.
 
@@ -123,7 +123,9 @@ def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5,
     Frank–Wolfe duality gap ``gᵀh - min_i g_i`` (``g = ∇f(h)``), an upper bound on
     ``f(h) - f*`` and the complementarity residual of the KKT conditions
     (``g_i - μ ≥ 0``, ``h_i (g_i - μ) = 0`` with ``μ = min g``), is at most
-    ``rtol·f(h) + 1e-12·||y||²``.
+    ``rtol·f(h) + atol`` (default ``atol = 1e-12·||y||²``).  Since
+    ``||A(h - h*)||² ≤ 2 (f(h) - f*) ≤ 2·gap`` for the minimiser ``h*``, the gap also
+    bounds the optimisation error of the fitted answers.
 
     Returns
     -------
@@ -136,7 +138,7 @@ def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5,
     z, Az = x, Ax
     t = 1.0
     L = float(lipschitz)
-    atol = 1e-12 * float(y @ y)
+    atol = 1e-12 * float(y @ y) if atol is None else float(atol)
     gap = np.inf
     for it in range(1, max_iter + 1):
         rz = Az - y
@@ -576,8 +578,13 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         multipliers, gamma = _noise_multipliers(dec, self.noise_allocation)
         noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
         self.noisy_answers_ = wl.answers(counts) + noise[:, 0]
+        # Stop when the optimisation error of the answers is ~1 % of the noise:
+        # ||A(h - h*)||² ≤ 2·gap ≤ 2e-5·E||noise||² (public: the noise energy is the
+        # trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
+        noise_energy = float(np.sum(dec.ranks * (c * multipliers) ** 2)) / n**2
         h, gap, n_iter = _simplex_least_squares(
-            wl.answers, wl.adjoint, self.noisy_answers_ / n, wl.N, wl.lipschitz()
+            wl.answers, wl.adjoint, self.noisy_answers_ / n, wl.N, wl.lipschitz(),
+            atol=1e-5 * noise_energy,
         )
         self.histogram_ = n * h
         self.consistent_answers_ = wl.answers(self.histogram_)

@@ -35,21 +35,23 @@ def _covering_size(t, alpha, limit):
         return limit + 1
 
 
-def noisy_microaggregation_parameters(n_samples, n_features, epsilon, t=None):
+def noisy_microaggregation_parameters(n_samples, n_features, epsilon, t=None, alpha=None):
     """The ``"auto"`` choice of ``t``, ``alpha`` and ``b`` from public ``n``, ``p``, ``ε``.
 
     The formulas (reasoning in the Notes of :class:`NoisyMicroaggregation`):
 
-    * ``b = min(n, 3840·p/ε)``: the Laplace scale ``12·p/(b·ε)`` of a mean coordinate
-      of an undamped cell is then at most ``1/320``, unless ``b`` is capped at ``n``;
-    * number of cells ``s ≤ s_max = max(3, ⌊n·ε/(480·p)⌋ + 1)`` (also at most ``n`` and
-      the module limits), i.e. about ``n/(8·b)``: far below ``n·ε``, so the weight
-      noise puts an expected mass of at most ``≈ 3·s/(n·ε) ≤ 1/(160·p)`` on empty
-      cells;
+    * cell budget ``s_max = max(3, min(⌊n·ε/(480·p)⌋ + 1, ⌊n^{1/3}⌋))``: the paper's
+      ``s ≤ n^κ`` with ``κ = 1/3`` (Remark 5.16) and, at small ``n·ε``, far fewer
+      cells than ``n·ε`` (the weight noise then puts an expected mass of only
+      ``≈ 3·s/(n·ε) ≤ 1/(160·p)`` on empty cells);
     * ``t = 2`` when ``s_max ≥ 9`` (room for at least a 3 x 3 grid) and ``p ≥ 2``,
       else ``t = 1`` — unless given;
     * ``alpha`` = the smallest value (finest covering) whose enumerated covering has at
-      most ``s_max`` cells (bisection on ``log α``; the count is non-increasing in α).
+      most ``s_max`` cells (bisection on ``log α``; the count is non-increasing in α);
+    * ``b = min(n, 2·n/s, 1920·p/ε)`` with ``s`` the number of cells: a cell holding
+      at least twice the average load is never damped, and the Laplace scale
+      ``12·p/(b·ε)`` of an undamped mean coordinate is at least ``1/160`` only when
+      a smaller ``b`` is forced by ``n/s``.
 
     Parameters
     ----------
@@ -57,6 +59,8 @@ def noisy_microaggregation_parameters(n_samples, n_features, epsilon, t=None):
     epsilon : float
     t : int, optional
         A user-fixed dimension; the auto ``alpha`` is then chosen for it.
+    alpha : float, optional
+        A user-fixed covering accuracy; the auto ``b`` is then chosen for its covering.
 
     Returns
     -------
@@ -67,27 +71,28 @@ def noisy_microaggregation_parameters(n_samples, n_features, epsilon, t=None):
     Examples
     --------
     >>> t, alpha, b = noisy_microaggregation_parameters(48842, 94, 10.0)
-    >>> t, round(alpha, 3), b
-    (2, 1.094, 36096.0)
+    >>> t, round(alpha, 3), round(b)
+    (2, 1.094, 10854)
     """
     n, p = int(n_samples), int(n_features)
     s_max = min(math.floor(n * epsilon / (480.0 * p)) + 1, math.floor(n ** (1.0 / 3.0)))
     s_max = int(max(3, min(s_max, _MAX_CELLS, _MAX_RELEASE_ENTRIES // p)))
     if t is None:
         t = 2 if (s_max >= 9 and p >= 2) else 1
-    lo, hi = math.log(1e-3), math.log(1e3)
-    if _covering_size(t, math.exp(lo), s_max) <= s_max:
-        hi = lo
-    else:
-        for _ in range(60):
-            mid = (lo + hi) / 2.0
-            if _covering_size(t, math.exp(mid), s_max) <= s_max:
-                hi = mid
-            else:
-                lo = mid
-    alpha = math.exp(hi)
+    if alpha is None:
+        lo, hi = math.log(1e-3), math.log(1e3)
+        if _covering_size(t, math.exp(lo), s_max) <= s_max:
+            hi = lo
+        else:
+            for _ in range(60):
+                mid = (lo + hi) / 2.0
+                if _covering_size(t, math.exp(mid), s_max) <= s_max:
+                    hi = mid
+                else:
+                    lo = mid
+        alpha = math.exp(hi)
     s = _covering_size(t, alpha, _MAX_CELLS)
-    b = float(max(1.0, min(n, 2.0 * n / s)))
+    b = float(max(1.0, min(n, 2.0 * n / s, 1920.0 * p / epsilon)))
     return t, alpha, b
 
 
@@ -245,19 +250,20 @@ class NoisyMicroaggregation(BaseSynthesizer):
     mean-noise error ``≈ p/(b·ε)``, i.e. ``b ≈ √(p·n/(s·ε))``.  At realistic sizes this
     gives a per-coordinate noise ``12p/(bε)`` far above 1 (Adult, ``p = 94``, ``ε = 1``,
     ``s = 35``: ``b ≈ 360``, noise scale ≈ 3), which destroys every marginal once the
-    means are clipped to the cube.  The auto rule instead keeps the mean noise of an
-    undamped cell at ``12p/(bε) ≤ 1/320`` (``b = min(n, 3840·p/ε)``) and allows about
-    ``n/(8b)`` cells (``s_max = ⌊n·ε/(480·p)⌋ + 1``, at least 3): real data fill only a
-    few cells of a covering of the whole unit ball, so ``b`` several times the
-    average cell load still leaves the populated cells undamped.  ``t = 2`` once
+    means are clipped to the cube.  The auto rule keeps the paper's ``s ≤ n^{1/3}``
+    but also ``s ≲ n·ε/(480·p)``, and takes ``b`` as large as is safe: ``2n/s`` (a
+    cell with twice the average load is never damped) but no larger than needed for
+    a mean noise of ``1/160`` per coordinate (``1920·p/ε``).  ``t = 2`` once
     ``s_max ≥ 9``: the top eigenvector of the *uncentred* second moment is close to
     the mean direction and separates rows poorly; the second one carries the main
     direction of variation, and further dimensions multiply the number of (mostly
     empty) cells.  The constants were chosen on the Boolean-cube 2-way marginals of
-    Adult (``BooleanEncoder(max_bins=8)``, ``p = 94``) for ε from 1 to 100.  The
-    guarantee of Theorem 5.15 is asymptotic: with ``n`` in the tens of thousands the
-    release is close to a noisy product of 1-way marginals; correlations are learned
-    only when ``n·ε ≫ 10³·p``.
+    Adult (``BooleanEncoder(max_bins=8)``, ``p = 94``) and of a synthetic one-factor
+    data set, for ε from 0.1 to 1000.  The guarantee of Theorem 5.15 is asymptotic:
+    with ``n`` in the tens of thousands the release is close to a noisy product of
+    1-way marginals; correlations are learned only when ``n·ε ≫ 10³·p``, and the error
+    is not monotone in ε at every step (cell boundaries and the private projection
+    are random).
 
     **Complexity.**  ``O(n·p² + t·p³)`` time for ``XᵀX`` and the Bingham draws
     (one ``eigh`` per draw; O(p) per rejection proposal, a bounded expected number
@@ -315,14 +321,14 @@ class NoisyMicroaggregation(BaseSynthesizer):
                 f"t must be at most n_features = {p} (the dimension of the data); "
                 f"got t={self.t!r}."
             )
-        user_t = None if self.t == "auto" else int(self.t)
-        t, auto_alpha, auto_b = noisy_microaggregation_parameters(n, p, epsilon, t=user_t)
-        alpha = auto_alpha if self.alpha == "auto" else float(self.alpha)
+        t, alpha, auto_b = noisy_microaggregation_parameters(
+            n,
+            p,
+            epsilon,
+            t=None if self.t == "auto" else int(self.t),
+            alpha=None if self.alpha == "auto" else float(self.alpha),
+        )
         b = auto_b if self.b == "auto" else float(self.b)
-        if not math.isfinite(alpha):
-            raise ValueError(f"alpha must be a positive finite number; got alpha={self.alpha!r}.")
-        if not math.isfinite(b):
-            raise ValueError(f"b must be a finite number >= 1; got b={self.b!r}.")
         return t, alpha, b
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -44,10 +44,11 @@ __all__ = [
 
 #: Largest ``m · L`` (reduced-space size times number of Walsh functions of degree
 #: ``≤ d``) that ``fit`` builds.  The dense ``m × L`` Walsh matrix takes 8 bytes per
-#: entry, HiGHS and OSQP each keep sparse copies (~12 bytes per entry) and OSQP's
-#: factorisation about as much again: 2.5·10⁷ entries is ~1.5 GB at the peak.  Above
-#: it ``fit`` refuses and names ``m`` and ``degree``.
-MAX_WALSH_ENTRIES = 25_000_000
+#: entry, HiGHS and OSQP keep sparse copies (~12 bytes per entry each) and OSQP's KKT
+#: factor about as much again: the peak memory growth of ``fit`` measured ~130 bytes per
+#: entry (266 MB at m = 10⁴, p = 20, d = 2), so 2·10⁷ entries is ~2.6 GB.  Above it
+#: ``fit`` refuses and names ``m`` and ``degree``.
+MAX_WALSH_ENTRIES = 20_000_000
 
 # Tolerances: OSQP's absolute/relative tolerance (on the problem scaled by m, see
 # ``_solve``) and the largest accepted residual |W_Sᵀh* − b|_∞ of our own check (the
@@ -375,7 +376,7 @@ class PrivateSampler(BaseSynthesizer):
             raise ValueError(
                 f"m={m} with degree={d} on p={p} columns needs an m x L = {m} x {L} = {m * L:,} "
                 f"Walsh matrix, above the limit MAX_WALSH_ENTRIES={MAX_WALSH_ENTRIES:,} "
-                "(~1.5 GB at the solver peak).  Lower m or degree."
+                "(~2.6 GB at the solver peak).  Lower m or degree."
             )
 
         # 1. Reduced space: only ``rng`` (from random_state) is used, never the data.
@@ -514,7 +515,7 @@ class PrivateSampler(BaseSynthesizer):
             f"{self.max_samples_} records in total (Theorem 12.2 bound k <= "
             f"{self.samples_bound_:.4g} for n={n}, m={m}, p={p}, degree={d}, "
             f"density_bounds={bounds}); {self.samples_released_} already released, "
-            f"{remaining} left.  Releasing {total} records in total needs epsilon >= "
+            f"{remaining} left.  Releasing {total} record(s) in total needs epsilon >= "
             f"{need_eps:.4g} (refit with that epsilon), or n >= {need_n:.4g} rows, or "
             f"{m_hint} at this epsilon_budget_."
         )
@@ -667,15 +668,32 @@ class PrivateSampler(BaseSynthesizer):
         }
         return out
 
+    def __sklearn_is_fitted__(self):
+        # Fitted only once the budget is set (the last step of fit): a fit that failed in
+        # a solver leaves no usable estimator behind.
+        return hasattr(self, "epsilon_per_sample_")
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
 
 
-def _max_row_frequency(X):
-    """Largest fraction of identical rows of the Boolean matrix ``X`` (O(n p) memory)."""
-    packed = np.packbits(X.astype(np.uint8), axis=1)
-    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1])))
-    _, counts = np.unique(keys.ravel(), return_counts=True)
-    return float(counts.max() / X.shape[0])
+def _max_row_frequency(X, chunk_size=65_536):
+    """Largest fraction of identical rows of the Boolean matrix ``X``.
+
+    Rows are packed into bits chunk by chunk (``ceil(p/8)`` bytes per row of extra
+    memory); up to 64 columns a row is one ``uint64`` key.
+    """
+    n, p = X.shape
+    width = max(8, -(-p // 8)) if p > 64 else 8
+    packed = np.zeros((n, width), dtype=np.uint8)
+    for start in range(0, n, chunk_size):
+        block = np.packbits(X[start : start + chunk_size].astype(np.uint8), axis=1)
+        packed[start : start + block.shape[0], : block.shape[1]] = block
+    if p <= 64:
+        keys = packed.view(">u8").ravel()
+    else:
+        keys = packed.view(np.dtype((np.void, width))).ravel()
+    _, counts = np.unique(keys, return_counts=True)
+    return float(counts.max() / n)

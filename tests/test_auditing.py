@@ -265,7 +265,7 @@ def test_audit_reduced_space_lp(broken, monkeypatch):
         _scaled_laplace(module, 0.5, monkeypatch)
     n, eps = 20, 1.0
     X0, X1 = cube_corner_neighbours(n, 1)  # one column: the whole ε is in one answer
-    params = {"epsilon": eps, "degree": 1, "m": 4, "workload": "conjunctions"}
+    params = {"epsilon": eps, "degree": 1, "m": 4, "workload": "conjunctions", "time_limit": 10.0}
 
     def mechanism(X, seed):
         return module.ReducedSpaceLP(random_state=seed, **params).fit(X).noisy_answers_[1:]

@@ -120,6 +120,27 @@ def test_threshold_table_is_exact():
         assert lo == hi == int(dn._EXP_THRESHOLDS[v])
 
 
+def test_eighth_threshold_table_is_exact():
+    for k in (1, 7, 8, 100, 343):
+        x = Fraction(k, 8)
+        partial = sum(x**j / math.factorial(j) for j in range(400))  # e^{k/8} from below
+        upper_ev = partial + 2 * x**400 / math.factorial(400)
+        lo = math.floor(Fraction(2**62) / upper_ev)
+        hi = math.floor(Fraction(2**62) / partial)
+        assert lo == hi == int(dn._EXP8_THRESHOLDS[k])
+    assert dn._EXP8_THRESHOLDS[-1] == 0
+
+
+def test_geometric_exp_minus_eighth_law():
+    rng = np.random.default_rng(11)
+    w = dn._geometric_exp_minus_eighth(100_000, rng)
+    observed = np.bincount(np.minimum(w, 30), minlength=31)
+    expected = (1 - math.exp(-1 / 8)) * np.exp(-np.arange(31) / 8)
+    expected[-1] = math.exp(-30 / 8)
+    assert stats.chisquare(observed, expected * w.size).pvalue > 1e-3
+    assert dn._scalar_floor_neg_log(int(dn._EXP8_THRESHOLDS[5]), rng, q=8) in (4, 5)
+
+
 def test_geometric_exp_minus_one_law():
     rng = np.random.default_rng(1)
     v = dn._geometric_exp_minus_one(100_000, rng)
@@ -148,7 +169,7 @@ def test_scalar_tie_paths_are_exact():
     assert dn._scalar_floor_neg_log(2**61, rng) == 0  # ξ ≈ 1/2 > e^-1
 
 
-@pytest.mark.parametrize(("t", "s"), [(1, 1), (3, 1), (7, 2), (40, 1)])
+@pytest.mark.parametrize(("t", "s"), [(1, 1), (3, 1), (7, 2), (8, 1), (40, 1), (48, 3)])
 def test_discrete_laplace_chi_square(t, s):
     rng = np.random.default_rng(t + 100 * s)
     draws = dn.discrete_laplace(t, 80_000, rng, s=s)
@@ -220,11 +241,11 @@ def test_discrete_laplace_calibration_derivation():
     assert math.log2(gamma).is_integer()
     assert gamma <= 0.02 / (64 * 2**GRID_BITS) < 2 * gamma
     assert cal.grid_sensitivity == math.floor(0.02 / gamma) + 64
-    assert cal.grid_scale == math.ceil(cal.grid_sensitivity / 0.5)
+    assert cal.grid_scale == 8 * math.ceil(cal.grid_sensitivity / (8 * 0.5))
     assert cal.epsilon <= 0.5
     assert cal.grid_sensitivity / cal.grid_scale == pytest.approx(cal.epsilon)
     # the noise is at most ≈ 2^-GRID_BITS larger than the continuous mechanism's
-    assert 0.04 <= cal.scale <= 0.04 * (1 + 2.0**-GRID_BITS) + 2 * gamma
+    assert 0.04 <= cal.scale <= 0.04 * (1 + 2.0**-GRID_BITS) + 9 * gamma
     assert "Δ_γ" in cal.derivation
 
 

@@ -301,3 +301,41 @@ def test_unpolished_qp_is_resolved_with_tight_tolerance(monkeypatch):
     est = PrivateSampler(m=60, random_state=0).fit(_correlated(300, 4, seed=0))
     assert calls == [1e-6, 1e-9]
     assert est.constraint_residual_ <= 1e-7
+
+
+def test_pipeline_on_adult_columns(adult):
+    from skprivsynth.pipeline import make_synthesis_pipeline
+    from skprivsynth.preprocessing import BooleanEncoder
+
+    cols = list(adult.domain)[:5]
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={c: adult.domain[c] for c in cols}, max_bins=3),
+        PrivateSampler(epsilon=None, n_samples=5, m=200, random_state=0),
+    ).fit(adult.data[cols])
+    out = pipe.sample(3)
+    assert list(out.columns) == cols and out.shape == (3, 5)
+    for c in cols:
+        assert out[c].between(0, adult.domain[c] - 1).all()
+    with pytest.raises(ValueError, match="2 left"):
+        pipe.sample(3)  # the budget is enforced through the pipeline too
+    assert pipe[-1].samples_released_ == 3
+
+
+@pytest.mark.parametrize("p", [3, 64, 70])
+def test_max_row_frequency(p):
+    rng = np.random.default_rng(p)
+    X = (rng.random((3000, p)) < 0.03).astype(float)
+    _, counts = np.unique(X, axis=0, return_counts=True)
+    assert ps._max_row_frequency(X, chunk_size=500) == counts.max() / 3000
+
+
+def test_failed_fit_leaves_an_unfitted_estimator(monkeypatch):
+    def failing_qp(*args, **kwargs):
+        raise SolverError("OSQP did not solve the proximal QP: status 'maximum iterations'")
+
+    monkeypatch.setattr(ps, "solve_qp", failing_qp)
+    est = PrivateSampler(m=60, random_state=0)
+    with pytest.raises(SolverError, match="OSQP"):
+        est.fit(_correlated(300, 4, seed=0))
+    with pytest.raises(NotFittedError):
+        est.sample(1)

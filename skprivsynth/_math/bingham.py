@@ -27,9 +27,11 @@ directional distributions", JCGS 27(2), 2018, Sect. 4):
 4. Accept a proposal when ``log U < log f* − log g* − log M*`` (log space, using
    ``log1p``), which is finite for any concentration.
 
-The expected number of proposals per draw stays bounded as the concentration grows
-(Kent et al., Sect. 4.2; measured in ``tests/test_bingham.py``): as ``λ → ∞`` the
-root ``b → 1`` and the envelope's Gaussian approximation matches the target's.
+The acceptance rate stays bounded away from 0 as the concentration grows (Kent et
+al., Sect. 4): as ``λ → ∞`` the root ``b → 1`` and the envelope's Gaussian
+approximation matches the target's.  Measured (``tests/test_bingham.py``): 1 for the
+uniform law, about ``0.85/√q`` in the concentrated limit (0.12 at q = 50, 0.06 at
+q = 200, 0.04 at q = 500), independent of ``‖B‖`` from 10³ to 10⁶.
 Proposals are drawn in vectorised batches whose size adapts to the observed
 acceptance rate.
 """

@@ -95,33 +95,34 @@ def _bernoulli_exp_fraction(num, den, rng):
 
 
 @functools.lru_cache(maxsize=64)
-def _exp_minus_one_bounds(prec):
-    """Integers ``lo, hi`` with ``lo / 2**prec <= e**-1 <= hi / 2**prec``.
+def _exp_inverse_bounds(q, prec):
+    """Integers ``lo, hi`` with ``lo / 2**prec <= e**(-1/q) <= hi / 2**prec``.
 
-    Alternating series ``Σ (−1)^k / k!``: the limit lies between consecutive partial
-    sums, so stopping when ``1/(N+1)! < 2**-prec`` brackets it exactly.
+    Alternating series ``Σ (−1/q)^k / k!``: the limit lies between consecutive partial
+    sums, so stopping when the next term is below ``2**-prec`` brackets it exactly.
     """
+    x = Fraction(1, q)
     total, term, k = Fraction(0), Fraction(1), 0
     while term >= Fraction(1, 2 ** (prec + 2)):
         total += term if k % 2 == 0 else -term
         k += 1
-        term /= k
+        term = term * x / k
     lo, hi = total - term, total + term
     scale = 2**prec
     return (lo.numerator * scale) // lo.denominator, -((-hi.numerator * scale) // hi.denominator)
 
 
-def _exp_neg_bounds(v, prec):
-    """Integers ``lo, hi`` with ``lo / 2**prec <= exp(-v) <= hi / 2**prec`` for an int ``v >= 0``.
+def _exp_neg_bounds(v, prec, q=1):
+    """Integers ``lo, hi`` with ``lo / 2**prec <= exp(-v/q) <= hi / 2**prec`` (int ``v >= 0``).
 
-    Powers of the fixed-point bounds of ``e**-1`` computed with ``2·bitlen(v) + 16``
+    Powers of the fixed-point bounds of ``e**(-1/q)`` computed with ``2·bitlen(v) + 16``
     guard bits (rounded outward), so the bracket is rigorous.
     """
     if v == 0:
         return 2**prec, 2**prec
     guard = 2 * int(v).bit_length() + 16
     p = prec + guard
-    lo1, hi1 = _exp_minus_one_bounds(p)
+    lo1, hi1 = _exp_inverse_bounds(q, p)
     shift = p * v - prec
     return (lo1**v) >> shift, -((-(hi1**v)) >> shift)
 
@@ -129,20 +130,33 @@ def _exp_neg_bounds(v, prec):
 # Thresholds L_v = floor(exp(-v)·2**62) for v = 0..63 (exact, from the rigorous bounds:
 # the bracket at 2**-120 never straddles an integer multiple of 2**-62 for these v).
 _T_BITS = 62
+def _thresholds(q, count):
+    """``floor(exp(-k/q)·2**62)`` for ``k = 0..count-1``, certified exact.
 
-
-def _thresholds():
+    Computed incrementally from outward-rounded 200-bit bounds of ``e**(-1/q)``; the
+    accumulated error (< ``count`` units of 2**-200) cannot straddle a multiple of
+    2**-62 unless ``exp(-k/q)·2**62`` is within 2**-130 of an integer, which is
+    checked (the construction refuses rather than guess).
+    """
+    prec = 200
+    lo1, hi1 = _exp_inverse_bounds(q, prec)
+    lo, hi = 2**prec, 2**prec
     out = []
-    for v in range(64):
-        lo, hi = _exp_neg_bounds(v, 120)
-        a, b = lo >> (120 - _T_BITS), hi >> (120 - _T_BITS)
-        if a != b:  # pragma: no cover - would need exp(-v)·2**62 within 2**-58 of an integer
-            raise RuntimeError("could not certify the exp(-v) threshold table")
+    for _ in range(count):
+        a, b = lo >> (prec - _T_BITS), hi >> (prec - _T_BITS)
+        if a != b:  # pragma: no cover - never happens for the tabulated constants
+            raise RuntimeError("could not certify the exp(-k/q) threshold table")
         out.append(a)
+        lo = (lo * lo1) >> prec
+        hi = -((-(hi * hi1)) >> prec)
     return np.array(out, dtype=np.int64)
 
 
-_EXP_THRESHOLDS = _thresholds()
+# L_v = floor(e^{-v}·2**62), v = 0..63 (zero from v = 43 on), and the same with
+# exponent v/8 for v = 0..351 (zero from v = 344 on): the exact integer constants all
+# comparisons of uniform 62-bit integers against exponentials use.
+_EXP_THRESHOLDS = _thresholds(1, 64)
+_EXP8_THRESHOLDS = _thresholds(8, 352)
 
 
 def _scalar_less_exp(prefix, v, rng):
@@ -179,16 +193,16 @@ def _uniform_below_exp(v, rng):
     return out
 
 
-def _scalar_floor_neg_log(prefix, rng):
-    """``floor(-ln ξ)`` exactly for a uniform ``ξ`` whose first 62 bits are ``prefix``."""
+def _scalar_floor_neg_log(prefix, rng, q=1):
+    """``floor(-q·ln ξ)`` exactly for a uniform ``ξ`` whose first 62 bits are ``prefix``."""
     num, bits = int(prefix), _T_BITS
     while True:
         v, decided = 0, True
         while True:
-            lo, hi = _exp_neg_bounds(v + 1, bits + 8)
-            if num << 8 >= hi:  # ξ >= e^{-(v+1)}: V = v
+            lo, hi = _exp_neg_bounds(v + 1, bits + 8, q)
+            if num << 8 >= hi:  # ξ >= e^{-(v+1)/q}: V = v
                 break
-            if (num + 1) << 8 <= lo:  # ξ < e^{-(v+1)}: V >= v + 1
+            if (num + 1) << 8 <= lo:  # ξ < e^{-(v+1)/q}: V >= v + 1
                 v += 1
                 continue
             decided = False
@@ -231,6 +245,31 @@ def _geometric_exp_minus_one(m, rng):
     for i in ties:
         v[i] = _scalar_floor_neg_log(r[i], rng)
     return v
+
+
+def _geometric_exp_minus_eighth(m, rng):
+    """``m`` draws of ``floor(-8·ln ξ)``: ``P(W >= w) = e^{-w/8}``.
+
+    A floating-point guess ``g`` picks the comparisons; ``W = g`` is proven by the exact
+    integer test ``L8_g > R > L8_{g+1}`` (``R`` = 62 bits of ``ξ``); unproven draws
+    (ties, or a guess off by one: probability ~2**-50) use the exact scalar path.
+    """
+    table = _EXP8_THRESHOLDS
+    r = rng.integers(0, 2**_T_BITS, size=m)
+    f = r.astype(np.float64)
+    f += 0.5
+    f *= -(2.0**-_T_BITS)
+    np.log1p(f, out=f)  # ln ξ with ξ = (R + 1/2)/2**62 in (2**-63, 1): -8 ln ξ < 350
+    f *= -8.0
+    np.floor(f, out=f)
+    g = f.astype(np.int64)
+    np.clip(g, 0, table.size - 2, out=g)
+    proven = r < np.take(table, g)
+    proven &= r > np.take(table, g + 1)
+    if not proven.all():
+        for i in np.flatnonzero(~proven):
+            g[i] = _scalar_floor_neg_log(r[i], rng, q=8)
+    return g
 
 
 def _all_exp_minus_one(counts, rng):
@@ -291,7 +330,11 @@ def discrete_laplace(t, size, rng, s=1):
     ratio ``exp(-1/t)``; ``Y = floor(X/s)`` is geometric with ratio ``exp(-s/t)``; a random
     sign (rejecting ``−0``) makes it two-sided.  Acceptance per candidate ≈ 0.63, so each
     rejection round draws ≈ 1.6× the missing count; cost O(size) integer draws, independent
-    of the scale.
+    of the scale.  When ``8 | t`` a faster equivalent split is used: ``U'`` on
+    ``{0..t/8−1}`` (acceptance ≥ e^{-1/8} ≈ 0.88) and ``W = floor(8E)`` with
+    ``P(W >= w) = e^{-w/8}``, ``X = U' + (t/8)·W``; both splits give ``X`` geometric
+    with ratio ``exp(-1/t)`` exactly (memorylessness), so the calibration rounds ``t``
+    up to a multiple of 8.
 
     Parameters
     ----------
@@ -312,15 +355,24 @@ def discrete_laplace(t, size, rng, s=1):
     shape = _check_size(size)
     total = math.prod(shape)
     out = np.empty(total, dtype=np.int64)
+    # Fast path (t divisible by 8): X = U' + (t/8)·W with U' on {0..t/8-1}, P ∝ e^{-u/t},
+    # accepted with probability >= e^{-1/8} = 0.88 (Algorithm 1 with γ <= 1/8), and
+    # W = floor(8E) geometric with ratio e^{-1/8} (exact integer thresholds).  X is
+    # geometric with ratio e^{-1/t} by memorylessness, exactly as the paper's U + t·V.
+    eighth = t % 8 == 0
+    period, acceptance = (t // 8, 0.88) if eighth else (t, 0.63)
     filled = 0
     while filled < total:
         missing = total - filled
-        # Acceptance of U is (1 − e^{-1})·(1 + O(1/t)) >= 0.63: ask for 1/0.63 times the
-        # missing count plus five standard deviations, so one round almost always suffices.
-        m = int(missing / 0.63 + 5.0 * math.sqrt(missing)) + 16
-        u = rng.integers(0, t, size=m)
+        # Ask for 1/acceptance times the missing count plus five standard deviations,
+        # so that one round almost always suffices.
+        m = int(missing / acceptance + 5.0 * math.sqrt(missing)) + 16
+        u = rng.integers(0, period, size=m)
         keep = np.flatnonzero(_bernoulli_exp_fraction(u, t, rng))[:missing]
-        y = u[keep] + t * _geometric_exp_minus_one(keep.size, rng)
+        if eighth:
+            y = u[keep] + period * _geometric_exp_minus_eighth(keep.size, rng)
+        else:
+            y = u[keep] + t * _geometric_exp_minus_one(keep.size, rng)
         if s != 1:
             y //= s
         negative = rng.integers(0, 2, size=keep.size, dtype=np.int8) == 1
@@ -334,7 +386,7 @@ def discrete_laplace(t, size, rng, s=1):
 def _gaussian_exponent_parts(ay, t, a):
     """Exact integer part and remainder of ``γ = (ay·t − a)² / D``, ``D = 2·a·t²``.
 
-    Valid for ``0 <= ay <= 2**24``, ``a <= 2**30``, ``t <= 2**15 + 1``: then
+    Valid for ``0 <= ay <= 2**24``, ``a <= 2**30``, ``t <= 2**15 + 8``: then
     ``u = ay·t − a`` fits in 40 bits, ``γ < 2**44`` and the float guess of
     ``floor(γ)`` is off by at most one; the remainder ``u² − k·D`` is computed modulo
     2**64 (wrapping uint64 products) and is exact because its true value lies in
@@ -394,7 +446,7 @@ def _gaussian_accept_python(ay, t, a, rng):
 def discrete_gaussian(sigma2, size, rng):
     """Exact discrete Gaussian draws: ``P(Z = z) ∝ exp(-z²/(2·sigma2))`` on the integers.
 
-    CKS 2020 Algorithm 3 with ``σ² = sigma2`` an integer: ``t = floor(σ) + 1``; draw
+    CKS 2020 Algorithm 3 with ``σ² = sigma2`` an integer: ``t >= floor(σ) + 1``; draw
     ``Y`` discrete Laplace of scale ``t`` and accept with probability
     ``exp(-(|Y| − σ²/t)² / (2σ²))``.  Expected candidates per output < 1/0.6 for σ ≥ 1.
 
@@ -412,7 +464,10 @@ def discrete_gaussian(sigma2, size, rng):
     a = _check_positive_int(sigma2, "sigma2", MAX_GAUSSIAN_SIGMA2)
     shape = _check_size(size)
     total = math.prod(shape)
-    t = math.isqrt(a) + 1
+    # CKS use t = floor(σ) + 1; any t is correct (the acceptance probability below is
+    # the exact density ratio up to a constant) and t rounded up to a multiple of 8
+    # keeps the efficiency and takes the fast discrete-Laplace path.
+    t = 8 * ((math.isqrt(a) + 1 + 7) // 8)
     out = np.empty(total, dtype=np.int64)
     filled = 0
     while filled < total:
