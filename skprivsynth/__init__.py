@@ -4,6 +4,7 @@ Synthesizers (``fit`` then ``sample``):
 
 - :class:`MicroaggregationSynthesizer` — k-anonymous microaggregation (seed 000).
 - :class:`NoisyMicroaggregation` — epsilon-DP microaggregation (seed 000, Sect. 5).
+- :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (seeds 002/003).
 
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.
 Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
@@ -13,6 +14,7 @@ Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
+from .private_sampling import PrivateSampler
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import PrivacyLeakWarning, PrivacyReport
 
@@ -21,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "MicroaggregationSynthesizer",
     "NoisyMicroaggregation",
+    "PrivateSampler",
     "PrivacyLeakWarning",
     "PrivacyReport",
     "SynthesisPipeline",

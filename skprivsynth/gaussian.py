@@ -578,13 +578,13 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         multipliers, gamma = _noise_multipliers(dec, self.noise_allocation)
         noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
         self.noisy_answers_ = wl.answers(counts) + noise[:, 0]
-        # Stop when the optimisation error of the answers is ~1 % of the noise:
-        # ||A(h - h*)||² ≤ 2·gap ≤ 2e-5·E||noise||² (public: the noise energy is the
-        # trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
+        # Stop when the optimisation error of the answers is small against the noise:
+        # ||A(h - h*)||² ≤ 2·gap ≤ 2e-3·f(h) + 2e-4·E||noise||² (public: the noise
+        # energy is the trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
         noise_energy = float(np.sum(dec.ranks * (c * multipliers) ** 2)) / n**2
         h, gap, n_iter = _simplex_least_squares(
             wl.answers, wl.adjoint, self.noisy_answers_ / n, wl.N, wl.lipschitz(),
-            atol=1e-5 * noise_energy,
+            rtol=1e-3, atol=1e-4 * noise_energy,
         )
         self.histogram_ = n * h
         self.consistent_answers_ = wl.answers(self.histogram_)

@@ -144,7 +144,7 @@ def test_consistency_is_a_kkt_point_and_matches_osqp(explicit_universe):
     noise_energy = sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scales_,
                                                          strict=True))
     resid = float((A @ x - y) @ (A @ x - y))
-    assert float(x @ (g - mu)) <= 1e-4 * resid + 1e-4 * noise_energy          # complementarity
+    assert float(x @ (g - mu)) <= 1e-3 * resid + 1e-4 * noise_energy          # complementarity
     # Reference: OSQP on the split-variable QP (z = A x̂).
     N, q = A.shape[1], A.shape[0]
     P = sp.block_diag([sp.csc_matrix((N, N)), sp.identity(q)], format="csc")
@@ -156,7 +156,7 @@ def test_consistency_is_a_kkt_point_and_matches_osqp(explicit_universe):
     ref = solve_qp(P, np.r_[np.zeros(N), -y], cons, lo, hi)
     f_ref = 0.5 * np.sum((A @ ref.x[:N] - y) ** 2)
     f_ours = 0.5 * np.sum((A @ x - y) ** 2)
-    assert f_ours <= f_ref * (1 + 1e-4) + 1e-4 * noise_energy
+    assert f_ours <= f_ref * (1 + 1e-3) + 1e-4 * noise_energy
 
 
 def test_consistency_reduces_error_when_n_is_small():

@@ -258,12 +258,11 @@ def _geometric_exp_minus_eighth(m, rng):
     r = rng.integers(0, 2**_T_BITS, size=m)
     f = r.astype(np.float64)
     f += 0.5
-    f *= -(2.0**-_T_BITS)
-    np.log1p(f, out=f)  # ln ξ with ξ = (R + 1/2)/2**62 in (2**-63, 1): -8 ln ξ < 350
+    f *= 2.0**-_T_BITS
+    np.log(f, out=f)  # ln ξ with ξ = (R + 1/2)/2**62 in (2**-63, 1): -8 ln ξ < 350
     f *= -8.0
     np.floor(f, out=f)
-    g = f.astype(np.int64)
-    np.clip(g, 0, table.size - 2, out=g)
+    g = f.astype(np.int64)  # in [0, 349]: ξ >= 2**-63 and ξ <= 1 after rounding
     proven = r < np.take(table, g)
     proven &= r > np.take(table, g + 1)
     if not proven.all():
