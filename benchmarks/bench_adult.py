@@ -99,10 +99,11 @@ def methods():
         table["NoisyMicroaggregation"] = (pipeline_method(
             lambda e, s: skprivsynth.NoisyMicroaggregation(epsilon=e, random_state=s)), True)
     if hasattr(skprivsynth, "ReducedSpaceLP"):
-        for space in ("uniform", "independent"):
-            table[f"ReducedSpaceLP ({space}, m=10^4)"] = (pipeline_method(
-                lambda e, s, space=space: skprivsynth.ReducedSpaceLP(
-                    epsilon=e, m=10_000, reduced_space=space, random_state=s)), True)
+        for space, objective in (("uniform", "linf"), ("independent", "l1")):
+            table[f"ReducedSpaceLP ({space}, {objective}, m=2000)"] = (pipeline_method(
+                lambda e, s, space=space, objective=objective: skprivsynth.ReducedSpaceLP(
+                    epsilon=e, m=2000, reduced_space=space, objective=objective,
+                    random_state=s)), True)
     return table
 
 

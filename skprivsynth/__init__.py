@@ -4,6 +4,7 @@ Synthesizers (``fit`` then ``sample``):
 
 - :class:`MicroaggregationSynthesizer` — k-anonymous microaggregation (seed 000).
 - :class:`NoisyMicroaggregation` — epsilon-DP microaggregation (seed 000, Sect. 5).
+- :class:`ReducedSpaceLP` — epsilon-DP noisy LP over a data-independent reduced space (seed 001).
 - :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (seeds 002/003).
 
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.
@@ -15,6 +16,7 @@ from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_sc
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
 from .private_sampling import PrivateSampler
+from .reduced_space import ReducedSpaceLP
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import PrivacyLeakWarning, PrivacyReport
 
@@ -24,6 +26,7 @@ __all__ = [
     "MicroaggregationSynthesizer",
     "NoisyMicroaggregation",
     "PrivateSampler",
+    "ReducedSpaceLP",
     "PrivacyLeakWarning",
     "PrivacyReport",
     "SynthesisPipeline",

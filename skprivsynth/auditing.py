@@ -218,7 +218,11 @@ class AuditResult:
         if self.delta_lower is not None:
             lines.append(f"  δ lower bound at the claimed ε: {self.delta_lower:.4g}")
         lines += [
-            f"  best event: {self.best_event}  (counts {k0}/{n0} vs {k1}/{n1})",
+            (
+                f"  best event: {self.best_event}  (counts {k0}/{n0} vs {k1}/{n1})"
+                if self.epsilon_lower > 0
+                else "  best event: none (no event gives a positive lower bound)"
+            ),
             f"  runs per dataset: {self.n_runs} (+ {self.n_search_runs} pilot runs); "
             f"time {self.elapsed:.1f} s",
             f"  verdict: {verdict}",

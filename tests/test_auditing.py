@@ -304,7 +304,8 @@ def test_audit_correlated_gaussian_mechanism(broken, monkeypatch):
 
     cuts = [k * sd for k in (0.0, 0.5, 1.0, 1.5)]
     result = audit_mechanism(mechanism, X0, X1, events=_threshold_events(stat, cuts),
-                             epsilon=eps, delta=delta, n_runs=600, random_state=4)
+                             epsilon=eps, delta=delta, n_runs=600 if broken else 400,
+                             random_state=4)
     print(result.summary())  # shown with pytest -s: the numbers of the audit table
     if broken:
         assert result.violation and result.epsilon_lower > eps, result.summary()
@@ -356,8 +357,8 @@ def test_audit_noisy_microaggregation(broken, monkeypatch):
         return float(np.clip(1.0 - w[origin], 0, 1 / n) + np.clip(w[corner], 0, 1 / n))
 
     events = _threshold_events(statistic, [2.0 / n, 1.0 / n])
-    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=eps, n_runs=1000,
-                             random_state=5)
+    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=eps,
+                             n_runs=1000 if broken else 500, random_state=5)
     print(result.summary())  # shown with pytest -s: the numbers of the audit table
     if broken:
         assert result.violation and result.epsilon_lower > eps, result.summary()
@@ -409,7 +410,7 @@ def test_audit_private_sampler_release():
     claimed = mechanism(X0, 0)[1]
     corners = [(0, 0), (0, 1), (1, 0), (1, 1)]
     events = {f"record == {c}": (lambda out, c=c: tuple(out[0]) == c) for c in corners}
-    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=claimed, n_runs=300,
+    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=claimed, n_runs=200,
                              random_state=6)
     print(result.summary())
     assert not result.violation and result.epsilon_lower <= claimed, result.summary()

@@ -376,7 +376,8 @@ def discrete_laplace(t, size, rng, s=1):
             y //= s
         negative = rng.integers(0, 2, size=keep.size, dtype=np.int8) == 1
         np.negative(y, out=y, where=negative)
-        z = y[~(negative & (y == 0))]  # reject "−0" so that 0 is not counted twice
+        minus_zero = negative & (y == 0)  # reject "−0" so that 0 is not counted twice
+        z = y[~minus_zero] if minus_zero.any() else y
         out[filled : filled + z.size] = z
         filled += z.size
     return out.reshape(shape)
@@ -447,7 +448,7 @@ def discrete_gaussian(sigma2, size, rng):
 
     CKS 2020 Algorithm 3 with ``σ² = sigma2`` an integer: ``t >= floor(σ) + 1``; draw
     ``Y`` discrete Laplace of scale ``t`` and accept with probability
-    ``exp(-(|Y| − σ²/t)² / (2σ²))``.  Expected candidates per output < 1/0.6 for σ ≥ 1.
+    ``exp(-(|Y| − σ²/t)² / (2σ²))``.  Expected candidates per output ≈ 1/0.76 for large σ.
 
     Parameters
     ----------
@@ -465,13 +466,16 @@ def discrete_gaussian(sigma2, size, rng):
     total = math.prod(shape)
     # CKS use t = floor(σ) + 1; any t is correct (the acceptance probability below is
     # the exact density ratio up to a constant) and t rounded up to a multiple of 8
-    # keeps the efficiency and takes the fast discrete-Laplace path.
-    t = 8 * ((math.isqrt(a) + 1 + 7) // 8)
+    # keeps the efficiency (acceptance ≈ 0.76 for large σ) and takes the fast
+    # discrete-Laplace path; small σ keep the paper's t.
+    t = math.isqrt(a) + 1
+    if t >= 64:
+        t = 8 * ((t + 7) // 8)
     out = np.empty(total, dtype=np.int64)
     filled = 0
     while filled < total:
         missing = total - filled
-        m = int(missing * 1.8) + 16
+        m = int(missing / 0.74 + 5.0 * math.sqrt(missing)) + 16
         y = discrete_laplace(t, m, rng)
         ay = np.abs(y)
         small = ay <= _GAUSS_VECTOR_Y

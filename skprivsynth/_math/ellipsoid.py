@@ -150,7 +150,7 @@ def mvee_symmetric(points, *, eta=0.01, max_iter=None):
     >>> from skprivsynth._math.ellipsoid import mvee_symmetric
     >>> cube = np.array([[1, 1], [1, -1]], dtype=float)   # sym{...} = vertices of [-1,1]²
     >>> res = mvee_symmetric(cube)
-    >>> np.round(res.shape * 2, 6).tolist()               # ball of radius sqrt(2)
+    >>> np.round(res.shape, 6).tolist()      # M = I: MVEE {yᵀy ≤ 2}, radius sqrt(2)
     [[1.0, 0.0], [0.0, 1.0]]
     """
     B = np.asarray(points, dtype=np.float64)
