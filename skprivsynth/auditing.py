@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
@@ -105,8 +106,10 @@ def clopper_pearson(successes, trials, alpha=0.05, side="two-sided"):
         raise ValueError(f"side must be 'two-sided', 'lower' or 'upper'; got {side!r}.")
     k, n = int(successes), int(trials)
     a = alpha / 2 if side == "two-sided" else alpha
-    lower = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
-    upper = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
+    with warnings.catch_warnings():  # extreme alpha: scipy warns and returns NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lower = 0.0 if k == 0 else float(stats.beta.ppf(a, k, n - k + 1))
+        upper = 1.0 if k == n else float(stats.beta.ppf(1 - a, k + 1, n - k))
     # For astronomically small alpha the quantile can underflow to NaN; the trivial
     # bounds are then the (valid, conservative) answer.
     lower = lower if math.isfinite(lower) else 0.0

@@ -193,19 +193,21 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
 
         second_moment = X.T @ X / n
         mean = X.mean(axis=0)
-        radius = float(np.sqrt((X * X).sum(axis=1).max()))
+        radius = float(np.sqrt(np.einsum("ij,ij->i", X, X).max()))
         radius = radius if radius > 0 else 1.0
         # Eigenvectors of the second moment of the scaled rows x/R: same vectors.
         _, vectors = np.linalg.eigh(second_moment)
         self.components_ = vectors[:, ::-1][:, : self.t_]
-        projected = X @ self.components_ / radius
-        cell_of_row, cell_points = lattice_cells(projected, self.alpha_ / math.sqrt(self.t_))
-        self.n_cells_ = int(cell_points.shape[0])
-
-        # Order inside cells along the top centred principal coordinates.
+        # Rows inside a cell are ordered along the top centred principal coordinates.
         _, centred_vectors = np.linalg.eigh(second_moment - np.outer(mean, mean))
         order_basis = centred_vectors[:, ::-1][:, : min(_ORDER_COORDINATES, p)]
-        order_key = spatial_order_key((X - mean) @ order_basis)
+        # One pass over X for both projections; centring is applied to the product.
+        projections = X @ np.hstack([self.components_, order_basis])
+        cell_of_row, cell_points = lattice_cells(
+            projections[:, : self.t_] / radius, self.alpha_ / math.sqrt(self.t_)
+        )
+        self.n_cells_ = int(cell_points.shape[0])
+        order_key = spatial_order_key(projections[:, self.t_ :] - mean @ order_basis)
         group_of_row = divide_and_merge(cell_of_row, order_key, self.k)
 
         n_groups = int(group_of_row.max()) + 1

@@ -59,3 +59,13 @@ def test_cells_larger_than_k_are_cut_inside_the_cell():
 def test_k_larger_than_n_is_refused():
     with pytest.raises(ValueError, match="k"):
         divide_and_merge(np.zeros(5, dtype=int), np.zeros(5), 6)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e7])  # mixed-radix key, and row-sort fallback
+def test_lattice_cells_points_and_labels_agree(scale):
+    rng = np.random.default_rng(1)
+    Z = rng.integers(-3, 4, size=(200, 3)) * scale
+    cell_of_row, points = lattice_cells(Z, 1.0)
+    np.testing.assert_array_equal(points[cell_of_row], np.rint(Z).astype(np.int64))
+    assert np.unique(points, axis=0).shape == points.shape  # distinct cells
+    assert np.all(np.diff(points[:, 0]) >= 0)  # lexicographic order
