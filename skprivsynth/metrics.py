@@ -728,13 +728,20 @@ def covariance_loss(X, Y, sample_weight_X=None, sample_weight_Y=None):
     Y = check_array(Y, dtype=np.float64, ensure_all_finite=True, input_name="Y")
     _check_widths(X, Y)
     p = X.shape[1]
-    cov_x = _weighted_covariance(
-        X, _check_weights(sample_weight_X, X.shape[0], "sample_weight_X"), p
-    )
-    cov_y = _weighted_covariance(
-        Y, _check_weights(sample_weight_Y, Y.shape[0], "sample_weight_Y"), p
-    )
-    return float(np.linalg.norm(cov_x - cov_y, ord="fro"))
+    with np.errstate(over="ignore", invalid="ignore"):
+        cov_x = _weighted_covariance(
+            X, _check_weights(sample_weight_X, X.shape[0], "sample_weight_X"), p
+        )
+        cov_y = _weighted_covariance(
+            Y, _check_weights(sample_weight_Y, Y.shape[0], "sample_weight_Y"), p
+        )
+        loss = float(np.linalg.norm(cov_x - cov_y, ord="fro"))
+    if not np.isfinite(loss):
+        raise ValueError(
+            "covariance_loss overflows float64: X or Y has entries too large for their "
+            "squares to be represented (about 1e154 or more); rescale X and Y."
+        )
+    return loss
 
 
 # ----------------------------------------------------------------------------- scorer

@@ -267,7 +267,9 @@ def _learn_column(series, n_bins):
         return _Column("levels", levels=_as_object_array(dtype.categories), learned=True)
     if _is_float_dtype(dtype):
         values = series.to_numpy(dtype=np.float64)
-        edges = np.unique(np.quantile(values, np.linspace(0.0, 1.0, n_bins + 1)))
+        # Quantiles that are data values (no interpolation): edges never overflow.
+        quantiles = np.linspace(0.0, 1.0, n_bins + 1)
+        edges = np.unique(np.quantile(values, quantiles, method="inverted_cdf"))
         if edges.size == 1:
             edges = np.array([edges[0], edges[0]])
         return _Column("bins", edges=edges, clip=True, learned=True)
@@ -805,7 +807,7 @@ def _decode_column(idx, column, dtype, rng):
     """Turn drawn bit indices into a Series of ``dtype``."""
     if column.kind == "bins":
         e = column.edges
-        values = (e[idx] + e[idx + 1]) / 2.0
+        values = e[idx] / 2.0 + e[idx + 1] / 2.0  # halves first: no overflow
         if _is_integer_dtype(dtype):
             # The integer nearest the midpoint, kept inside the bin when it holds one.
             lo = np.ceil(e[idx])

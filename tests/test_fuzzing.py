@@ -234,13 +234,8 @@ def frames(draw):
     return df
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug (reported, preprocessing.py): learned quantile bins of a float "
-    "column with huge finite values overflow (edges -inf/inf/nan) and decode to inf/NaN",
-)
 @pytest.mark.parametrize("values", [[1e308], [-1e308, 1e308]])
-def test_encoder_huge_float_known_bug(values):
+def test_encoder_huge_float_values_stay_finite(values):
     df = pd.DataFrame({"c0": values})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -305,20 +300,15 @@ def test_marginal_errors(X, Y, degree, form):
     _unchanged(by, Y)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug (reported, metrics.py): covariance_loss overflows to inf on huge "
-    "finite entries instead of refusing them",
-)
-def test_covariance_loss_huge_values_known_bug():
-    loss = covariance_loss(np.array([[0.0, 0.0]]), np.array([[1e308, 0.0], [0.0, 0.0]]))
-    assert np.isfinite(loss)
+def test_covariance_loss_refuses_overflow():
+    with pytest.raises(ValueError, match="rescale X and Y"):
+        covariance_loss(np.array([[0.0, 0.0]]), np.array([[1e308, 0.0], [0.0, 0.0]]))
 
 
 @FUZZ
 @given(X=matrices(max_rows=6, boolean_bias=False), Y=matrices(max_rows=6, boolean_bias=False))
 def test_covariance_loss(X, Y):
-    # huge finite entries excluded here: see test_covariance_loss_huge_values_known_bug
+    # huge finite entries excluded here: see test_covariance_loss_refuses_overflow
     for A in (X, Y):
         if A.dtype.kind in "fO" and A.size:
             A_float = np.asarray(A, dtype=np.float64)
