@@ -105,7 +105,7 @@ class BaseSynthesizer(BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_in_)
+        ndarray of shape (n_samples, n_features_in)
         """
         check_is_fitted(self)
         n = check_n_samples(n_samples, self.n_samples_fit_)

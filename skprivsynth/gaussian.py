@@ -681,7 +681,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_in_), float64 in {0, 1}
+        ndarray of shape (n_samples, n_features_in), float64 in {0, 1}
         """
         check_is_fitted(self)
         n = check_n_samples(n_samples, self.n_samples_fit_)

@@ -222,13 +222,13 @@ class NoisyMicroaggregation(BaseSynthesizer):
         Parameters used (resolved from ``"auto"``).
     n_cells_ : int
         Number ``s`` of released cells (all lattice points, empty ones included).
-    components_ : ndarray of shape (n_features, t_)
+    components_ : ndarray of shape (n_features, t)
         Orthonormal basis of the private projection.
-    lattice_points_ : ndarray of shape (n_cells_, t_)
+    lattice_points_ : ndarray of shape (n_cells, t)
         Integer coordinates of the cells (lattice point = ``(α/√t)·k``).
-    records_ : ndarray of shape (n_cells_, n_features)
+    records_ : ndarray of shape (n_cells, n_features)
         Released noisy cell means, clipped to ``[0, 1]``.
-    weights_ : ndarray of shape (n_cells_,)
+    weights_ : ndarray of shape (n_cells,)
         Released noisy weights projected onto the simplex.
     projection_beta_ : float
         ``ε/(6t)``: bound on ``‖A − A'‖`` for neighbours.

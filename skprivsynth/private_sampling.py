@@ -180,9 +180,7 @@ class PrivateSampler(BaseSynthesizer):
 
     Both problems are solved in the variable ``g = m·h̃`` (entries of order 1).
 
-    Privacy
-    -------
-    ε-DP under the **replace-one** neighbouring relation (datasets of the same public
+    **Privacy.** ε-DP under the **replace-one** neighbouring relation (datasets of the same public
     size ``n`` differing in one row) for the *records released by* :meth:`sample`, as
     long as their total number ``k`` satisfies (seed 003 Thm 12.2 = seed 002 Thm 4.1)
 
@@ -534,7 +532,7 @@ class PrivateSampler(BaseSynthesizer):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_in_)
+        ndarray of shape (n_samples, n_features_in)
             Boolean ``{0, 1}`` records (points of the reduced space).
 
         Raises

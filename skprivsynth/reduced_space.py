@@ -86,7 +86,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         Theorem 2.3 asks for ``m ≳ κ · |F| / δ²`` (κ = Rényi condition number of the
         data distribution with respect to ``μ``, ``|F|`` the number of queries); 10 000 is
         about ``|F|/2`` for all 2-way tables of 100 columns.  Thanks to column generation
-        the cost grows slowly with ``m`` (a pricing pass is O(m · |tables|)); the LP
+        the cost grows slowly with ``m`` (a pricing pass is ``O(m · |tables|)``); the LP
         solve time is driven by ``|F|``, see ``benchmarks/bench_reduced_space_lp.py``.
     reduced_space : {"uniform", "independent"}, array-like or callable, default="uniform"
         Distribution ``μ`` of ``Ω*``:
@@ -133,7 +133,7 @@ class ReducedSpaceLP(BaseSynthesizer):
     ----------
     epsilon_ : float
         Privacy budget spent by ``fit`` (sum of the steps in ``privacy_report()``).
-    support_ : ndarray of shape (m', n_features_in_)
+    support_ : ndarray of shape (m', n_features_in)
         The reduced space ``Ω*`` (duplicates possible; they are harmless).
     weights_ : ndarray of shape (m',)
         The density ``h*`` on ``support_``.
@@ -193,12 +193,12 @@ class ReducedSpaceLP(BaseSynthesizer):
     independent of ``X``; the proof of Theorem 2.3 (Lemma 3.3) then applies conditionally
     with ``κ(ν‖μ)`` for that ``μ``, which is small when the data are close to a product.
 
-    Complexity: statistics O(n · |tables| · d); each pricing pass O(m · |tables| · d)
+    Complexity: statistics ``O(n · |tables| · d)``; each pricing pass ``O(m · |tables| · d)``
     time in chunks of bounded memory (refused when ``m · (|tables| + 1)`` exceeds
     ``MAX_PRICING_ENTRIES``); each master LP has ``|F|`` (``"l1"``) or ``3|F|`` (``"linf"``)
     rows and at most ``records · (|tables| + 1) + 5|F|`` nonzeros (refused above
     ``MAX_LP_NONZEROS``).  HiGHS's time grows steeply with ``|F|`` because the record
-    columns are dense: on 2 shared cores, all 2-way tables of p = 64 (|F| = 8 193) take
+    columns are dense: on 2 shared cores, all 2-way tables of p = 64 (``|F|`` = 8 193) take
     about 10 s ("linf") to a minute ("l1"), p = 100 several minutes for "l1" (see
     ``benchmarks/bench_reduced_space_lp.py``).  ``sample`` is O(n_samples · p).
 
