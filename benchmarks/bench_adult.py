@@ -98,6 +98,11 @@ def methods():
     if hasattr(skprivsynth, "NoisyMicroaggregation"):
         table["NoisyMicroaggregation"] = (pipeline_method(
             lambda e, s: skprivsynth.NoisyMicroaggregation(epsilon=e, random_state=s)), True)
+        # One-hot rows of the 14 columns have ||x||_1 = 14 exactly (public, from the
+        # encoding): the declared bound lowers the mean noise from 6·94/(bε) to 6·28/(bε).
+        table["NoisyMicroaggregation (row_l1_bound=14)"] = (pipeline_method(
+            lambda e, s: skprivsynth.NoisyMicroaggregation(
+                epsilon=e, row_l1_bound=14, random_state=s)), True)
     if hasattr(skprivsynth, "ReducedSpaceLP"):
         for space, objective in (("uniform", "linf"), ("independent", "l1")):
             table[f"ReducedSpaceLP ({space}, {objective}, m=2000)"] = (pipeline_method(

@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._math.ellipsoid import base_decomposition, walsh_base_decomposition
 from ._math.sampling import sample_weighted_records
+from ._math.solvers import SolverError, solve_qp
 from ._math.workload import MarginalWorkload
 from .base import BaseSynthesizer, check_random_generator
 from .privacy import (
@@ -60,6 +61,8 @@ REPLACE_ONE_DELTA = 2.0
 
 # Largest dense coefficient matrix T (queries × Walsh characters) on the fast path.
 _MAX_DENSE_ENTRIES = 50_000_000
+# Largest support (records) on which the least squares is polished exactly with OSQP.
+_MAX_POLISH = 500
 # Largest number of nonzeros of a sparse query matrix over a user universe.
 _MAX_QUERY_NNZ = 100_000_000
 
@@ -115,7 +118,7 @@ def _project_simplex(v):
 
 
 def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5, atol=None,
-                           max_iter=3000, warn_gap=0.0):
+                           max_iter=3000, warn_gap=0.0, columns=None):
     """Minimise ``f(h) = ½||A h - y||²`` over the probability simplex by FISTA.
 
     Accelerated projected gradient with gradient-based adaptive restart
@@ -126,6 +129,14 @@ def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5, 
     ``rtol·f(h) + atol`` (default ``atol = 1e-12·||y||²``).  Since
     ``||A(h - h*)||² ≤ 2 (f(h) - f*) ≤ 2·gap`` for the minimiser ``h*``, the gap also
     bounds the optimisation error of the fitted answers.
+
+    Support polishing: when ``columns(idx)`` (the dense columns ``A[:, idx]``) is
+    given, every 100 iterations with a support of at most 500 records, the problem
+    restricted to the support and as many further records of smallest gradient is
+    solved with OSQP and kept if it lowers ``f``: in the sparse regime (few records,
+    large noise) FISTA finds the support quickly but then crawls (measured: 2^16
+    records, n = 100, 3000 FISTA iterations in 31 s without reaching the tolerance;
+    with polishing the exact optimum after 200 iterations in 1.1 s).
 
     After ``max_iter`` iterations a :class:`~sklearn.exceptions.ConvergenceWarning` is
     emitted only if the gap still exceeds ``warn_gap`` (the estimator passes the
@@ -174,6 +185,18 @@ def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5, 
             gap = float(gx @ x - gx.min())
             if gap <= rtol * 0.5 * float(res @ res) + atol:
                 return x, gap, it
+            support = np.flatnonzero(x > 0)
+            if columns is not None and it % 100 == 0 and support.size <= _MAX_POLISH:
+                polished = _polish_on_support(columns, y, support, gx)
+                if polished is not None:
+                    A_p = matvec(polished)
+                    if float((A_p - y) @ (A_p - y)) <= float(res @ res):
+                        x, Ax, z, Az, t = polished, A_p, polished, A_p, 1.0
+                        res = Ax - y
+                        gx = rmatvec(res)
+                        gap = float(gx @ x - gx.min())
+                        if gap <= rtol * 0.5 * float(res @ res) + atol:
+                            return x, gap, it
     if gap <= warn_gap:
         return x, gap, max_iter
     warnings.warn(
@@ -184,6 +207,26 @@ def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5, 
         stacklevel=3,
     )
     return x, gap, max_iter
+
+
+def _polish_on_support(columns, y, support, gradient):
+    """Exact simplex least squares on ``support`` ∪ as many smallest-gradient records."""
+    extra = np.argsort(gradient)[: support.size + 10]
+    idx = np.union1d(support, extra)
+    A_s = columns(idx)
+    m = idx.size
+    cons = sp.vstack([sp.csc_matrix(np.ones((1, m))), sp.identity(m, format="csc")],
+                     format="csc")
+    try:
+        res = solve_qp(sp.csc_matrix(A_s.T @ A_s), -(A_s.T @ y), cons,
+                       np.r_[1.0, np.zeros(m)], np.r_[1.0, np.full(m, np.inf)],
+                       eps=1e-10, time_limit=30.0, what="polishing least squares")
+    except SolverError:
+        return None
+    h = np.zeros(gradient.size)
+    h[idx] = np.where(res.x > 1e-9, res.x, 0.0)      # OSQP's eps is 1e-10: below is noise
+    total = h.sum()
+    return h / total if total > 0 else None
 
 
 def _check_universe(universe, p):
@@ -345,6 +388,17 @@ class _Workload:
             coef[self.masks] = self.T.T @ z
             return _fwht(coef)
         return np.asarray(self.matrix.T @ z).ravel()
+
+    def columns(self, idx):
+        """Dense columns ``A[:, idx]``."""
+        if self.fast:
+            bits = np.bitwise_and(idx[None, :], self.masks[:, None])
+            parity = np.zeros(bits.shape, dtype=np.int64)
+            for j in range(self.p):
+                parity ^= (bits >> j) & 1
+            return self.T @ (1.0 - 2.0 * parity)
+        cols = self.matrix[:, idx]
+        return cols.toarray() if sp.issparse(cols) else np.asarray(cols)
 
     def lipschitz(self):
         """``||A||₂²`` (fast path: ``N·||T||₂²`` since ``W Wᵀ = N·I``) or an estimate."""
@@ -512,9 +566,12 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     ``W`` the Walsh characters of the column sets' subsets; the MVEE of the characters
     is a ball, so the decomposition costs one Gram matrix of ``T`` (``O(q·L²)``,
     ``L`` = number of characters) and the radii are exact.  Least squares: FISTA over
-    the simplex with fast Walsh–Hadamard products, ``O(p·2^p)`` per iteration
-    (chosen over OSQP with the split variable ``z = A x̂`` by measurement, see
-    ``benchmarks/bench_correlated_gaussian.py``).  Other universes: ``O(min(q,N)²)``
+    the simplex with fast Walsh–Hadamard products, ``O(p·2^p)`` per iteration, plus
+    an exact OSQP solve restricted to the support when it is small (sparse regime).
+    Chosen over OSQP with the split variable ``z = A x̂`` on the whole universe by
+    measurement (``benchmarks/bench_correlated_gaussian.py``): at ``2^12`` records and
+    ``n = 100`` OSQP did not reach its tolerance in 60 s, FISTA + polishing took 0.05 s;
+    at ``2^18`` records 6–11 s.  Other universes: ``O(min(q,N)²)``
     memory for the row space, MVEE iterations of ``O(N·rank)``, sparse products in
     the least squares.
 
@@ -592,7 +649,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         h, gap, n_iter = _simplex_least_squares(
             wl.answers, wl.adjoint, self.noisy_answers_ / n, wl.N, wl.lipschitz(),
             rtol=1e-3, atol=1e-4 * noise_energy,
-            warn_gap=float(np.sum(dec.radii**2)) / n,
+            warn_gap=float(np.sum(dec.radii**2)) / n, columns=wl.columns,
         )
         self.histogram_ = n * h
         self.consistent_answers_ = wl.answers(self.histogram_)

@@ -124,14 +124,18 @@ def test_noise_is_unbiased_and_scales_with_epsilon():
 
 
 # ------------------------------------------------------------------ consistency step
-@pytest.mark.parametrize("explicit_universe", [False, True])
-def test_consistency_is_a_kkt_point_and_matches_osqp(explicit_universe):
-    p, n = 5, 200
+@pytest.mark.parametrize("explicit_universe,n,p,eps", [
+    (False, 200, 5, 0.3), (True, 200, 5, 0.3),
+    (False, 30, 8, 1.0),          # sparse regime: ends with the exact support polishing
+])
+def test_consistency_is_a_kkt_point_and_matches_osqp(explicit_universe, n, p, eps):
     X = _data(n=n, p=p)
     universe = _cube(p)[:24] if explicit_universe else None
     if explicit_universe:
         X = universe[np.random.default_rng(0).integers(0, 24, size=n)]
-    est = CorrelatedGaussianMechanism(0.3, DELTA, universe=universe, random_state=1).fit(X)
+    est = CorrelatedGaussianMechanism(eps, DELTA, universe=universe, random_state=1).fit(X)
+    if n == 30:
+        assert est.consistency_iterations_ == 100 and est.consistency_gap_ < 1e-9
     x = est.histogram_
     assert x.min() >= 0 and x.sum() == pytest.approx(n)
     records = universe if explicit_universe else _cube(p)
