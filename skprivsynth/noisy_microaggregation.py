@@ -418,11 +418,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         p = X.shape[1]
         if self.row_l1_bound is None:
             return float(p)
-        bound = float(self.row_l1_bound)
-        if not math.isfinite(bound):
-            raise ValueError(
-                f"row_l1_bound must be a finite real > 0 or None; got {self.row_l1_bound!r}."
-            )
+        bound = float(self.row_l1_bound)  # finite and > 0 (_parameter_constraints)
         # Rows are in [0, 1]^p (validated), so ‖x_i‖₁ is the row sum.
         norms = X.sum(axis=1)
         over = np.flatnonzero(norms > bound + 1e-9)

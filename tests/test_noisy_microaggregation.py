@@ -173,7 +173,9 @@ def test_damped_mean_sensitivity_with_row_l1_bound_on_one_hot_data(b):
         assert bound == pytest.approx(2.0 * vector_sensitivity_numerator(p, m) / b)
         worst = max(worst, np.abs(damped - damped2).sum() / bound)
     assert worst <= 1.0 + 1e-12  # ||Δỹ||_1 <= 2·min(2B, p)/b, computed
-    assert worst > 0.3  # and the random pairs come close to it
+    # The random pairs reach 0.50 / 0.60 / 0.71 of it for b = 1 / 3.5 / 12 (for b = 1
+    # the exact supremum is 1/2: a cell of f >= 2 rows moves by at most 2B/f <= B).
+    assert worst >= 0.45
 
 
 @pytest.mark.parametrize("b", [10.0, 40.0])
@@ -398,7 +400,7 @@ def test_row_l1_bound_above_p_is_the_cube_bound():
         ({"row_l1_bound": -2.0}, "'row_l1_bound' parameter"),
         ({"row_l1_bound": "8"}, "'row_l1_bound' parameter"),
         ({"row_l1_bound": float("nan")}, "row_l1_bound"),
-        ({"row_l1_bound": float("inf")}, "row_l1_bound must be a finite real"),
+        ({"row_l1_bound": float("inf")}, "'row_l1_bound' parameter"),
     ],
 )
 def test_bad_parameters(params, match):
