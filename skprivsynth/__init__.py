@@ -5,6 +5,8 @@ Synthesizers (``fit`` then ``sample``):
 - :class:`MicroaggregationSynthesizer` — k-anonymous microaggregation (seed 000).
 - :class:`NoisyMicroaggregation` — epsilon-DP microaggregation (seed 000, Sect. 5).
 - :class:`ReducedSpaceLP` — epsilon-DP noisy LP over a data-independent reduced space (seed 001).
+- :class:`CorrelatedGaussianMechanism` — (epsilon, delta)-DP marginals with correlated
+  Gaussian noise, and synthetic data from them (seed 004).
 - :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (seeds 002/003).
 
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.
@@ -12,6 +14,7 @@ Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
 """
 
+from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
@@ -23,6 +26,7 @@ from .privacy import PrivacyLeakWarning, PrivacyReport
 __version__ = "0.1.0"
 
 __all__ = [
+    "CorrelatedGaussianMechanism",
     "MicroaggregationSynthesizer",
     "NoisyMicroaggregation",
     "PrivateSampler",
@@ -35,4 +39,5 @@ __all__ = [
     "covariance_loss",
     "make_marginal_scorer",
     "make_synthesis_pipeline",
+    "plain_gaussian_mechanism",
 ]

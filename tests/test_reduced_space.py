@@ -332,3 +332,192 @@ def test_grid_search_in_synthesis_pipeline():
     assert search.best_params_["reducedspacelp__degree"] == 2  # 2-way signal only at d=2
     synth = search.best_estimator_.sample(20)
     assert isinstance(synth, pd.DataFrame) and list(synth.columns) == ["a", "b", "c"]
+
+
+# ---------------------------------------------------------------- one-hot feature_blocks
+BLOCKS = [slice(0, 3), slice(3, 5), slice(5, 9)]
+
+
+def one_hot_data(n, seed, blocks=BLOCKS):
+    """One-hot rows with skewed, correlated categories (block 1 follows block 0)."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, blocks[-1].stop))
+    first = rng.choice(3, size=n, p=[0.6, 0.3, 0.1])
+    cats = [first, (first > 0).astype(int) ^ (rng.random(n) < 0.1), rng.integers(0, 4, n)]
+    for b, c in zip(blocks, cats, strict=True):
+        X[np.arange(n), b.start + c] = 1
+    return X
+
+
+def block_counts(Z, blocks=BLOCKS):
+    return np.add.reduceat(Z, [b.start for b in blocks], axis=1)
+
+
+@pytest.mark.parametrize("space", ["uniform", "independent"])
+@pytest.mark.parametrize("blocks", [BLOCKS, [(5, 9), (0, 3), (3, 5)]])
+def test_feature_blocks_give_valid_one_hot_candidates(space, blocks):
+    X = one_hot_data(1500, seed=20)
+    est = ReducedSpaceLP(
+        epsilon=1.0, m=400, reduced_space=space, feature_blocks=blocks, random_state=0
+    ).fit(X)
+    np.testing.assert_array_equal(block_counts(est.support_), 1)
+    np.testing.assert_array_equal(block_counts(est.sample(500, random_state=1)), 1)
+    assert est.feature_blocks_ == BLOCKS  # sorted slices
+    if space == "uniform":  # each block's category uniform: chi-square goodness of fit
+        from scipy.stats import chisquare
+
+        for b in BLOCKS:
+            counts = est.support_[:, b].sum(axis=0)
+            assert chisquare(counts).pvalue > 1e-3
+    else:  # drawn from the noisy frequencies: close to the data's category frequencies
+        np.testing.assert_allclose(est.support_.mean(axis=0), X.mean(axis=0), atol=0.08)
+        probs = est.reduced_space_means_
+        np.testing.assert_allclose(block_counts(probs[None])[0], 1.0)
+        assert probs.min() >= 1 / 400 / 2  # floor 1/m, then normalised (sum <= 2)
+
+
+def test_feature_blocks_accept_encoder_blocks_and_account_privacy():
+    rng = np.random.default_rng(21)
+    df = pd.DataFrame({"a": rng.integers(0, 3, 800), "b": rng.integers(0, 2, 800),
+                       "c": rng.integers(0, 5, 800)})
+    enc = BooleanEncoder(categories={"a": 3, "b": 2, "c": 5}).fit(df)
+    X = enc.transform(df)
+    est = ReducedSpaceLP(
+        epsilon=2.0, m=300, reduced_space="independent", independent_fraction=0.25,
+        feature_blocks=enc.feature_blocks_, random_state=0,
+    ).fit(X)
+    steps = est.privacy_report().entries
+    assert [e["epsilon"] for e in steps] == pytest.approx([0.5, 1.5])
+    assert steps[0]["sensitivity"] == pytest.approx(2 * 3 / 800)  # 2 * n_blocks / n
+    assert "2 * n_blocks / n" in steps[0]["derivation"]
+    assert est.epsilon_ == pytest.approx(2.0)
+    decoded = enc.inverse_transform(est.sample(50, random_state=0))
+    assert list(decoded.columns) == ["a", "b", "c"]
+
+
+def test_block_frequency_sensitivity_brute_force():
+    """Max L1 change of the concatenated category frequencies over replace-one
+    neighbours is 2 * n_blocks / n, never exceeded and attained."""
+    n = 50
+    rng = np.random.default_rng(22)
+    bound = 2 * len(BLOCKS) / n
+    worst = 0.0
+    for trial in range(300):
+        X = one_hot_data(n, seed=100 + trial)
+        Y = X.copy()
+        Y[rng.integers(n)] = one_hot_data(1, seed=10_000 + trial)[0]  # replace one row
+        worst = max(worst, np.abs(X.mean(axis=0) - Y.mean(axis=0)).sum())
+    assert worst <= bound + 1e-12
+    # A row changing category in every block attains the bound.
+    X = one_hot_data(n, seed=23)
+    Y = X.copy()
+    row = np.zeros(9)
+    row[[b.start + int(np.argmax(X[0, b]) == 0) for b in BLOCKS]] = 1
+    Y[0] = row
+    assert np.abs(X.mean(axis=0) - Y.mean(axis=0)).sum() == pytest.approx(bound)
+
+
+def test_reduced_space_depends_only_on_declared_release(monkeypatch):
+    X1, X2 = one_hot_data(1000, seed=24), one_hot_data(1000, seed=25)[::-1]
+    params = dict(epsilon=1.0, m=200, feature_blocks=BLOCKS, random_state=3)
+    a = ReducedSpaceLP(reduced_space="uniform", **params).fit(X1)
+    b = ReducedSpaceLP(reduced_space="uniform", **params).fit(X2)
+    np.testing.assert_array_equal(a.support_, b.support_)
+
+    fixed = np.linspace(0.05, 0.5, 9)
+    original = rs.laplace_mechanism
+
+    def fixed_frequencies(values, sensitivity, epsilon, rng, **kw):
+        if np.size(values) == 9:  # the frequency release: same noisy answer for both
+            return fixed.copy(), sensitivity / epsilon
+        return original(values, sensitivity, epsilon, rng, **kw)
+
+    monkeypatch.setattr(rs, "laplace_mechanism", fixed_frequencies)
+    c = ReducedSpaceLP(reduced_space="independent", **params).fit(X1)
+    d = ReducedSpaceLP(reduced_space="independent", **params).fit(X2)
+    np.testing.assert_array_equal(c.support_, d.support_)
+    assert not np.array_equal(c.support_, a.support_)
+
+
+@pytest.mark.parametrize(
+    "blocks, match",
+    [
+        ([slice(0, 3), slice(3, 5)], "uncovered|cover"),
+        ([slice(0, 3), slice(2, 5), slice(5, 9)], "overlap"),
+        ([slice(0, 3), slice(3, 5), slice(5, 10)], "stop <= 9"),
+        ([slice(0, 3, 2), slice(3, 9)], "step"),
+        ([(0, 3), (3, 5.0), (5, 9)], "integer"),
+        ([3, 2, 4], "invalid"),
+    ],
+)
+def test_bad_feature_blocks(blocks, match):
+    X = one_hot_data(100, seed=26)
+    with pytest.raises(ValueError, match=f"feature_blocks.*({match})"):
+        ReducedSpaceLP(m=20, feature_blocks=blocks).fit(X)
+
+
+def test_block_tables_workload_needs_feature_blocks():
+    X = one_hot_data(100, seed=28)
+    with pytest.raises(ValueError, match="block_tables.*feature_blocks=None"):
+        ReducedSpaceLP(m=20, workload="block_tables").fit(X)
+    with pytest.raises(ValueError, match="degree=4 exceeds the number of feature_blocks"):
+        ReducedSpaceLP(m=20, degree=4, workload="block_tables", feature_blocks=BLOCKS).fit(X)
+    est = ReducedSpaceLP(
+        epsilon=1.0, m=200, workload="block_tables", feature_blocks=BLOCKS, random_state=0
+    ).fit(X)
+    assert est.sensitivity_ == pytest.approx(2 * (3 + 3) / 100)  # 3 one-way + 3 two-way
+    np.testing.assert_array_equal(block_counts(est.sample(100, random_state=0)), 1)
+
+
+def test_rows_violating_feature_blocks():
+    X = one_hot_data(100, seed=27)
+    X[7, 3:5] = 1  # two bits in block 1
+    with pytest.raises(ValueError, match=r"Row 7 .* 2 bits set in feature_blocks block 1"):
+        ReducedSpaceLP(m=20, feature_blocks=BLOCKS).fit(X)
+    X = one_hot_data(100, seed=27)
+    X[4, 5:9] = 0
+    with pytest.raises(ValueError, match=r"Row 4 .* 0 bits set in feature_blocks block 2"):
+        ReducedSpaceLP(m=20, feature_blocks=BLOCKS).fit(X)
+
+
+def test_feature_blocks_improve_adult_fit():
+    """Adult (10k rows) on the 94-bit one-hot cube, ε = 1: valid one-hot candidates give
+    lower 2-way TVD of the coarsened columns than bitwise candidates."""
+    from skprivsynth.datasets import load_adult
+    from skprivsynth.metrics import categorical_marginal_tvd
+
+    adult = load_adult()
+    data = adult.data.sample(10_000, random_state=0).reset_index(drop=True)
+    enc = BooleanEncoder(categories=adult.domain, max_bins=8).fit(data)
+    X, blocks = enc.transform(data), enc.feature_blocks_
+    domain = {k: b.stop - b.start for k, b in enumerate(blocks)}
+    tie = np.random.default_rng(0).random((20_000, X.shape[1])) * 1e-9
+
+    def decode(Z):  # each block's category; invalid rows: a set bit at random (or any)
+        Z = Z + tie[: len(Z)]
+        return pd.DataFrame({k: Z[:, b].argmax(axis=1) for k, b in enumerate(blocks)})
+
+    real = decode(X)
+    tvd = {}
+    for degree in (1, 2):
+        for fb in (None, blocks):
+            est = ReducedSpaceLP(
+                epsilon=1.0, degree=degree, m=300, reduced_space="independent",
+                objective="l1", feature_blocks=fb, random_state=0,
+            ).fit(X)
+            synth = decode(est.sample(20_000, random_state=0))
+            tvd[degree, fb is not None] = categorical_marginal_tvd(
+                real, synth, degree=2, domain=domain
+            )
+    est = ReducedSpaceLP(
+        epsilon=1.0, m=300, reduced_space="independent", objective="l1",
+        workload="block_tables", feature_blocks=blocks, random_state=0,
+    ).fit(X)
+    assert est.workload_.n_block_tables == 14 + 91
+    assert est.sensitivity_ == pytest.approx(2 * 105 / 10_000)
+    tvd["block_tables"] = categorical_marginal_tvd(
+        real, decode(est.sample(20_000, random_state=0)), degree=2, domain=domain
+    )
+    assert tvd[1, True] < tvd[1, False] - 0.03
+    assert tvd[2, True] < tvd[2, False]
+    assert tvd["block_tables"] < min(tvd[1, True], tvd[2, True]) - 0.03

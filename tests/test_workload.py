@@ -167,3 +167,58 @@ def test_check_workload_forms():
     assert check_workload([(0, 1)], 4, 2).n_queries == 5
     with pytest.raises(ValueError, match="workload"):
         check_workload("cells", 4, 2)
+
+
+# ---------------------------------------------------------------- block tables
+def _one_hot_rows(n, sizes, rng):
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    Z = np.zeros((n, sum(sizes)))
+    for a, k in zip(starts, sizes, strict=True):
+        Z[np.arange(n), a + rng.integers(0, k, n)] = 1
+    return Z
+
+
+def test_block_tables_are_categorical_tables():
+    sizes = [2, 3, 2, 1]
+    W = wl.BlockMarginalWorkload([(0, 2), (2, 5), (5, 7), (7, 8)], n_features=8, degree=2)
+    assert W.n_block_tables == 4 + 6
+    assert W.n_queries == 1 + sum(sizes) + sum(a * b for a, b in itertools.combinations(sizes, 2))
+    Z = _one_hot_rows(500, sizes, np.random.default_rng(0))
+    ans = W.answers(Z)
+    assert ans[0] == 1.0
+    # Every categorical table sums to 1 on one-hot data (each row in exactly one cell).
+    blocks = [range(0, 2), range(2, 5), range(5, 7), range(7, 8)]
+    for combo in itertools.chain(itertools.combinations(blocks, 1),
+                                 itertools.combinations(blocks, 2)):
+        cells = {tuple(c) for c in itertools.product(*combo)}
+        idx = [1 + i for i, J in enumerate(W.column_sets_) if J in cells]
+        assert len(idx) == len(cells) and ans[idx].sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(W.query_matrix(Z).toarray(), _dense_reference(W, Z))
+
+
+def test_block_tables_sensitivity_brute_force():
+    sizes, n = [3, 2, 4], 40
+    W = wl.BlockMarginalWorkload([slice(0, 3), slice(3, 5), slice(5, 9)], 9, degree=3)
+    assert W.n_block_tables == 7
+    bound = W.l1_sensitivity(n)
+    assert bound == pytest.approx(2 * 7 / n)
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for _ in range(200):
+        X = _one_hot_rows(n, sizes, rng)
+        Y = X.copy()
+        Y[rng.integers(n)] = _one_hot_rows(1, sizes, rng)[0]
+        worst = max(worst, np.abs(W.answers(X) - W.answers(Y)).sum())
+    assert worst <= bound + 1e-12
+    assert worst == pytest.approx(bound)  # a row changing every block attains it
+
+
+def test_block_tables_bad_input():
+    with pytest.raises(ValueError, match="degree=3 .* feature_blocks"):
+        wl.BlockMarginalWorkload([(0, 2), (2, 4)], 4, degree=3)
+    with pytest.raises(ValueError, match="feature_blocks"):
+        wl.BlockMarginalWorkload([(0, 2), (3, 4)], 4)
+    with pytest.raises(ValueError, match="MAX_WORKLOAD_QUERIES.*lower degree"):
+        wl.BlockMarginalWorkload([(10 * i, 10 * i + 10) for i in range(40)], 400, degree=5)
+    assert wl.check_feature_blocks(None, 3) is None
+    assert wl.check_feature_blocks([slice(2, 3), (0, 2)], 3) == [(0, 2), (2, 3)]

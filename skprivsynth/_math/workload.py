@@ -7,7 +7,7 @@ finite set of candidate records ``z_1..z_m`` the workload is the *query matrix*
 records** — so that for a probability vector ``h`` over the records, ``Q @ h`` is the
 statistic vector of the weighted records, and ``answers(X) == Q(X) @ ones(n) / n``.
 
-Two workloads are provided:
+Three workloads are provided:
 
 :class:`MarginalWorkload`
     Marginals over column sets ``J`` (all sets of size ``1..degree``, or a user list),
@@ -18,8 +18,11 @@ Two workloads are provided:
     nonzero per table per record) and are never formed over the whole cube ``2^p``.
 :class:`FunctionWorkload`
     A user callable ``records -> values`` with *declared* bounds ``lo_f <= f <= hi_f``.
+:class:`BlockMarginalWorkload`
+    For one-hot data with declared ``feature_blocks``: the categorical tables of
+    ``1..degree`` blocks (one conjunction query per cell).
 
-Both expose the same methods: ``query_matrix(records)``, ``answers(X, chunk_size)``,
+All expose the same methods: ``query_matrix(records)``, ``answers(X, chunk_size)``,
 ``l1_sensitivity(n)``, ``query_bounds()`` and ``max_nnz(n_records)``.
 
 Sensitivity (replace-one neighbours, ``n`` public)
@@ -32,6 +35,8 @@ sensitivity is ``max_{x, x'} ||F(x) - F(x')||_1 / n``:
   ``Δ_1 = 2 · (number of tables of degree >= 1) / n`` (the constant function never moves);
 * conjunctions: ``x = 0``, ``x' = 1`` flips every conjunction, so ``Δ_1 = (number of sets) / n``
   — this is ``Σ_f (hi_f - lo_f) / n`` with ``[lo_f, hi_f] = [0, 1]``;
+* block tables (rows one-hot in every block, checked by the caller): each row lies in
+  exactly one cell of every categorical table, so ``Δ_1 = 2 · n_block_tables / n``;
 * generic bounded functions: ``Δ_1 = Σ_f (hi_f - lo_f) / n`` (an upper bound, exact when the
   extremes are attained jointly; the constant function contributes 0).
 
@@ -41,16 +46,18 @@ All of these are *computed* from the workload by :meth:`l1_sensitivity`.
 from __future__ import annotations
 
 import math
-from itertools import combinations
+from itertools import combinations, product
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "BlockMarginalWorkload",
     "FunctionWorkload",
     "MAX_WORKLOAD_QUERIES",
     "MarginalWorkload",
+    "check_feature_blocks",
     "check_workload",
 ]
 
@@ -404,6 +411,141 @@ class MarginalWorkload:
             f"MarginalWorkload(n_features={self.n_features}, degree={self.degree}, "
             f"kind={self.kind!r}, n_tables={self.n_tables}, n_queries={self.n_queries})"
         )
+
+
+class BlockMarginalWorkload(MarginalWorkload):
+    """Marginal tables over one-hot blocks of Boolean columns (categorical tables).
+
+    For one-hot data (exactly one bit set in every block of ``feature_blocks``), the
+    categorical marginal table of a set ``B`` of blocks has one cell per choice of one
+    column in each block of ``B``; its cell query is the conjunction of those columns.
+    All tables of ``1..degree`` blocks are included.
+
+    Parameters
+    ----------
+    feature_blocks : list of slice or (start, stop) pairs
+        Partition of the columns into one-hot blocks (see :func:`check_feature_blocks`).
+    n_features : int
+        Number of Boolean columns ``p``.
+    degree : int, default=2
+        Largest number of blocks per table (``1 <= degree <= n_blocks``).
+
+    Attributes
+    ----------
+    n_block_tables : int
+        Number of categorical tables (block sets); ``n_tables`` counts the cells.
+
+    Notes
+    -----
+    Replace-one sensitivity, **valid only on datasets whose rows are one-hot in every
+    block** (the caller must check this, as ``ReducedSpaceLP`` does): each row lies in
+    exactly one cell of each categorical table, so a replaced row leaves one cell and
+    enters one per table, L1 sensitivity ``2 · n_block_tables / n``.  For Adult's 14
+    blocks and degree 2 that is ``2 · 105 / n`` instead of ``2 · 4 465 / n`` for the
+    bitwise tables of its 94 columns, for about as many queries.
+
+    Examples
+    --------
+    >>> W = BlockMarginalWorkload([slice(0, 2), slice(2, 5)], n_features=5)
+    >>> W.n_block_tables, W.n_queries      # 2 one-way + 1 two-way table; 1 + 5 + 6
+    (3, 12)
+    >>> W.l1_sensitivity(n=3)
+    2.0
+    """
+
+    def __init__(self, feature_blocks, n_features, degree=2):
+        blocks = check_feature_blocks(feature_blocks, n_features)
+        if isinstance(degree, bool) or not isinstance(degree, Integral) or not (
+            1 <= degree <= len(blocks)
+        ):
+            raise ValueError(
+                f"degree={degree!r} must be an integer in [1, {len(blocks)}] (the number "
+                "of feature_blocks) for block tables."
+            )
+        sizes = [b - a for a, b in blocks]
+        n_cells = sum(
+            math.prod(c) for k in range(1, degree + 1) for c in combinations(sizes, k)
+        )
+        if n_cells > MAX_WORKLOAD_QUERIES:
+            raise ValueError(
+                f"Block tables of degree {degree} over {len(blocks)} feature_blocks have "
+                f"{n_cells:,} cells, above MAX_WORKLOAD_QUERIES={MAX_WORKLOAD_QUERIES:,}; "
+                "lower degree."
+            )
+        sets, n_block_tables = [], 0
+        for k in range(1, degree + 1):
+            for combo in combinations(blocks, k):
+                n_block_tables += 1
+                sets.extend(product(*(range(a, b) for a, b in combo)))
+        super().__init__(n_features, kind="conjunction", column_sets=sets)
+        self.feature_blocks = blocks
+        self.block_degree = int(degree)
+        self.n_block_tables = n_block_tables
+
+    def l1_sensitivity(self, n):
+        """``2 · n_block_tables / n`` (replace-one; one-hot rows only, see Notes)."""
+        n = _check_n(n)
+        return 2.0 * self.n_block_tables / n
+
+    def __repr__(self):
+        return (
+            f"BlockMarginalWorkload(n_blocks={len(self.feature_blocks)}, "
+            f"degree={self.block_degree}, n_block_tables={self.n_block_tables}, "
+            f"n_queries={self.n_queries})"
+        )
+
+
+def check_feature_blocks(feature_blocks, p):
+    """Validate one-hot ``feature_blocks``; return sorted ``(start, stop)`` pairs or None.
+
+    Accepts slices ``slice(start, stop)`` (step 1) or ``(start, stop)`` pairs that
+    partition ``0..p-1`` (e.g. ``BooleanEncoder.feature_blocks_``); raises ``ValueError``
+    naming ``feature_blocks`` otherwise.
+    """
+    if feature_blocks is None:
+        return None
+    accepted = (
+        "a list of slice(start, stop) (step 1) or (start, stop) pairs of ints that "
+        f"partition the columns 0..{p - 1}, e.g. BooleanEncoder.feature_blocks_"
+    )
+    pairs = []
+    for k, block in enumerate(feature_blocks):
+        if isinstance(block, slice):
+            if block.step not in (None, 1):
+                raise ValueError(
+                    f"feature_blocks[{k}]={block!r} has step {block.step!r}; expected {accepted}."
+                )
+            start, stop = block.start if block.start is not None else 0, block.stop
+        elif isinstance(block, (tuple, list)) and len(block) == 2:
+            start, stop = block
+        else:
+            raise ValueError(f"feature_blocks[{k}]={block!r} is invalid; expected {accepted}.")
+        if not all(isinstance(v, Integral) and not isinstance(v, bool) for v in (start, stop)):
+            raise ValueError(
+                f"feature_blocks[{k}]={block!r} must have integer start and stop; "
+                f"expected {accepted}."
+            )
+        if not 0 <= start < stop <= p:
+            raise ValueError(
+                f"feature_blocks[{k}]={block!r} must satisfy 0 <= start < stop <= {p} "
+                f"(the number of columns of X); expected {accepted}."
+            )
+        pairs.append((int(start), int(stop)))
+    pairs.sort()
+    covered = 0
+    for start, stop in pairs:
+        if start != covered:
+            what = "overlap" if start < covered else f"leave column {covered} uncovered"
+            raise ValueError(
+                f"feature_blocks={feature_blocks!r} {what}; expected {accepted}."
+            )
+        covered = stop
+    if covered != p:
+        raise ValueError(
+            f"feature_blocks={feature_blocks!r} cover columns 0..{covered - 1} only "
+            f"(X has {p} columns); expected {accepted}."
+        )
+    return pairs
 
 
 class FunctionWorkload:
