@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from estimator_checks import UNIT_INTERVAL_FAILED_CHECKS
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.noisy_microaggregation as nm_module
@@ -491,36 +492,11 @@ def test_adult_row_l1_bound_improves_decoded_two_way_marginals(adult):
 
 # ------------------------------------------------------------------------ sklearn checks
 
-_NEEDS_UNIT_INTERVAL = "fits on random floats outside [0, 1]; the input domain is [0, 1]^p"
-_EXPECTED_FAILED = {
-    name: _NEEDS_UNIT_INTERVAL
-    for name in [
-        "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_estimators_dtypes",
-        "check_pipeline_consistency",
-        "check_estimators_pickle",
-        "check_f_contiguous_array_estimator",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_fit2d_1sample",
-        "check_fit2d_1feature",
-        "check_dict_unchanged",
-        "check_fit_idempotent",
-        "check_fit_check_is_fitted",
-        "check_n_features_in",
-        "check_fit2d_predict1d",
-    ]
-}
 
 
 @parametrize_with_checks(
     [NoisyMicroaggregation(random_state=0)],
-    expected_failed_checks=lambda est: _EXPECTED_FAILED,
+    expected_failed_checks=lambda est: UNIT_INTERVAL_FAILED_CHECKS,
     xfail_strict=True,  # the exact set was verified with sklearn 1.9.1
 )
 def test_sklearn_compatible(estimator, check):

@@ -2,6 +2,7 @@ import math
 
 import numpy as np
 import pytest
+from estimator_checks import BOOLEAN_ONLY_FAILED_CHECKS
 from scipy.optimize import linprog
 from scipy.stats import chisquare
 from sklearn.exceptions import NotFittedError
@@ -17,25 +18,10 @@ from skprivsynth.private_sampling import (
     max_samples_bound,
 )
 
-BOOLEAN_ONLY = {
-    name: "feeds non-binary floats; PrivateSampler accepts {0,1} data only"
-    for name in [
-        "check_fit_score_takes_y", "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-        "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
-        "check_f_contiguous_array_estimator", "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance", "check_fit2d_1sample", "check_fit2d_1feature",
-        "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
-        "check_n_features_in", "check_fit2d_predict1d",
-    ]
-}
-
 
 @parametrize_with_checks(
     [PrivateSampler(m=200, random_state=0)],
-    expected_failed_checks=lambda est: BOOLEAN_ONLY,
+    expected_failed_checks=lambda est: BOOLEAN_ONLY_FAILED_CHECKS,
     xfail_strict=True,
 )
 def test_sklearn_compatible(estimator, check):
