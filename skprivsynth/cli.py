@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import sys
+import tempfile
 import time
 import warnings
 
@@ -188,7 +190,28 @@ def _read_domain(path):
     return domain
 
 
+def _write_csv_atomically(frame, path):
+    """Write ``frame`` to a temporary file next to ``path``, then rename it into place.
+
+    A crash or an error never leaves a half-written output file behind.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".skprivsynth-", suffix=".csv", dir=directory)
+    try:
+        with os.fdopen(handle, "w", newline="") as stream:
+            frame.to_csv(stream, index=False)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
 def _synthesize(args):
+    if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
+        raise ValueError(
+            f"--output {args.output!r} is the input file; choose another path "
+            "(the input is never overwritten)."
+        )
     data = pd.read_csv(args.input)
     domain = _read_domain(args.domain)
     if domain is None:
@@ -204,7 +227,7 @@ def _synthesize(args):
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # already warned above
         pipe = make_synthesis_pipeline(encoder, synthesizer).fit(data)
     synthetic = pipe.sample(args.n_samples, random_state=args.seed)
-    synthetic.to_csv(args.output, index=False)
+    _write_csv_atomically(synthetic, args.output)
     print(
         f"wrote {len(synthetic)} synthetic rows to {args.output}; "
         f"{_privacy_line(synthesizer, decode_epsilon)}",

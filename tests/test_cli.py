@@ -52,3 +52,27 @@ def test_errors_are_one_line_without_traceback(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_synthesize_never_overwrites_its_input_and_writes_atomically(tmp_path, adult, capsys):
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:300].to_csv(source, index=False)
+    before = source.read_bytes()
+    assert main(["synthesize", str(source), "-o", str(source), "--param", "k=5"]) == 2
+    assert "never overwritten" in capsys.readouterr().err
+    assert source.read_bytes() == before
+    # A failing run (bad parameter) leaves no output and no temporary file behind.
+    target = tmp_path / "out.csv"
+    assert main(["synthesize", str(source), "-o", str(target), "--param", "k=0"]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
+
+
+def test_synthesize_is_reproducible(tmp_path, adult):
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:500].to_csv(source, index=False)
+    outputs = []
+    for name in ("a.csv", "b.csv"):
+        assert main(["synthesize", str(source), "-o", str(tmp_path / name), "--seed", "7",
+                     "--param", "k=5"]) == 0
+        outputs.append((tmp_path / name).read_bytes())
+    assert outputs[0] == outputs[1]
