@@ -38,6 +38,7 @@ from .privacy import (
     PrivacyReport,
     check_delta,
     check_epsilon,
+    gaussian_mechanism,
     gaussian_noise,
 )
 from .validation import check_boolean_matrix, check_n_samples
@@ -477,6 +478,35 @@ def _correlated_noise(bases, scales, n_queries, rng, n_draws=1):
     return noise
 
 
+def _discrete_correlated_release(answers, public_answers, bases, multipliers, c, rng):
+    """The correlated Gaussian release with exact discrete Gaussian noise.
+
+    The continuous release ``A x + Σ_i s_i U_i w_i`` (``w_i ~ N(0, c² I)``) equals, in
+    distribution, the post-processing ``P⊥(A x) + Σ_i s_i U_i v̂_i`` of the *isotropic*
+    Gaussian release ``v̂ = v + N(0, c² I)`` of the scaled block coordinates
+    ``v = (U_iᵀ A x / s_i)_i``.  Its L2 sensitivity is at most 1: for neighbours
+    ``‖(U_iᵀ Δ / s_i)_i‖² = Δᵀ G⁺ Δ ≤ 1`` with ``G = Σ_i s_i² U_i U_iᵀ``, which is the
+    containment proved in :func:`_noise_multipliers` (Corollary 8).  So ``v`` is released
+    by :func:`skprivsynth.privacy.gaussian_mechanism` with ``noise="discrete"``,
+    ``sigma = c`` and ``sensitivity = 1`` (rounding to the grid accounted there).
+    ``P⊥(A x)``, the part outside the span of the ``U_i``, equals ``P⊥(n·ā)`` for every
+    dataset of the public size ``n`` (``A x = n·ā + Σ_j x_j (a_j − ā)`` and the centred
+    columns lie in the span), so it is computed from ``public_answers = n·ā`` only.
+    The rotation back to query space is post-processing of an exact release.
+
+    Returns the noisy answers and the noise-scale parameter used for ``v``.
+    """
+    blocks = [U.T @ answers / s for U, s in zip(bases, multipliers, strict=True)]
+    sizes = np.cumsum([b.size for b in blocks])[:-1]
+    noisy, scale = gaussian_mechanism(
+        np.concatenate(blocks), c, rng, noise="discrete", sensitivity=1.0
+    )
+    released = public_answers - sum(U @ (U.T @ public_answers) for U in bases)
+    for U, s, v in zip(bases, multipliers, np.split(noisy, sizes), strict=True):
+        released = released + U @ (s * v)
+    return released, scale
+
+
 # ---------------------------------------------------------------------- estimator
 class CorrelatedGaussianMechanism(BaseSynthesizer):
     """(ε, δ)-DP synthetic data from marginals answered with correlated Gaussian noise.
@@ -525,6 +555,13 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         Largest cube handled by default; at most :data:`MAX_UNIVERSE` (``2^22``).
     noise_allocation : {"optimal", "paper"}, default="optimal"
         How the noise is split over the blocks of the decomposition (see above).
+    noise : {"continuous", "discrete"}, default="continuous"
+        ``"discrete"``: floating-point-safe noise.  The release is rewritten as an
+        isotropic Gaussian mechanism on the scaled block coordinates
+        ``(U_iᵀ A x / s_i)_i`` (L2 sensitivity ≤ 1 by the same containment argument),
+        released with exact discrete Gaussian noise on a grid
+        (:func:`skprivsynth.privacy.gaussian_mechanism`, Canonne–Kamath–Steinke 2020),
+        then rotated back to query space (post-processing).
     random_state : None, int or numpy.random.Generator
         Seed of the noise (``fit``) and of the sampling stream.
 
@@ -605,11 +642,13 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         "universe": [None, "array-like"],
         "max_universe": [Interval(Integral, 1, MAX_UNIVERSE, closed="both")],
         "noise_allocation": [StrOptions({"optimal", "paper"})],
+        "noise": [StrOptions({"continuous", "discrete"})],
         "random_state": ["random_state"],
     }
 
     def __init__(self, epsilon=1.0, delta=1e-6, degree=2, workload=None, universe=None,
-                 max_universe=2**20, noise_allocation="optimal", random_state=None):
+                 max_universe=2**20, noise_allocation="optimal", noise="continuous",
+                 random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.degree = degree
@@ -617,6 +656,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self.universe = universe
         self.max_universe = max_universe
         self.noise_allocation = noise_allocation
+        self.noise = noise
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -640,8 +680,15 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         dec = wl.decompose(eta=0.05)
         c = gaussian_noise_multiplier(self.epsilon, self.delta)
         multipliers, gamma = _noise_multipliers(dec, self.noise_allocation)
-        noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
-        self.noisy_answers_ = wl.answers(counts) + noise[:, 0]
+        scale = c
+        if self.noise == "continuous":
+            noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
+            self.noisy_answers_ = wl.answers(counts) + noise[:, 0]
+        else:
+            public = wl.answers(np.full(wl.N, n / wl.N))  # n·ā: depends on n only
+            self.noisy_answers_, scale = _discrete_correlated_release(
+                wl.answers(counts), public, dec.bases, multipliers, c, rng
+            )
         # Stop when the optimisation error of the answers is small against the noise:
         # ||A(h - h*)||² ≤ 2·gap ≤ 2e-3·f(h) + 2e-4·E||noise||² (public: the noise
         # energy is the trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
@@ -655,7 +702,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self.consistent_answers_ = wl.answers(self.histogram_)
         self.consistency_gap_ = gap
         self.consistency_iterations_ = n_iter
-        self.noise_scales_ = c * multipliers
+        self.noise_scales_ = scale * multipliers
         self.block_radii_ = dec.radii
         self.block_ranks_ = dec.ranks
         self.noise_bases_ = dec.bases

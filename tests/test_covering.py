@@ -69,3 +69,13 @@ def test_lattice_cells_points_and_labels_agree(scale):
     np.testing.assert_array_equal(points[cell_of_row], np.rint(Z).astype(np.int64))
     assert np.unique(points, axis=0).shape == points.shape  # distinct cells
     assert np.all(np.diff(points[:, 0]) >= 0)  # lexicographic order
+
+
+def test_spatial_order_key_interleaves_bits_coordinate_zero_first():
+    # Two coordinates, 2 bits each: levels (a, b) -> key bits a1 b1 a0 b0.
+    Z = np.array([[0, 0], [1, 0], [0, 1], [3, 3], [2, 1]], dtype=float)
+    key = spatial_order_key(Z, bits=2)
+    expected = []
+    for a, b in Z.astype(int):
+        expected.append(((a >> 1) & 1) << 3 | ((b >> 1) & 1) << 2 | (a & 1) << 1 | (b & 1))
+    np.testing.assert_array_equal(key, expected)

@@ -347,3 +347,25 @@ def test_bad_data_and_universe():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_discrete_noise_has_the_continuous_covariance_and_keeps_table_totals():
+    """noise="discrete": the covariance of the formula, in the same subspace."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((300, 5)) < 0.4).astype(float)
+    reference = CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, degree=2).fit(X)
+    exact = reference.workload_answers(X)
+    draws = np.array([
+        CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, degree=2, noise="discrete",
+                                    random_state=seed).fit(X).noisy_answers_ - exact
+        for seed in range(400)
+    ])
+    covariance = reference.noise_covariance()
+    # Discrete Gaussian on a fine grid: variance within a few % of the continuous one.
+    np.testing.assert_allclose(np.trace(np.cov(draws.T)), np.trace(covariance), rtol=0.1)
+    projection = np.linalg.pinv(covariance, hermitian=True) @ covariance
+    np.testing.assert_allclose(draws @ projection, draws, atol=1e-6)  # same subspace
+    fitted = CorrelatedGaussianMechanism(epsilon=1.0, noise="discrete", random_state=1).fit(X)
+    assert fitted.histogram_.sum() == pytest.approx(300)
+    with pytest.raises(ValueError, match="noise"):
+        CorrelatedGaussianMechanism(noise="float").fit(X)

@@ -66,7 +66,8 @@ def spatial_order_key(Z, bits=None):
     Z : ndarray of shape (n, q)
         Coordinates (at most 63 are used; the first ones matter most).
     bits : int, optional
-        Bits per coordinate; default ``63 // q`` capped at 21.
+        Bits per coordinate; default ``63 // q`` capped at 16 (at most 16, so that
+        the bit-spreading lookup table stays small).
 
     Returns
     -------
@@ -79,15 +80,20 @@ def spatial_order_key(Z, bits=None):
         return np.zeros(n, dtype=np.int64)
     Z = Z[:, :q]
     if bits is None:
-        bits = min(21, _MORTON_BITS_TOTAL // q)
+        bits = min(16, _MORTON_BITS_TOTAL // q)
     low = Z.min(axis=0)
     width = Z.max(axis=0) - low
     width[width == 0] = 1.0
     levels = np.minimum((Z - low) / width * (1 << bits), (1 << bits) - 1).astype(np.int64)
+    # Bit b of coordinate c goes to position b·q + (q − 1 − c): a lookup table spreads
+    # the bits of every level value, so each coordinate costs one gather.
+    values = np.arange(1 << bits, dtype=np.int64)
+    spread = np.zeros(1 << bits, dtype=np.int64)
+    for bit in range(bits):
+        spread |= ((values >> bit) & 1) << (bit * q)
     key = np.zeros(n, dtype=np.int64)
-    for bit in range(bits - 1, -1, -1):
-        for c in range(q):
-            key = (key << 1) | ((levels[:, c] >> bit) & 1)
+    for c in range(q):
+        key |= spread[levels[:, c]] << (q - 1 - c)
     return key
 
 
