@@ -283,8 +283,9 @@ def test_audit_reduced_space_lp(broken, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
 @pytest.mark.parametrize("broken", [False, True], ids=["honest", "noise-divided-by-10"])
-def test_audit_correlated_gaussian_mechanism(broken, monkeypatch):
+def test_audit_correlated_gaussian_mechanism(broken, noise, monkeypatch):
     module = pytest.importorskip("skprivsynth.gaussian")
     if broken:
         real = module.gaussian_noise_multiplier
@@ -292,7 +293,7 @@ def test_audit_correlated_gaussian_mechanism(broken, monkeypatch):
                             lambda eps, delta: real(eps, delta) / 10)
     eps, delta = 1.0, 1e-6
     X0, X1 = cube_corner_neighbours(20, 2)
-    params = {"epsilon": eps, "delta": delta, "degree": 1}
+    params = {"epsilon": eps, "delta": delta, "degree": 1, "noise": noise}
     reference = module.CorrelatedGaussianMechanism(random_state=0, **params).fit(X0)
     cov = reference.noise_covariance()  # data-independent (depends on the workload only)
     a, b = reference.workload_answers(X0), reference.workload_answers(X1)
