@@ -18,10 +18,10 @@ from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
-from .private_sampling import PrivateSampler
-from .reduced_space import ReducedSpaceLP
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import PrivacyLeakWarning, PrivacyReport
+from .private_sampling import PrivateSampler
+from .reduced_space import ReducedSpaceLP
 
 __version__ = "0.1.0"
 
