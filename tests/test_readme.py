@@ -25,8 +25,14 @@ def test_readme_python_example_runs():
 @pytest.mark.skipif(not README.exists(), reason="README.md not found next to tests/")
 def test_readme_commands_use_the_console_script_and_pytest():
     text = README.read_text()
-    assert 'python -m pip install -e . && skprivsynth demo' in text
+    assert "python -m pip install -e . && python -m skprivsynth demo" in text
     assert 'python -m pip install -e ".[test]" && python -m pytest' in text
-    version = subprocess.run([sys.executable, "-m", "skprivsynth.cli", "--version"],
+    version = subprocess.run([sys.executable, "-m", "skprivsynth", "--version"],
                              capture_output=True, text=True, check=True)
     assert version.stdout.startswith("skprivsynth ")
+
+
+@pytest.mark.skipif(not README.exists(), reason="README.md not found next to tests/")
+def test_readme_sections_are_unique():
+    headings = re.findall(r"^## .*$", README.read_text(), flags=re.MULTILINE)
+    assert len(headings) == len(set(headings)), headings

@@ -1,0 +1,7 @@
+"""``python -m skprivsynth``: the same command as the ``skprivsynth`` console script."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
