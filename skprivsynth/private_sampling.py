@@ -58,6 +58,10 @@ MAX_WALSH_ENTRIES = 20_000_000
 # to 1e-9 from that point.  On m = 10⁴, p = 20 this halves the QP time for the same
 # solution (objective equal to 13 digits, residual 3e-16).
 _QP_EPS_POLISHED = 1e-6
+# OSQP step size: in the scaled variable g = m·h (entries of order 1) rho = 1 needed 50
+# iterations instead of 300 with OSQP's default 0.1 at m = 10^4, p = 20, d = 2 (same
+# polished solution; 4.2 s instead of 6.7 s).  Accuracy is still checked after the solve.
+_QP_SETTINGS = {"rho": 1.0}
 _QP_EPS = 1e-9
 _RESIDUAL_TOL = 1e-7
 _SOLVER_TIME_LIMIT = 600.0
@@ -457,11 +461,12 @@ class PrivateSampler(BaseSynthesizer):
         qp = solve_qp(
             P, q, A_qp, lower, upper, eps=_QP_EPS_POLISHED, time_limit=_SOLVER_TIME_LIMIT,
             x0=np.clip(lp.x[1:], low, high), what="proximal QP of PrivateSampler",
+            settings=_QP_SETTINGS,
         )
         if not qp.polished:
             qp = solve_qp(
                 P, q, A_qp, lower, upper, eps=_QP_EPS, time_limit=_SOLVER_TIME_LIMIT,
-                x0=qp.x, what="proximal QP of PrivateSampler",
+                x0=qp.x, what="proximal QP of PrivateSampler", settings=_QP_SETTINGS,
             )
         del A_qp
         g = qp.x
