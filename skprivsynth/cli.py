@@ -222,6 +222,14 @@ def _synthesize(args):
             stacklevel=2,
         )
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
+    if args.seed is not None and "epsilon" in synthesizer.get_params():
+        warnings.warn(
+            f"--seed {args.seed} makes the privacy noise reproducible: anyone who knows "
+            "the seed can regenerate and subtract it, which voids the DP guarantee. "
+            "Use a seed for tests only; omit it for a release.",
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
     encoder, decode_epsilon = _encoder(args, data, domain, synthesizer)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # already warned above
@@ -262,7 +270,7 @@ def _build_parser():
     parser.add_argument("--version", action="version", version=f"skprivsynth {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def add_method_options(sub):
+    def add_method_options(sub, seed_default, seed_help):
         sub.add_argument(
             "--method",
             default="microaggregation",
@@ -289,10 +297,15 @@ def _build_parser():
             help="extra budget for noisy level frequencies used to decode "
             "coarsened columns (0: uniform decoding)",
         )
-        sub.add_argument("--seed", type=int, default=0, help="random seed")
+        sub.add_argument(
+            "--seed",
+            type=int,
+            default=seed_default,
+            help=seed_help,
+        )
 
     demo = commands.add_parser("demo", help="fit on the bundled Adult data and score it")
-    add_method_options(demo)
+    add_method_options(demo, 0, "random seed (the demo data is public)")
     demo.add_argument("--n-rows", type=int, default=None, help="use only the first rows")
     demo.set_defaults(handler=_demo)
 
@@ -310,7 +323,12 @@ def _build_parser():
         default=None,
         help="number of synthetic rows (default: as many as the input)",
     )
-    add_method_options(synth)
+    add_method_options(
+        synth,
+        None,
+        "random seed, for reproducible tests only (default: fresh entropy); a seed "
+        "known to others lets them regenerate the privacy noise",
+    )
     synth.set_defaults(handler=_synthesize)
 
     evaluate = commands.add_parser("evaluate", help="marginal TVD between two CSVs")

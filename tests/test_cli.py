@@ -1,9 +1,11 @@
 import json
+import warnings
 
 import pandas as pd
 import pytest
 
 from skprivsynth.cli import main
+from skprivsynth.privacy import PrivacyLeakWarning
 
 
 def test_demo_prints_table(capsys):
@@ -76,3 +78,21 @@ def test_synthesize_is_reproducible(tmp_path, adult):
                      "--param", "k=5"]) == 0
         outputs.append((tmp_path / name).read_bytes())
     assert outputs[0] == outputs[1]
+
+
+def test_seeded_dp_release_warns_and_unseeded_release_draws_fresh_noise(tmp_path, adult):
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:500].to_csv(source, index=False)
+    domain = tmp_path / "domain.json"
+    domain.write_text(json.dumps(adult.domain))
+    dp_run = ["synthesize", str(source), "--domain", str(domain),
+              "--method", "noisy-microaggregation", "--param", "epsilon=1"]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 3 makes the privacy noise reproducible"):
+        assert main([*dp_run, "-o", str(tmp_path / "seeded.csv"), "--seed", "3"]) == 0
+    outputs = []
+    for name in ("a.csv", "b.csv"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyLeakWarning)  # declared domain, no seed
+            assert main([*dp_run, "-o", str(tmp_path / name)]) == 0
+        outputs.append((tmp_path / name).read_bytes())
+    assert outputs[0] != outputs[1]
