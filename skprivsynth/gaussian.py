@@ -69,15 +69,31 @@ _MAX_QUERY_NNZ = 100_000_000
 
 
 def gaussian_noise_multiplier(epsilon, delta):
-    """``c(ε, δ) = (1 + sqrt(2 ln(1/δ))) / ε`` of the Gaussian mechanism.
+    """Noise multiplier ``c(ε, δ)`` of the Gaussian mechanism (std = ``c`` × L2 sensitivity).
 
-    Adding ``N(0, c²·σ²)`` noise to each coordinate of a statistic whose sensitivity
-    vectors have Euclidean norm at most ``σ`` is ``(ε, δ)``-DP (Nikolov–Talwar–Zhang,
-    Lemma 4; Dwork et al. 2006).
+    ``c = max((1 + s)/ε, (s + sqrt(s² + 2ε))/(2ε))`` with ``s = sqrt(2 ln(1/δ))``; the
+    first term is the paper's ``(1 + sqrt(2 ln(1/δ)))/ε`` and is the larger one
+    whenever ``ε ≤ 2(1 + s)`` (e.g. every ``ε ≤ 12.5`` at ``δ = 1e-6``).
+
+    Derivation.  Release ``μ + c·Z``, ``Z ~ N(0, I)``, for statistics ``μ, μ'`` with
+    ``||μ - μ'||₂ = t ≤ 1``.  The privacy loss is ``L = t²/(2c²) + (t/c)·G``,
+    ``G ~ N(0, 1)``, and ``P(L > ε) ≤ δ`` suffices for (ε, δ)-DP.  ``P(L > ε) =
+    P(G > εc/t - t/(2c))`` is largest at ``t = 1``; by the Chernoff bound
+    ``P(G > a) ≤ exp(-a²/2)`` (``a ≥ 0``) it is ``≤ δ`` as soon as
+    ``εc - 1/(2c) ≥ s``, i.e. ``c ≥ (s + sqrt(s² + 2ε))/(2ε)``.  The paper's constant
+    (Nikolov–Talwar–Zhang, Lemma 4) satisfies this only when ``1/(2c) ≤ 1``, i.e.
+    ``ε ≤ 2(1 + s)``: its proof silently needs ``c ≥ 1/2``.  Beyond that it is not
+    private (exact δ at ``ε = 50, δ = 1e-6``: 8.9e-3), hence the maximum.  The same
+    argument needs only ``E exp(λG) ≤ exp(λ²/2)``, so it holds verbatim for the
+    sub-Gaussian discrete Gaussian (Canonne–Kamath–Steinke 2020) used by
+    ``noise="discrete"``.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    return (1.0 + math.sqrt(2.0 * math.log(1.0 / delta))) / epsilon
+    s = math.sqrt(2.0 * math.log(1.0 / delta))
+    paper = (1.0 + s) / epsilon
+    chernoff = (s + math.sqrt(s * s + 2.0 * epsilon)) / (2.0 * epsilon)
+    return max(paper, chernoff)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -478,7 +494,28 @@ def _correlated_noise(bases, scales, n_queries, rng, n_draws=1):
     return noise
 
 
-def _discrete_correlated_release(answers, public_answers, bases, multipliers, c, rng):
+def _in_span(values, bases):
+    """``Σ_i U_i U_iᵀ values``: the part of ``values`` that receives noise."""
+    out = np.zeros_like(values)
+    for U in bases:
+        out += U @ (U.T @ values)
+    return out
+
+
+def _public_complement(public_answers, bases):
+    """``P⊥(n·ā)``: the released answers outside the span of the ``U_i``.
+
+    ``A x = n·ā + Σ_j x_j (a_j - ā)`` for every histogram of the public size ``n``; the
+    centred columns lie in the span of the ``U_i`` up to the rank decision (relative
+    singular value ``1e-5``), so ``P⊥(A x) = P⊥(n·ā)`` up to the dropped directions, and
+    releasing ``P⊥(n·ā)`` instead makes the complement data-independent in every case
+    (a thin direction dropped by the rank decision is replaced by its public centre
+    rather than leaked exactly).
+    """
+    return public_answers - _in_span(public_answers, bases)
+
+
+def _discrete_correlated_release(answers, public_complement, bases, multipliers, c, rng):
     """The correlated Gaussian release with exact discrete Gaussian noise.
 
     The continuous release ``A x + Σ_i s_i U_i w_i`` (``w_i ~ N(0, c² I)``) equals, in
@@ -489,19 +526,32 @@ def _discrete_correlated_release(answers, public_answers, bases, multipliers, c,
     containment proved in :func:`_noise_multipliers` (Corollary 8).  So ``v`` is released
     by :func:`skprivsynth.privacy.gaussian_mechanism` with ``noise="discrete"``,
     ``sigma = c`` and ``sensitivity = 1`` (rounding to the grid accounted there).
-    ``P⊥(A x)``, the part outside the span of the ``U_i``, equals ``P⊥(n·ā)`` for every
-    dataset of the public size ``n`` (``A x = n·ā + Σ_j x_j (a_j − ā)`` and the centred
-    columns lie in the span), so it is computed from ``public_answers = n·ā`` only.
+    ``P⊥(A x)``, the part outside the span of the ``U_i``, is replaced by the public
+    ``public_complement = P⊥(n·ā)`` (:func:`_public_complement`).
     The rotation back to query space is post-processing of an exact release.
+
+    Calibration for the discrete Gaussian (Canonne–Kamath–Steinke 2020): the
+    continuous (ε, δ) calibration does not transfer verbatim in general (CKS Thm. 7
+    gives the exact discrete privacy curve, and the multivariate privacy loss is not
+    Gaussian).  The multiplier ``c`` of :func:`gaussian_noise_multiplier` is proven by
+    a Chernoff bound that needs only ``E exp(λ⟨Y, μ⟩) ≤ exp(λ²σ²||μ||²/2)``; the
+    discrete Gaussian is sub-Gaussian with variance proxy ``σ²`` (CKS), so for an
+    integer shift ``μ`` the loss ``(2⟨Y, μ⟩ + ||μ||²)/(2σ²)`` of i.i.d. discrete
+    Gaussian coordinates obeys the same tail bound and ``c`` holds unchanged.  Rounding
+    ``v`` to the grid ``γZ`` raises the L2 sensitivity to ``1/γ + sqrt(dim)`` grid units;
+    :func:`skprivsynth.privacy.discrete_gaussian_calibration` scales ``σ`` up to keep
+    the ratio sensitivity/σ (``noise_scales_`` reports the inflated scale).
 
     Returns the noisy answers and the noise-scale parameter used for ``v``.
     """
+    if not bases:                     # rank 0: every answer is fixed by the public n
+        return public_complement, c
     blocks = [U.T @ answers / s for U, s in zip(bases, multipliers, strict=True)]
     sizes = np.cumsum([b.size for b in blocks])[:-1]
     noisy, scale = gaussian_mechanism(
         np.concatenate(blocks), c, rng, noise="discrete", sensitivity=1.0
     )
-    released = public_answers - sum(U @ (U.T @ public_answers) for U in bases)
+    released = public_complement
     for U, s, v in zip(bases, multipliers, np.split(noisy, sizes), strict=True):
         released = released + U @ (s * v)
     return released, scale
@@ -530,8 +580,20 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     ``"optimal"`` (default) uses ``s_i = Δ·r_i·sqrt(γ/λ_i)``, ``λ_i ∝ sqrt(d_i)·r_i``,
     which the same Corollary 8 argument proves private (see ``privacy_report()``) and
     whose total variance ``Δ²γ(Σ sqrt(d_i) r_i)²`` never exceeds the paper's
-    ``Δ²k Σ d_i r_i²``.  The decomposition depends on the workload and universe only,
-    never on the data; everything after the noise is post-processing.
+    ``Δ²k Σ d_i r_i²``.  ``c`` is the paper's constant except for very large ε, where
+    the paper's Lemma 4 fails and a larger exact Chernoff root is used
+    (:func:`gaussian_noise_multiplier`).  The decomposition depends on the workload and
+    universe only, never on the data; answers outside the span of the ``U_i`` are
+    released as their public value (a function of ``n``); everything after the noise
+    is post-processing.
+
+    Public inputs.  ``workload``, ``universe``, ``degree`` and ``max_universe`` must be
+    chosen without looking at the data: a universe built from the rows of ``X``
+    (e.g. its distinct records) is itself a release and voids the guarantee.  The
+    guarantee is over datasets whose rows all lie in the universe; a row outside it
+    raises ``ValueError``, which is a data-dependent event and therefore input
+    validation for the data holder, not part of the private output (map or drop such
+    rows by a data-independent rule before ``fit``).
 
     Parameters
     ----------
@@ -561,7 +623,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         ``(U_iᵀ A x / s_i)_i`` (L2 sensitivity ≤ 1 by the same containment argument),
         released with exact discrete Gaussian noise on a grid
         (:func:`skprivsynth.privacy.gaussian_mechanism`, Canonne–Kamath–Steinke 2020),
-        then rotated back to query space (post-processing).
+        then rotated back to query space (post-processing).  The continuous (ε, δ)
+        calibration is reused because its proof is a sub-Gaussian Chernoff bound,
+        which the discrete Gaussian satisfies; the grid rounding is accounted by
+        inflating σ (see ``_discrete_correlated_release``).
     random_state : None, int or numpy.random.Generator
         Seed of the noise (``fit``) and of the sampling stream.
 
@@ -681,13 +746,17 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         c = gaussian_noise_multiplier(self.epsilon, self.delta)
         multipliers, gamma = _noise_multipliers(dec, self.noise_allocation)
         scale = c
+        answers = wl.answers(counts)
+        # Outside the span of the U_i the answers are released as the public n·ā (they
+        # equal it when the centred columns lie in the span; the rank decision drops
+        # directions below 1e-5·σ_max, which must not be released noise-free).
+        public = _public_complement(wl.answers(np.full(wl.N, n / wl.N)), dec.bases)
         if self.noise == "continuous":
             noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
-            self.noisy_answers_ = wl.answers(counts) + noise[:, 0]
+            self.noisy_answers_ = public + _in_span(answers, dec.bases) + noise[:, 0]
         else:
-            public = wl.answers(np.full(wl.N, n / wl.N))  # n·ā: depends on n only
             self.noisy_answers_, scale = _discrete_correlated_release(
-                wl.answers(counts), public, dec.bases, multipliers, c, rng
+                answers, public, dec.bases, multipliers, c, rng
             )
         # Stop when the optimisation error of the answers is small against the noise:
         # ||A(h - h*)||² ≤ 2·gap ≤ 2e-3·f(h) + 2e-4·E||noise||² (public: the noise
@@ -756,11 +825,18 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             delta=self.delta_,
             scale=np.array2string(self.noise_scales_, precision=4),
             derivation=(
-                f"c = (1 + sqrt(2 ln(1/δ)))/ε = {c:.6g}; block i gets N(0, (c·s_i)²) "
+                f"c = max((1 + s)/ε, (s + sqrt(s² + 2ε))/(2ε)), s = sqrt(2 ln(1/δ)), "
+                f"= {c:.6g} (Chernoff bound on the privacy loss; the first term is Lemma 4's "
+                "and suffices for ε ≤ 2(1+s)); block i gets N(0, (c·s_i)²) "
                 f"on each of its d_i = {self.block_ranks_.tolist()} coordinates, {rule}; "
                 "every centred column satisfies Σ_i (s_i^-2)·||U_iᵀ Δ b_j||² ≤ 1, so the "
                 "noise ellipsoid contains the sensitivity polytope (Corollaries 8-9, "
-                "Lemma 4 of seed 004). Consistency and sampling are post-processing."
+                "Lemma 4 of seed 004). Outside the span of the U_i the release is the "
+                "public n·ā. "
+                + ("Discrete Gaussian on the whitened block coordinates (sensitivity 1, "
+                   "grid rounding accounted, sub-Gaussian tail: same c). "
+                   if self.noise == "discrete" else "")
+                + "Consistency and sampling are post-processing."
             ),
         )
         return report
@@ -801,7 +877,8 @@ def plain_gaussian_mechanism(X, epsilon, delta, *, degree=2, workload=None, univ
     """The isotropic Gaussian mechanism on the same workload (comparison point).
 
     Releases ``A x + N(0, σ² I_q)`` with ``σ = c·Δ·max_j ||a_j||₂``,
-    ``c = (1 + sqrt(2 ln(1/δ)))/ε`` and ``Δ = 2``: under replace-one neighbours
+    ``c`` = :func:`gaussian_noise_multiplier` (``(1 + sqrt(2 ln(1/δ)))/ε`` unless ε is
+    very large) and ``Δ = 2``: under replace-one neighbours
     ``||A(x - x')||₂ = ||a_u - a_v||₂ ≤ 2·max_j ||a_j||₂`` (Nikolov–Talwar–Zhang,
     Lemma 4).  ``(epsilon, delta)``-DP.
 
