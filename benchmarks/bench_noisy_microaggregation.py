@@ -4,6 +4,9 @@ Run:  python benchmarks/bench_noisy_microaggregation.py [--seeds 2] [--quick]
 
 Prints markdown tables to stdout:
 
+0. the Bingham sampler (PVEC): time per draw and acceptance rate vs dimension ``q`` and
+   ``‖B‖`` (random rotation of a spread spectrum; the concentrated-limit acceptance rate
+   is ``≈ √(2/e)/√q``);
 1. fit time (seconds) vs ``n`` (Adult rows, ``BooleanEncoder(max_bins=8)``, p = 94) and vs
    ``p`` (random Boolean data, n = 20,000), with the ``"auto"`` parameters and with
    ``t = 4`` (cost ``O(n·p² + t·p³)``);
@@ -30,6 +33,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from skprivsynth._math.bingham import sample_bingham
 from skprivsynth.datasets import load_adult
 from skprivsynth.metrics import categorical_marginal_tvd, marginal_error
 from skprivsynth.noisy_microaggregation import NoisyMicroaggregation
@@ -69,6 +73,22 @@ def independent_laplace(data, domain, epsilon, seed):
         w = w / w.sum() if w.sum() > 0 else np.full(k, 1 / k)
         columns[c] = rng.choice(k, size=n, p=w)
     return pd.DataFrame(columns)
+
+
+def bingham_table(quick):
+    rng = np.random.default_rng(0)
+    rows = []
+    for q in ([50, 200] if quick else [50, 200, 500]):
+        Q = np.linalg.qr(rng.standard_normal((q, q)))[0]
+        for norm in (1e3, 1e6):
+            B = (Q * (norm * rng.random(q) ** 2)) @ Q.T
+            start = time.perf_counter()
+            _, rate = sample_bingham(B, rng, size=200, return_acceptance=True)
+            per_draw = (time.perf_counter() - start) / 200
+            rows.append({"q": q, "‖B‖": f"{norm:.0e}", "ms per draw": round(1e3 * per_draw, 3),
+                         "acceptance": round(rate, 3),
+                         "√(2/e)/√q": round(float(np.sqrt(2 / np.e / q)), 3)})
+    return rows
 
 
 def timing_tables(adult, quick):
@@ -128,14 +148,14 @@ def accuracy_table(adult, epsilons, seeds):
         rows.append({
             "ε": epsilon,
             "row_l1_bound": bound,
-            "tvd1": round(mean["tvd1"], 4),
-            "tvd2": round(mean["tvd2"], 4),
-            "tvd3": round(mean["tvd3"], 4),
-            "cube tvd2": round(mean["cube tvd2"], 4),
+            "tvd1": round(float(mean["tvd1"]), 4),
+            "tvd2": round(float(mean["tvd2"]), 4),
+            "tvd3": round(float(mean["tvd3"]), 4),
+            "cube tvd2": round(float(mean["cube tvd2"]), 4),
             "indep. Laplace tvd1/tvd2/tvd3": " / ".join(
                 f"{base[f'tvd{d}']:.4f}" for d in (1, 2, 3)),
             "t, cells, b": f"{int(mean['t'])}, {int(mean['cells'])}, {mean['b']:.0f}",
-            "time s": round(mean["time s"], 2),
+            "time s": round(float(mean["time s"]), 2),
         })
         print(rows[-1], flush=True)
     return rows
@@ -148,8 +168,11 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer sizes (CI smoke run)")
     args = parser.parse_args()
     adult = load_adult()
+    rows_b = bingham_table(args.quick)
     rows_n, rows_p = timing_tables(adult, args.quick)
     accuracy = accuracy_table(adult, args.epsilons, args.seeds)
+    print("\nBingham sampler (PVEC, 200 draws of a rotated diag(‖B‖·U²), U uniform)\n")
+    print(markdown_table(rows_b))
     print("\nFit time vs n (Adult, BooleanEncoder(max_bins=8), ε = 1)\n")
     print(markdown_table(rows_n))
     print("\nFit time vs p (random Boolean data, n = 20,000, ε = 1)\n")

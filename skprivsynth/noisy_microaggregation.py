@@ -20,6 +20,7 @@ __all__ = [
     "NoisyMicroaggregation",
     "cell_statistics",
     "noisy_microaggregation_parameters",
+    "rescale_rows_l1",
     "vector_sensitivity_numerator",
 ]
 
@@ -70,6 +71,51 @@ def vector_sensitivity_numerator(n_features, row_l1_bound=None):
     p = float(n_features)
     bound = p if row_l1_bound is None else min(float(row_l1_bound), p)
     return min(2.0 * bound, p)
+
+
+def rescale_rows_l1(X, row_l1_bound):
+    """Rows of ``X`` (in ``[0, 1]^p``) with ``‖x_i‖₁ > B`` rescaled to ``‖x_i‖₁ = B``.
+
+    The DP-safe way to *enforce* a declared bound ``B = row_l1_bound``: each row is
+    mapped on its own, ``x ↦ x·min(1, B/‖x‖₁)`` (it stays in ``[0, 1]^p``), so two
+    datasets differing in one row are mapped to datasets differing in (at most) the
+    same row, and every sensitivity derived for rows with ``‖x‖₁ <= B`` holds for the
+    mapped data whatever the input.  Raising an error (or warning, or recording how
+    many rows were rescaled) when a row violates ``B`` would instead make the
+    output depend on one row with probability 1 — not differentially private.  Rows
+    within the bound (e.g. one-hot rows with exactly ``B`` ones) are returned
+    unchanged.  Floating point: the factor ``B/s`` (``s`` the float row sum) is
+    shrunk by the public ``1 − 4(p + 4)·2⁻⁵³``, which absorbs the rounding of the sum
+    (relative ``<= p·2⁻⁵³``), of the division and of the products, so the *exact* ℓ1
+    norm of every stored rescaled row is ``<= B``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        Data in ``[0, 1]^p`` (non-negative, so ``‖x_i‖₁`` is the row sum).
+    row_l1_bound : float
+        ``B > 0``.
+
+    Returns
+    -------
+    ndarray of shape (n, p)
+        A new array when some row was rescaled, else ``X`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rescale_rows_l1(np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 1.0, 0.0]]), 2).tolist()
+    [[0.5, 0.5, 0.5, 0.5], [1.0, 0.0, 1.0, 0.0]]
+    """
+    bound = float(row_l1_bound)
+    norms = X.sum(axis=1)
+    over = norms > bound
+    if not over.any():
+        return X
+    shrink = 1.0 - 4.0 * (X.shape[1] + 4) * 2.0**-53  # public, see above
+    X = X.copy()
+    X[over] *= ((bound / norms[over]) * shrink)[:, None]
+    return X
 
 
 def noisy_microaggregation_parameters(
@@ -216,7 +262,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
     data's own maximal norm, which would leak).  A declared, public bound
     ``row_l1_bound = B`` on ``‖x_i‖₁`` (e.g. ``B = m`` for a one-hot encoding of ``m``
     columns, where every row has exactly ``m`` ones) lowers the noise of the cell means
-    from ``∝ p`` to ``∝ min(2B, p)``; it is enforced, never estimated from the data.
+    from ``∝ p`` to ``∝ min(2B, p)``; it is never estimated from the data, and it is
+    enforced by a row-wise rule: a row with ``‖x_i‖₁ > B`` is rescaled to norm ``B``
+    (:func:`rescale_rows_l1`; no error or warning, which would depend on that row).
 
     Steps and privacy budget ``ε = ε/3 + ε/3 + ε/3`` (Theorem 5.12):
 
@@ -278,8 +326,11 @@ class NoisyMicroaggregation(BaseSynthesizer):
         equivalent to ``B = p``.  It must be known from the encoding, never from the
         data: for a one-hot encoding of ``m`` categorical columns (e.g.
         :class:`~skprivsynth.preprocessing.BooleanEncoder` with one-hot columns) every
-        row has ``‖x‖₁ = m``.  Enforced: :meth:`fit` raises ``ValueError`` if a row has
-        ``‖x_i‖₁ > B`` (``+1e-9`` slack).  The mean-noise scale becomes
+        row has ``‖x‖₁ = m``.  Enforced row by row: :meth:`fit` rescales a row with
+        ``‖x_i‖₁ > B`` to ``x_i·B/‖x_i‖₁`` (:func:`rescale_rows_l1`) — silently,
+        because an error or a warning would depend on that single row and void the
+        guarantee; a wrong (too small) ``B`` costs accuracy, never privacy.  The
+        mean-noise scale becomes
         ``6·min(2B, p)/(b·ε)`` instead of ``6·p/(b·ε)``.
     noise : {"continuous", "discrete"}, default="continuous"
         Laplace sampler used by :func:`~skprivsynth.privacy.laplace_mechanism`
@@ -413,24 +464,17 @@ class NoisyMicroaggregation(BaseSynthesizer):
         self.noise = noise
         self.random_state = random_state
 
-    def _check_row_l1_bound(self, X):
-        """The declared ``B`` (capped at ``p``), after checking every row against it."""
+    def _bound_rows(self, X):
+        """``(X_B, B)``: rows rescaled onto the declared ℓ1 bound, and ``B`` (capped at ``p``).
+
+        A row-wise map, so neighbouring inputs stay neighbours (no data-dependent
+        error or warning; see :func:`rescale_rows_l1`).
+        """
         p = X.shape[1]
         if self.row_l1_bound is None:
-            return float(p)
-        bound = float(self.row_l1_bound)  # finite and > 0 (_parameter_constraints)
-        # Rows are in [0, 1]^p (validated), so ‖x_i‖₁ is the row sum.
-        norms = X.sum(axis=1)
-        over = np.flatnonzero(norms > bound + 1e-9)
-        if over.size:
-            i = int(over[0])
-            raise ValueError(
-                f"row_l1_bound={self.row_l1_bound!r} is violated: row {i} has l1 norm "
-                f"{norms[i]:.6g} ({over.size} row(s) exceed the bound).  Declare a "
-                "public bound valid for every possible row (e.g. the number of one-hot "
-                "columns) or use row_l1_bound=None."
-            )
-        return min(bound, float(p))
+            return X, float(p)
+        bound = min(float(self.row_l1_bound), float(p))  # finite, > 0 (constraints)
+        return rescale_rows_l1(X, bound), bound
 
     def _resolve_parameters(self, n, p, epsilon, row_l1_bound):
         if self.t != "auto" and self.t > p:
@@ -464,16 +508,18 @@ class NoisyMicroaggregation(BaseSynthesizer):
         -------
         self
 
-        Raises
-        ------
-        ValueError
-            Naming ``row_l1_bound``, the first offending row and its ℓ1 norm, if a row
-            has ``‖x_i‖₁ > row_l1_bound``.
+        Notes
+        -----
+        With a declared ``row_l1_bound = B``, rows with ``‖x_i‖₁ > B`` are rescaled to
+        ``‖x_i‖₁ = B`` (:func:`rescale_rows_l1`) silently — neither an error nor a
+        warning, since either would reveal that one row violates the bound.
         """
         epsilon = check_epsilon(self.epsilon)
         X, rng = self._validate_fit_data(X)
         n, p = X.shape
-        bound = self._check_row_l1_bound(X)
+        # Declared bound B: rows above it are rescaled onto it (row-wise, DP-safe); the
+        # rescaled rows are the mechanism's input in all three steps.
+        X, bound = self._bound_rows(X)
         t, alpha, b = self._resolve_parameters(n, p, epsilon, bound)
         eps_step = epsilon / 3.0
 
@@ -561,7 +607,8 @@ class NoisyMicroaggregation(BaseSynthesizer):
             mean_scale,
             f"ỹ_j = Σ_(i∈F_j) x_i / max(|F_j|, b), b = {b:.6g}; rows in [0,1]^p with "
             f"||x_i||_1 <= B = {bound:.6g} ("
-            + ("declared row_l1_bound, enforced in fit" if self.row_l1_bound is not None
+            + ("declared row_l1_bound; fit rescales any row above it to norm B, row by row"
+               if self.row_l1_bound is not None
                else "B = p, the cube's own bound")
             + "); at most two means change; a cell of f rows losing x changes by "
             "x/m' − S(m − m')/(m m') with m = max(f, b), m' = max(f−1, b) >= b: a "

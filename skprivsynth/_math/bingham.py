@@ -25,7 +25,7 @@ directional distributions", JCGS 27(2), 2018, Sect. 4):
    ``Σ_i 1/(b + 2λ_i) = 1`` (bracketed root find: the left side is decreasing,
    ``≥ 1`` at ``b = 1`` because ``λ_min = 0``, and ``≤ 1`` at ``b = q``).
 4. Accept a proposal when ``log U < log f* − log g* − log M*`` (log space, using
-   ``log1p``), which is finite for any concentration.
+   ``log1p``; ``log U`` drawn as ``−Exp(1)``), which is finite for any concentration.
 
 The acceptance rate stays bounded away from 0 as the concentration grows (Kent et
 al., Sect. 4): as ``λ → ∞`` the root ``b → 1`` and the envelope's Gaussian
@@ -120,7 +120,8 @@ def _rejection_sample(lam, size, rng):
         z = y / np.linalg.norm(y, axis=1, keepdims=True)
         u = (z * z) @ lam
         log_ratio = -u + (q / 2.0) * np.log1p(2.0 * u / b) - log_m
-        accepted = z[np.log(rng.random(batch)) < log_ratio]
+        # log U with U ~ Uniform(0, 1) is −Exp(1): drawn directly, never log(0).
+        accepted = z[-rng.standard_exponential(batch) < log_ratio]
         n_proposed += batch
         n_accepted += accepted.shape[0]
         take = min(accepted.shape[0], size - n_done)
