@@ -1,0 +1,76 @@
+"""epsilon-DP synthetic Adult data by noisy microaggregation.
+
+NoisyMicroaggregation (Boedihardjo, Strohmer, Vershynin, *Covariance's loss is privacy's
+gain*, Sect. 5, Algorithm 4) releases a private PCA subspace, noisy cell weights and
+damped noisy cell means, then samples Boolean records from them.  A one-hot encoding of
+the 14 Adult columns has exactly 14 ones per row: declaring ``row_l1_bound=14`` (public,
+it follows from the encoding) lowers the noise of the cell means.
+
+The budget is split: 10 % for noisy level frequencies that decode the coarsened columns,
+90 % for the synthesizer (basic composition, replace-one neighbours).  The non-private,
+10-anonymous MicroaggregationSynthesizer on the same encoding is printed as reference.
+Saves a plot when matplotlib is installed.
+
+Run: ``python examples/plot_noisy_microaggregation.py``
+"""
+
+from pathlib import Path
+
+from skprivsynth import (
+    MicroaggregationSynthesizer,
+    NoisyMicroaggregation,
+    make_synthesis_pipeline,
+)
+from skprivsynth.datasets import load_adult
+from skprivsynth.metrics import categorical_marginal_tvd
+from skprivsynth.preprocessing import BooleanEncoder, private_level_frequencies
+
+adult = load_adult()
+data, domain = adult.data, adult.domain
+
+
+def decoded_tvd(synthesizer, level_weights):
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=domain, max_bins=8, level_weights=level_weights,
+                       random_state=0),
+        synthesizer,
+    ).fit(data)
+    synthetic = pipe.sample(random_state=0)
+    return [categorical_marginal_tvd(data, synthetic, degree=d, domain=domain) for d in (1, 2)]
+
+
+rows = []
+for epsilon in (0.5, 1.0, 2.0, 4.0):
+    weights = private_level_frequencies(data, domain, 0.1 * epsilon, random_state=0)
+    synth = NoisyMicroaggregation(epsilon=0.9 * epsilon, row_l1_bound=len(domain),
+                                  random_state=0)
+    tvd1, tvd2 = decoded_tvd(synth, weights)
+    rows.append((epsilon, tvd1, tvd2))
+    print(f"epsilon = {epsilon:4.1f}: tvd1 = {tvd1:.4f}, tvd2 = {tvd2:.4f}, "
+          f"t = {synth.t_}, cells = {synth.n_cells_}, b = {synth.b_:.3g}")
+
+# Reference without DP (decoding weights exact here: nothing private is claimed).
+reference = decoded_tvd(MicroaggregationSynthesizer(k=10, random_state=0),
+                        private_level_frequencies(data, domain, 1e6, random_state=0))
+print(f"MicroaggregationSynthesizer(k=10), not DP: tvd1 = {reference[0]:.4f}, "
+      f"tvd2 = {reference[1]:.4f}")
+
+try:
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib not installed: no plot")
+else:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    eps = [r[0] for r in rows]
+    ax.plot(eps, [r[2] for r in rows], marker="o", label="NoisyMicroaggregation, tvd2")
+    ax.axhline(reference[1], color="grey", linestyle="--",
+               label="MicroaggregationSynthesizer k=10 (not DP)")
+    ax.set_xscale("log")
+    ax.set_xlabel("total epsilon")
+    ax.set_ylabel("mean 2-way TVD (decoded Adult)")
+    ax.set_title("NoisyMicroaggregation on Adult")
+    ax.legend()
+    fig.tight_layout()
+    path = Path(__file__).with_name("noisy_microaggregation.png")
+    fig.savefig(path, dpi=120)
+    print(f"saved {path}")
