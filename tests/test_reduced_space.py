@@ -370,17 +370,24 @@ def test_feature_blocks_accept_encoder_blocks_and_account_privacy():
 
 
 def test_block_frequency_sensitivity_brute_force():
-    """Max L1 change of the concatenated category frequencies over replace-one
-    neighbours is 2 * n_blocks / n, never exceeded and attained."""
+    """Max L1 change of the released category frequencies (as fit computes them) over
+    random replace-one neighbours, one-hot or arbitrary replacement rows, never exceeds
+    the sensitivity fit uses, 2 * n_blocks / n, and a row changing every block attains it."""
     n = 50
     rng = np.random.default_rng(22)
-    bound = 2 * len(BLOCKS) / n
+    freq = rs.BlockMarginalWorkload(BLOCKS, 9, degree=1)
+    est = ReducedSpaceLP(
+        epsilon=1.0, m=40, reduced_space="independent", feature_blocks=BLOCKS, random_state=0
+    ).fit(one_hot_data(n, seed=99))
+    bound = est.privacy_report().entries[0]["sensitivity"]
+    assert bound == pytest.approx(2 * len(BLOCKS) / n)
     worst = 0.0
     for trial in range(300):
         X = one_hot_data(n, seed=100 + trial)
         Y = X.copy()
-        Y[rng.integers(n)] = one_hot_data(1, seed=10_000 + trial)[0]  # replace one row
-        worst = max(worst, np.abs(X.mean(axis=0) - Y.mean(axis=0)).sum())
+        i = rng.integers(n)
+        Y[i] = one_hot_data(1, seed=10_000 + trial)[0] if trial % 2 else rng.integers(0, 2, 9)
+        worst = max(worst, np.abs(freq.answers(X) - freq.answers(Y)).sum())
     assert worst <= bound + 1e-12
     # A row changing category in every block attains the bound.
     X = one_hot_data(n, seed=23)
@@ -388,7 +395,7 @@ def test_block_frequency_sensitivity_brute_force():
     row = np.zeros(9)
     row[[b.start + int(np.argmax(X[0, b]) == 0) for b in BLOCKS]] = 1
     Y[0] = row
-    assert np.abs(X.mean(axis=0) - Y.mean(axis=0)).sum() == pytest.approx(bound)
+    assert np.abs(freq.answers(X) - freq.answers(Y)).sum() == pytest.approx(bound)
 
 
 def test_reduced_space_depends_only_on_declared_release(monkeypatch):
@@ -443,15 +450,78 @@ def test_block_tables_workload_needs_feature_blocks():
     np.testing.assert_array_equal(block_counts(est.sample(100, random_state=0)), 1)
 
 
-def test_rows_violating_feature_blocks():
-    X = one_hot_data(100, seed=27)
-    X[7, 3:5] = 1  # two bits in block 1
-    with pytest.raises(ValueError, match=r"Row 7 .* 2 bits set in feature_blocks block 1"):
-        ReducedSpaceLP(m=20, feature_blocks=BLOCKS).fit(X)
-    X = one_hot_data(100, seed=27)
-    X[4, 5:9] = 0
-    with pytest.raises(ValueError, match=r"Row 4 .* 0 bits set in feature_blocks block 2"):
-        ReducedSpaceLP(m=20, feature_blocks=BLOCKS).fit(X)
+def test_rows_violating_feature_blocks_are_projected_not_reported():
+    """Rows breaking the declared blocks are mapped by the public rule project_one_hot
+    (a block with several bits set reads as empty) -- no error or warning naming private
+    rows -- and the fit equals the fit on the projected data."""
+    import warnings
+
+    base = one_hot_data(100, seed=27)
+    bad = base.copy()
+    bad[7, 3:5] = 1  # two bits in block 1 -> block 1 of row 7 read as empty
+    bad[9, :] = 1  # every block full -> row 9 read as all zero
+    bad[4, 5:9] = 0  # an empty block is inside the domain and kept
+    projected = bad.copy()
+    projected[7, 3:5] = 0
+    projected[9, :] = 0
+    for workload in (None, "block_tables"):
+        for space in ("uniform", "independent"):
+            params = dict(
+                epsilon=1.0, m=60, workload=workload, reduced_space=space,
+                feature_blocks=BLOCKS, random_state=0,
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                a = ReducedSpaceLP(**params).fit(bad)
+            b = ReducedSpaceLP(**params).fit(projected)
+            np.testing.assert_array_equal(a.noisy_answers_, b.noisy_answers_)
+            np.testing.assert_array_equal(a.support_, b.support_)
+            np.testing.assert_allclose(a.weights_, b.weights_, atol=1e-9)
+            assert a.epsilon_ == pytest.approx(1.0)
+
+
+def test_block_sensitivities_hold_on_every_dataset_of_the_cube():
+    """Brute force over all pairs of records of {0,1}^p (replace-one: the statistic
+    moves by (F(x') - F(x)) / n): the block tables and the block frequencies used by
+    fit never exceed the sensitivity fit reports, one-hot rows or not, and attain it."""
+    import itertools
+
+    cube = np.array(list(itertools.product([0, 1], repeat=9)), dtype=float)
+    n = 10
+    est = ReducedSpaceLP(
+        epsilon=1.0, m=40, workload="block_tables", reduced_space="independent",
+        feature_blocks=BLOCKS, random_state=0,
+    ).fit(one_hot_data(n, seed=30))
+    W = est.workload_
+    F = W.query_matrix(cube).toarray().T[:, 1:]
+    brute = np.abs(F[:, None, :] - F[None, :, :]).sum(axis=2).max() / n
+    assert brute == pytest.approx(est.sensitivity_)
+    F1 = rs.BlockMarginalWorkload(BLOCKS, 9, degree=1)
+    F1 = F1.query_matrix(cube).toarray().T[:, 1:]
+    brute1 = np.abs(F1[:, None, :] - F1[None, :, :]).sum(axis=2).max() / n
+    assert brute1 == pytest.approx(est.privacy_report().entries[0]["sensitivity"])
+
+
+def test_block_workload_object_is_safe_without_feature_blocks():
+    """A BlockMarginalWorkload passed directly (no feature_blocks, no check of X) must
+    still have a valid sensitivity on non-one-hot data: its queries read rows through
+    project_one_hot, so a full row is in no cell rather than in every cell."""
+    W = rs.BlockMarginalWorkload([(0, 3), (3, 5), (5, 9)], 9, degree=2)
+    X = np.random.default_rng(31).integers(0, 2, (200, 9)).astype(float)
+    Y = X.copy()
+    Y[0], X[0] = 1.0, one_hot_data(1, seed=32)[0]
+    est = ReducedSpaceLP(epsilon=1.0, m=50, workload=W, random_state=0).fit(X)
+    change = np.abs(W.answers(X) - W.answers(Y)).sum()
+    assert change <= est.sensitivity_ + 1e-12
+    assert est.sensitivity_ == pytest.approx(2 * 6 / 200)
+
+
+def test_candidates_taken_from_x_warn_privacy_leak():
+    from skprivsynth.privacy import PrivacyLeakWarning
+
+    X = product_data(300, [0.3, 0.6, 0.5], seed=33)
+    with pytest.warns(PrivacyLeakWarning, match="shares memory with X"):
+        ReducedSpaceLP(epsilon=1.0, reduced_space=X[:50], random_state=0).fit(X)
 
 
 def test_feature_blocks_improve_adult_fit():

@@ -213,6 +213,33 @@ def test_block_tables_sensitivity_brute_force():
     assert worst == pytest.approx(bound)  # a row changing every block attains it
 
 
+def test_block_tables_project_rows_and_bound_holds_on_the_whole_cube():
+    """Queries read rows through project_one_hot; the bound holds for every pair of
+    records of the cube (exact with blocks of >= 2 columns, an upper bound otherwise)."""
+    blocks = [(0, 2), (2, 5), (5, 7)]
+    cube = _cube(7)
+    W = wl.BlockMarginalWorkload(blocks, 7, degree=2)
+    proj = wl.project_one_hot(cube.astype(np.uint8), blocks)
+    np.testing.assert_array_equal(
+        W.query_matrix(cube).toarray(), _dense_reference(W, proj.astype(float))
+    )
+    assert np.add.reduceat(proj, [0, 2, 5], axis=1).max() <= 1
+    keep = np.add.reduceat(cube, [0, 2, 5], axis=1) <= 1  # blocks with <= 1 bit unchanged
+    np.testing.assert_array_equal(proj[np.repeat(keep, [2, 3, 2], axis=1)],
+                                  cube[np.repeat(keep, [2, 3, 2], axis=1)])
+    F = W.query_matrix(cube).toarray().T
+    brute = np.abs(F[:, None, :] - F[None, :, :]).sum(axis=2).max()
+    assert brute == W.l1_sensitivity(1) == 2 * W.n_block_tables
+    # A 1-column block: still an upper bound.
+    W1 = wl.BlockMarginalWorkload([(0, 1), (1, 3), (3, 5)], 5, degree=3)
+    F = W1.query_matrix(_cube(5)).toarray().T
+    assert np.abs(F[:, None, :] - F[None, :, :]).sum(axis=2).max() <= W1.l1_sensitivity(1)
+    # A block wider than 255 columns: counted without uint8 wrap-around.
+    Z = np.zeros((1, 300), dtype=np.uint8)
+    Z[0, :256] = 1
+    assert wl.project_one_hot(Z, [(0, 300)]).sum() == 0
+
+
 def test_block_tables_bad_input():
     with pytest.raises(ValueError, match="degree=3 .* feature_blocks"):
         wl.BlockMarginalWorkload([(0, 2), (2, 4)], 4, degree=3)

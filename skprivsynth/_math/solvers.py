@@ -98,6 +98,12 @@ def solve_lp(
     """
     A = sp.csc_matrix(A, dtype=np.float64)
     n_rows, n_vars = A.shape
+    if A.nnz >= 2**31 or max(n_rows, n_vars) >= 2**31:
+        # passModel takes int32 indices: refuse rather than silently wrap around.
+        raise ValueError(
+            f"The {what} has {A.nnz:,} nonzeros and shape {A.shape}; HiGHS's "
+            "passModel takes 32-bit indices (limit 2**31 - 1)."
+        )
     inf = highspy.kHighsInf
 
     def _bounds(v, size):

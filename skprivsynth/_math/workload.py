@@ -35,8 +35,11 @@ sensitivity is ``max_{x, x'} ||F(x) - F(x')||_1 / n``:
   ``Δ_1 = 2 · (number of tables of degree >= 1) / n`` (the constant function never moves);
 * conjunctions: ``x = 0``, ``x' = 1`` flips every conjunction, so ``Δ_1 = (number of sets) / n``
   — this is ``Σ_f (hi_f - lo_f) / n`` with ``[lo_f, hi_f] = [0, 1]``;
-* block tables (rows one-hot in every block, checked by the caller): each row lies in
-  exactly one cell of every categorical table, so ``Δ_1 = 2 · n_block_tables / n``;
+* block tables: every query first maps the row, by a fixed public rule, to one with at
+  most one bit per block (:func:`project_one_hot`: a block with several bits set is read
+  as empty), so each row lies in *at most one* cell of every categorical table, for
+  every ``x`` in the cube, one-hot or not; hence ``Δ_1 = 2 · n_block_tables / n`` (exact
+  when every block has at least 2 columns);
 * generic bounded functions: ``Δ_1 = Σ_f (hi_f - lo_f) / n`` (an upper bound, exact when the
   extremes are attained jointly; the constant function contributes 0).
 
@@ -59,6 +62,7 @@ __all__ = [
     "MarginalWorkload",
     "check_feature_blocks",
     "check_workload",
+    "project_one_hot",
 ]
 
 #: Largest number of queries a workload may have; building one larger raises an error
@@ -340,7 +344,7 @@ class MarginalWorkload:
         step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
         indices, counts = [], []
         for start in range(0, Z.shape[0], step):
-            chunk = Z[start : start + step]
+            chunk = self._prepare(Z[start : start + step])
             if self.kind == "table":
                 hit = self._record_rows(chunk)
                 if self.include_constant:
@@ -365,6 +369,10 @@ class MarginalWorkload:
                 counts.append(np.bincount(r, minlength=len(chunk)))
         return _csc_from_columns(indices, counts, n_out, Z.shape[0])
 
+    def _prepare(self, Z):
+        """Row-wise map applied to every chunk before evaluation (identity here)."""
+        return Z
+
     def _check_rows(self, rows):
         if rows is None:
             return None
@@ -382,7 +390,7 @@ class MarginalWorkload:
         total = np.zeros(self.n_queries)
         step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
         for start in range(0, Z.shape[0], step):
-            chunk = Z[start : start + step]
+            chunk = self._prepare(Z[start : start + step])
             if self.kind == "table":
                 total += np.bincount(self._record_rows(chunk).ravel(), minlength=self.n_queries)
             else:
@@ -419,7 +427,11 @@ class BlockMarginalWorkload(MarginalWorkload):
     For one-hot data (exactly one bit set in every block of ``feature_blocks``), the
     categorical marginal table of a set ``B`` of blocks has one cell per choice of one
     column in each block of ``B``; its cell query is the conjunction of those columns.
-    All tables of ``1..degree`` blocks are included.
+    All tables of ``1..degree`` blocks are included.  Every query is evaluated on
+    ``project_one_hot(x)`` (a block with two or more bits set is read as empty, all
+    zero), the same fixed public map for data and candidate records, so the sensitivity
+    below holds for *every* record of the cube and nothing has to be checked on the
+    private data.
 
     Parameters
     ----------
@@ -437,11 +449,14 @@ class BlockMarginalWorkload(MarginalWorkload):
 
     Notes
     -----
-    Replace-one sensitivity, **valid only on datasets whose rows are one-hot in every
-    block** (the caller must check this, as ``ReducedSpaceLP`` does): each row lies in
-    exactly one cell of each categorical table, so a replaced row leaves one cell and
-    enters one per table, L1 sensitivity ``2 · n_block_tables / n``.  For Adult's 14
-    blocks and degree 2 that is ``2 · 105 / n`` instead of ``2 · 4 465 / n`` for the
+    Replace-one sensitivity: after :func:`project_one_hot` a record has at most one bit
+    per block, so it lies in at most one cell of each categorical table; a replaced row
+    leaves at most one cell and enters at most one per table, L1 sensitivity
+    ``2 · n_block_tables / n`` for all datasets in ``{0,1}^p`` (without the projection a
+    row with several bits in a block would lie in many cells at once and the bound would
+    fail).  It is attained, hence exact, when every block has at least 2 columns (two
+    one-hot rows differing in every block); with 1-column blocks it is an upper bound.
+    For Adult's 14 blocks and degree 2 that is ``2 · 105 / n`` instead of ``2 · 4 465 / n`` for the
     bitwise tables of its 94 columns, for about as many queries.
 
     Examples
@@ -483,9 +498,12 @@ class BlockMarginalWorkload(MarginalWorkload):
         self.n_block_tables = n_block_tables
 
     def l1_sensitivity(self, n):
-        """``2 · n_block_tables / n`` (replace-one; one-hot rows only, see Notes)."""
+        """``2 · n_block_tables / n`` (replace-one, any rows of the cube; see Notes)."""
         n = _check_n(n)
         return 2.0 * self.n_block_tables / n
+
+    def _prepare(self, Z):
+        return project_one_hot(Z, self.feature_blocks)
 
     def __repr__(self):
         return (
@@ -493,6 +511,41 @@ class BlockMarginalWorkload(MarginalWorkload):
             f"degree={self.block_degree}, n_block_tables={self.n_block_tables}, "
             f"n_queries={self.n_queries})"
         )
+
+
+def project_one_hot(Z, blocks):
+    """Map each row to one with at most one bit set per block (a fixed public rule).
+
+    A block of a row with two or more bits set is replaced by all zeros ("empty", as
+    ``BooleanEncoder(handle_unknown="ignore")`` encodes an unknown value); blocks with
+    zero or one bit are kept.  Being row-wise and data-independent, the map sends
+    replace-one neighbours to replace-one neighbours (or to equal datasets), so any
+    sensitivity derived for rows with at most one bit per block holds for every dataset
+    in ``{0,1}^p`` -- without raising or warning on the private rows, which would itself
+    reveal them.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, p) with entries in {0, 1}
+    blocks : list of (start, stop) pairs
+        Output of :func:`check_feature_blocks` (sorted, partitioning ``0..p-1``).
+
+    Returns
+    -------
+    ndarray of the same shape and dtype (``Z`` itself if no block has several bits).
+    """
+    if Z.shape[0] == 0:
+        return Z
+    starts = np.array([a for a, _ in blocks])
+    sizes = np.array([b - a for a, b in blocks])
+    # int64 accumulator: a uint8 sum would wrap at 256 bits in one block.
+    counts = np.add.reduceat(Z, starts, axis=1, dtype=np.int64)
+    over = counts > 1
+    if not over.any():
+        return Z
+    Z = Z.copy()
+    Z[np.repeat(over, sizes, axis=1)] = 0
+    return Z
 
 
 def check_feature_blocks(feature_blocks, p):
