@@ -6,6 +6,7 @@ import pytest
 
 from skprivsynth._math.walsh import (
     boolean_to_signs,
+    conjunction_matrix,
     fourier_coefficients,
     is_well_conditioned,
     n_walsh_functions,
@@ -13,6 +14,7 @@ from skprivsynth._math.walsh import (
     smallest_singular_value,
     walsh_matrix,
     walsh_subsets,
+    walsh_to_conjunction,
     well_conditioning_threshold,
 )
 
@@ -71,6 +73,36 @@ def test_fourier_coefficients_give_two_way_marginals():
     # P(x_0 = 1, x_1 = 1) = (1 - c_0 - c_1 + c_01) / 4 with s = 1 - 2x
     p11 = (1 - c[1] - c[2] + c[5]) / 4
     assert p11 == pytest.approx(np.mean((X[:, 0] == 1) & (X[:, 1] == 1)), abs=1e-12)
+
+
+@pytest.mark.parametrize("p, degree", [(4, 0), (6, 1), (7, 2), (6, 3), (5, 5)])
+def test_conjunction_basis(p, degree):
+    rng = np.random.default_rng(p + degree)
+    X = (rng.random((250, p)) < 0.4).astype(float)
+    subsets = walsh_subsets(p, degree)
+    cols = [c for j in range(degree + 1) for c in combinations(range(p), j)]
+    M = conjunction_matrix(X, subsets)
+    brute = np.array([[np.prod(x[list(K)]) for K in cols] for x in X])
+    np.testing.assert_array_equal(M, brute)  # x_K = prod of x[c], same column order
+    # Data: Walsh coefficients -> fractions of rows with x_K = 1 (direct count).
+    t = walsh_to_conjunction(fourier_coefficients(X, degree), subsets)
+    direct = [np.mean(np.all(X[:, list(K)] == 1, axis=1)) for K in cols]
+    np.testing.assert_allclose(t, direct, atol=1e-13)
+    # Change of basis of the constraints: M = W V, so W^T h = b <=> M^T h = V^T b.
+    W = walsh_matrix(boolean_to_signs(X), subsets)
+    np.testing.assert_allclose(walsh_to_conjunction(W.T, subsets).T, M, atol=1e-13)
+    h = rng.random(X.shape[0])
+    np.testing.assert_allclose(M.T @ h, walsh_to_conjunction(W.T @ h, subsets), atol=1e-10)
+    # V is invertible: M has the full column rank of W on the whole cube.
+    cube = np.array(np.meshgrid(*[[0.0, 1.0]] * p, indexing="ij")).reshape(p, -1).T
+    assert np.linalg.matrix_rank(conjunction_matrix(cube, subsets)) == len(cols)
+
+
+def test_conjunction_bad_input():
+    with pytest.raises(ValueError, match="rows"):
+        walsh_to_conjunction(np.zeros(5), walsh_subsets(3, 2))
+    with pytest.raises(ValueError, match="0, 1"):
+        conjunction_matrix(np.array([[0.0, -1.0]]), walsh_subsets(2, 1))
 
 
 def test_well_conditioning():

@@ -27,6 +27,18 @@ coefficients ``W_Sᵀ h`` with the same normalisation (``c_∅ = Σ h = 1``), so
 distributions have the same marginals of order ``≤ d`` iff these vectors agree
 (Boedihardjo, Strohmer, Vershynin, "Private sampling", Sect. 4).
 
+Conjunction basis
+-----------------
+The *conjunctions* ``x_K = Π_{c ∈ K} x[c]`` (``K`` of size ``≤ d``, same order) span the
+same space of functions as the Walsh functions of degree ``≤ d``:
+``x_K = 2^{-|K|} Σ_{J ⊆ K} (-1)^{|J|} w_J`` (from ``x[c] = (1 - s[c]) / 2``), an
+invertible (unit-triangular up to the diagonal ``2^{-|K|}``) change of basis
+:func:`walsh_to_conjunction`.  So ``W_Sᵀ h = c`` iff ``M_Sᵀ h = Vᵀ c`` with ``M_S`` the
+conjunction matrix (:func:`conjunction_matrix`) and ``Vᵀ`` that map.  On uniform points
+``M_S`` is sparse (a conjunction of degree ``j`` is 1 on a fraction ``2^{-j}`` of them:
+~28 % of the entries at ``p = 20, d = 2``), which makes LPs and QPs with these equality
+constraints several times cheaper than with the dense ±1 matrix ``W_S``.
+
 References
 ----------
 March Boedihardjo, Thomas Strohmer, Roman Vershynin, "Private sampling: a noiseless
@@ -45,6 +57,7 @@ import numpy as np
 
 __all__ = [
     "boolean_to_signs",
+    "conjunction_matrix",
     "fourier_coefficients",
     "is_well_conditioned",
     "n_walsh_functions",
@@ -52,6 +65,7 @@ __all__ = [
     "smallest_singular_value",
     "walsh_matrix",
     "walsh_subsets",
+    "walsh_to_conjunction",
     "well_conditioning_threshold",
 ]
 
@@ -307,6 +321,107 @@ def fourier_coefficients(X, degree, *, chunk_size=None, return_n_rows=False):
         raise ValueError("X must have at least one row to compute Fourier coefficients.")
     coefficients = total / n_rows
     return (coefficients, n_rows) if return_n_rows else coefficients
+
+
+def conjunction_matrix(X, subsets, *, dtype=np.float64):
+    """Conjunction matrix ``M[i, K] = Π_{c ∈ K} X[i, c]`` of Boolean rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_points, p)
+        Points of ``{0, 1}^p``.
+    subsets : tuple of ndarray
+        Output of :func:`walsh_subsets` for this ``p``.
+    dtype : numpy dtype, default=float64
+
+    Returns
+    -------
+    ndarray of shape (n_points, L)
+        Entries 0/1, columns in the order of ``subsets``.  ``M = W V`` with ``W`` the
+        Walsh matrix of ``1 - 2X`` and ``V`` the map of :func:`walsh_to_conjunction`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth._math.walsh import conjunction_matrix, walsh_subsets
+    >>> conjunction_matrix(np.array([[1, 1, 0]]), walsh_subsets(3, 2)).astype(int).tolist()
+    [[1, 1, 1, 0, 1, 0, 0]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array; got shape {X.shape}.")
+    if X.size and not np.all((X == 0.0) | (X == 1.0)):
+        raise ValueError("X must have entries in {0, 1} to build its conjunction matrix.")
+    out = np.empty((X.shape[0], _subsets_width(subsets)), dtype=np.float64)
+    _fill_walsh_rows(X, subsets, out)  # the same products, on 0/1 entries
+    return out.astype(dtype, copy=False)
+
+
+def _lex_ranks(combos, p):
+    """Rank of each row of ``combos`` (sorted ``r``-subsets of ``range(p)``) in lex order.
+
+    ``rank = Σ_i [C(p - c_{i-1} - 1, r - i) - C(p - c_i, r - i)]`` with ``c_{-1} = -1``
+    (the number of ``r``-subsets before it: hockey-stick sums over the smaller entries).
+    """
+    n_rows, r = combos.shape
+    ranks = np.zeros(n_rows, dtype=np.int64)
+    if r == 0:
+        return ranks
+    table = np.array(
+        [[math.comb(a, b) for b in range(r + 1)] for a in range(p + 2)], dtype=np.int64
+    )
+    previous = np.full(n_rows, -1, dtype=np.int64)
+    for i in range(r):
+        current = combos[:, i].astype(np.int64)
+        ranks += table[p - previous - 1, r - i] - table[p - current, r - i]
+        previous = current
+    return ranks
+
+
+def walsh_to_conjunction(coefficients, subsets):
+    """Map Walsh coefficients to conjunction marginals: ``t_K = 2^{-|K|} Σ_{J⊆K} (-1)^{|J|} c_J``.
+
+    For the coefficients ``c = (1/n) Σ_i w(x_i)`` of a dataset, ``t_K`` is the fraction
+    of rows with ``x_K = 1`` (all columns of ``K`` equal to 1), ``t_∅ = c_∅``.  The map is
+    linear and invertible (``c_J = Σ_{K⊆J} (-2)^{|K|} t_K``), so it is also the change of
+    basis of the constraints ``W_Sᵀ h = c ⇔ M_Sᵀ h = t`` (:func:`conjunction_matrix`).
+
+    Parameters
+    ----------
+    coefficients : array-like of shape (L,) or (L, k)
+        Walsh coefficients (columns: several vectors at once) in the order of ``subsets``.
+    subsets : tuple of ndarray
+        Output of :func:`walsh_subsets`.
+
+    Returns
+    -------
+    ndarray of the same shape
+        Cost ``O(Σ_j C(p, j) · 2^j · j)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth._math.walsh import (fourier_coefficients, walsh_subsets,
+    ...                                      walsh_to_conjunction)
+    >>> X = np.array([[1, 1], [1, 0], [0, 0], [0, 0]])
+    >>> walsh_to_conjunction(fourier_coefficients(X, 2), walsh_subsets(2, 2)).tolist()
+    [1.0, 0.5, 0.25, 0.25]
+    """
+    c = np.asarray(coefficients, dtype=np.float64)
+    L = _subsets_width(subsets)
+    if c.shape[:1] != (L,):
+        raise ValueError(f"coefficients must have {L} rows (one per subset); got {c.shape}.")
+    p = max((int(b.max()) + 1 for b in subsets if b.size), default=0)
+    offsets = np.cumsum([0] + [b.shape[0] for b in subsets])
+    out = np.zeros_like(c)
+    for j, block in enumerate(subsets):
+        rows = slice(offsets[j], offsets[j + 1])
+        for r in range(j + 1):
+            for positions in combinations(range(j), r):
+                index = offsets[r] + _lex_ranks(block[:, list(positions)], p)
+                out[rows] += (-1.0) ** r * c[index]
+        out[rows] *= 0.5**j
+    return out
 
 
 def well_conditioning_threshold(m, degree):
