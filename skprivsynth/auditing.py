@@ -145,6 +145,14 @@ def _delta_lower_bound(k0, n0, k1, n1, alpha, epsilon):
     """Lower confidence bound on δ at a given ε: ``δ >= p_lo − e^ε·q_hi``."""
     p_lo = clopper_pearson(k0, n0, alpha / 2, side="lower")[0]
     q_hi = clopper_pearson(k1, n1, alpha / 2, side="upper")[1]
+    if p_lo <= 0.0:
+        return 0.0
+    if q_hi <= 0.0:  # cannot happen for an exact upper bound; kept for safety
+        return p_lo
+    # Compare in the log domain first: ``e^ε`` overflows for the large claimed ε of,
+    # e.g., PrivateSampler (ε in the thousands), where the bound is simply 0.
+    if epsilon >= math.log(p_lo) - math.log(q_hi):
+        return 0.0
     return max(0.0, p_lo - math.exp(epsilon) * q_hi)
 
 
@@ -367,9 +375,21 @@ def audit_mechanism(
 
     start = time.perf_counter()
     # 32-bit seeds: accepted by every scikit-learn ``random_state`` parameter.
-    seeds = np.random.default_rng(random_state).integers(
-        0, 2**32 - 1, size=(2, n_search_runs + n_runs)
-    )
+    seed_rng = np.random.default_rng(random_state)
+    seeds = seed_rng.integers(0, 2**32 - 1, size=(2, n_search_runs + n_runs))
+    # Clopper–Pearson needs independent runs: a repeated seed (birthday collision,
+    # probability ~ runs²/2**33) would repeat a run, so repeats get fresh seeds.
+    flat = seeds.ravel()
+    _, first = np.unique(flat, return_index=True)
+    if first.size < flat.size:
+        used = set(flat.tolist())
+        for i in np.setdiff1d(np.arange(flat.size), first):
+            new = int(seed_rng.integers(0, 2**32 - 1))
+            while new in used:
+                new = int(seed_rng.integers(0, 2**32 - 1))
+            used.add(new)
+            flat[i] = new
+        seeds = flat.reshape(seeds.shape)
     names = list(events)
     thresholds = []
     if statistic is not None:

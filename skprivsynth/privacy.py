@@ -310,9 +310,12 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
     discrete Gaussian has the same zero-concentrated DP as the continuous one,
     ``ρ = Δ²/(2σ²)`` (CKS 2020, Thm. 14), and is sub-Gaussian with variance proxy
     ``σ²``, so (ε, δ) calibrations proven from zCDP or from a Chernoff tail bound of the
-    privacy loss hold unchanged -- among them ``c = (1 + sqrt(2 ln(1/δ)))/ε`` of
-    Nikolov–Talwar–Zhang used by :class:`CorrelatedGaussianMechanism` (its proof needs
-    ``P(Y > σ·s) <= exp(-s²/2)`` only).  Calibrations from the exact Gaussian tail (the
+    privacy loss hold unchanged -- among them the multiplier ``c(ε, δ)`` of
+    :func:`skprivsynth.gaussian.gaussian_noise_multiplier` used by
+    :class:`~skprivsynth.CorrelatedGaussianMechanism` (its proof needs only
+    ``E exp(λY) <= exp(λ²σ²/2)``; Nikolov–Talwar–Zhang's ``(1 + sqrt(2 ln(1/δ)))/ε``
+    satisfies it when ``c >= 1/2``, i.e. ``ε <= 2(1 + sqrt(2 ln(1/δ)))``, and the
+    function takes a larger root beyond).  Calibrations from the exact Gaussian tail (the
     "analytic Gaussian") do not transfer verbatim; CKS Thm. 7 gives the discrete one.
 
     Choice of the grid.  ``γ`` is a power of two, first

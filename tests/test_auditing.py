@@ -75,6 +75,29 @@ def test_epsilon_lower_bound_formula():
     assert epsilon_lower_bound(500, 1000, 500, 1000) == 0.0
 
 
+def test_delta_lower_bound_huge_claimed_epsilon():
+    """Regression: ``e^ε`` overflowed for claims like PrivateSampler's ε ≈ 10⁵."""
+    from skprivsynth.auditing import _delta_lower_bound
+
+    assert _delta_lower_bound(290, 300, 2, 300, 0.01, 1e5) == 0.0
+    lo = clopper_pearson(290, 300, 0.005, side="lower")[0]
+    hi = clopper_pearson(2, 300, 0.005, side="upper")[1]
+    assert _delta_lower_bound(290, 300, 2, 300, 0.01, 0.5) == pytest.approx(lo - math.exp(0.5) * hi)
+
+
+def test_audit_seeds_are_distinct():
+    seen = []
+
+    def mech(X, seed):
+        seen.append(seed)
+        return 0.0
+
+    X0, X1 = cube_corner_neighbours(3, 1)
+    audit_mechanism(mech, X0, X1, events={"e": lambda y: y > 0}, n_runs=3000, random_state=25)
+    # random_state=25 draws a repeated seed before de-duplication (checked when written)
+    assert len(set(seen)) == len(seen) == 6000
+
+
 # ------------------------------------------------------------------ neighbour pairs
 
 
@@ -415,3 +438,53 @@ def test_audit_private_sampler_release():
                              random_state=6)
     print(result.summary())
     assert not result.violation and result.epsilon_lower <= claimed, result.summary()
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["honest", "cap-inflated-x1e5"])
+def test_audit_private_sampler_many_records(broken, monkeypatch):
+    """End-to-end audit of a *multi-record* release, with a broken variant it must catch.
+
+    Worst-case pair for a reduced space of the two points of ``{0,1}``: the moved record
+    turns a ``0`` into a ``1`` where the data's frequency of ``1`` sits on the lower edge
+    of the shrinkage box (5/20 = ``2δ/m`` with ``δ = 1/4``, ``m = 2``), so
+    ``h*_D(1) = 0.25`` and ``h*_D'(1) = 0.30``: the density follows the data as closely as
+    the box allows.  The event is the number of released ``1`` records above a
+    threshold (fixed in advance from the public pair).
+
+    Honest: releasing ``k = 1000`` records claims ``k · epsilon_per_sample_`` (Thm 12.2,
+    ≈ 9.4·10⁴ here) and the audit must stay below it -- and below the *exact* ε of
+    this release on this pair, ``k · max|ln h*_D / h*_D'|`` (a check of the audit).
+    Broken: the Theorem 12.2 constant is inflated 10⁵ times, so ``max_samples_`` goes
+    far beyond the cap and the same 1000 records claim ε ≈ 0.94; the audit refutes it.
+    """
+    module = pytest.importorskip("skprivsynth.private_sampling")
+    if broken:
+        real = module._sample_constant
+        monkeypatch.setattr(module, "_sample_constant", lambda *a, **k: 1e5 * real(*a, **k))
+    n, k = 20, 1000
+    base = np.zeros((n, 1))
+    base[:5] = 1.0
+    X0, X1 = moved_record_neighbours(base, -1, [1.0])  # 5/20 ones vs 6/20 ones
+    params = {"epsilon": None, "n_samples": k, "m": 2, "degree": 1, "max_tries": 60}
+
+    def mechanism(X, seed):
+        est = module.PrivateSampler(random_state=seed, **params).fit(X)
+        return est.sample()[:, 0].sum(), est.epsilon_, est.density_, est.reduced_space_
+
+    _, claimed, _, _ = mechanism(X0, 0)
+    events = {f"#ones >= {c}": (lambda out, c=c: out[0] >= c) for c in (265, 275, 285)}
+    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=claimed, n_runs=300,
+                             random_state=7)
+    print(result.summary())  # shown with pytest -s: the numbers of the audit table
+    if broken:
+        assert claimed < 1.0
+        assert result.violation and result.epsilon_lower > claimed, result.summary()
+    else:
+        assert not result.violation and result.epsilon_lower <= claimed, result.summary()
+        # exact ε of k i.i.d. draws from h*_D versus h*_D' (same reduced space per seed)
+        _, _, h0, s0 = mechanism(X0, 0)
+        _, _, h1, s1 = mechanism(X1, 0)
+        np.testing.assert_array_equal(s0, s1)
+        exact = k * float(np.max(np.abs(np.log(h0 / h1))))
+        assert exact <= claimed
+        assert 1.0 < result.epsilon_lower <= exact, result.summary()  # power and validity

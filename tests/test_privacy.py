@@ -369,3 +369,65 @@ def test_gaussian_mechanism_continuous_and_discrete():
     np.testing.assert_array_equal(k, np.rint(k))
     assert abs(out.std() - scale) < 0.05
     assert abs(out.mean() - 0.3) < 0.05
+
+
+# ------------------------------------------ fast exact discrete Gaussian (block envelope)
+
+
+@pytest.mark.parametrize("sigma2", [2**12, 5000, 40_000])
+def test_discrete_gaussian_envelope_chi_square(sigma2):
+    """The block-envelope path (sigma2 >= 2**12) has the discrete Gaussian law."""
+    assert sigma2 >= dn._ENVELOPE_MIN_SIGMA2
+    rng = np.random.default_rng(sigma2)
+    draws = dn.discrete_gaussian(sigma2, 300_000, rng)
+    half = int(4 * math.sqrt(sigma2)) + 2
+    assert _chi2_pvalue(draws, lambda z: dn.discrete_gaussian_pmf(z, sigma2), half) > 1e-3
+    # parity and sign symmetry (a block-structure bug would show here first)
+    assert stats.binomtest(int((draws % 2 == 0).sum()), draws.size, 0.5).pvalue > 1e-3
+    nonzero = draws[draws != 0]
+    assert stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("sigma2", [2**12, 123_457, 2**30])
+def test_gaussian_envelope_tables_are_exact(sigma2):
+    env = dn._GaussianEnvelope(sigma2)
+    # fixed-point thresholds agree with the series-based certified floor(c_b·2**32)
+    for b in list(range(0, env.n_blocks, 29)) + [env.n_blocks - 1]:
+        assert int(env.threshold[b]) == env._c_floor(b, dn._C_BITS)
+    assert env.threshold.max() <= 2**dn._C_BITS  # c_b <= 1: the envelope dominates
+    assert env.tail_c_bracket(60)[1] <= 1
+    # the alias table reproduces the integer entry weights exactly
+    column = 1 << dn._COIN_BITS
+    mass = env.prob.astype(object).copy()
+    np.add.at(mass, env.alias, column - env.prob.astype(object))
+    assert int(mass[: env.n_blocks].sum()) == sum(env.block_weight) * env.w
+    assert all(int(mass[b]) == env.block_weight[b] * env.w for b in range(env.n_blocks))
+    assert int(mass.sum()) == column * mass.size
+
+
+def test_gamma_continuation_and_scalar_bracketed_are_exact():
+    rng = np.random.default_rng(11)
+    num, den, n = 3 * 2**28, 2**30, 40_000  # γ = 0.75: many open first rounds
+    r30 = rng.integers(0, 2**dn._G_BITS, size=n)
+    open_ = r30 * den < (num << dn._G_BITS)  # the entries the sampler continues
+    out = np.ones(n, dtype=bool)
+    out[open_] = dn._gamma_continue(np.full(open_.sum(), num), r30[open_], den, rng)
+    assert stats.binomtest(int(out.sum()), n, math.exp(-0.75)).pvalue > 1e-3
+    third = lambda prec: (Fraction(1, 3), Fraction(1, 3))  # noqa: E731
+    hits = sum(dn._scalar_bernoulli_bracketed(0, 0, third, rng) for _ in range(3000))
+    assert stats.binomtest(hits, 3000, 1 / 3).pvalue > 1e-3
+    prefix = 2**32 // 3  # ξ in [prefix, prefix+1)/2**32 straddles 1/3: P = frac(2**32/3)
+    hits = sum(dn._scalar_bernoulli_bracketed(prefix, 32, third, rng) for _ in range(3000))
+    assert stats.binomtest(hits, 3000, 1 / 3).pvalue > 1e-3
+    assert dn._exp_bracket(0, 7, 50) == (1, 1)
+    lo, hi = dn._exp_bracket(123, 10, 60)
+    ref = Fraction(math.exp(-12.3))
+    assert lo <= ref * (1 + Fraction(1, 10**12)) and hi >= ref * (1 - Fraction(1, 10**12))
+    assert hi - lo < Fraction(1, 2**60)
+
+
+def test_gaussian_envelope_tail_path():
+    env = dn._gaussian_envelope(2**12)
+    rng = np.random.default_rng(12)
+    values = [dn._tail_candidate(env, rng) for _ in range(200)]
+    assert all(v is None or v >= env.m0 for v in values)

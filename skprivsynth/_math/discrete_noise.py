@@ -15,7 +15,13 @@ The samplers below follow CKS 2020:
   ``floor(γ)`` draws of ``Bernoulli(exp(-1))`` and one of ``Bernoulli(exp(-frac γ))``;
 * Algorithm 2 -- discrete Laplace ``P(z) ∝ exp(-|z|·s/t)``;
 * Algorithm 3 -- discrete Gaussian ``P(z) ∝ exp(-z²/(2σ²))`` by rejection from a
-  discrete Laplace of scale ``t = floor(σ) + 1``.
+  discrete Laplace of scale ``t = floor(σ) + 1`` (small ``σ²`` or few draws);
+* for ``σ² >= 2**12`` and at least 256 draws, the same law by rejection from a
+  block-constant envelope (blocks of width ``w <= σ/32``, a geometric tail) sampled
+  with an integer alias table; the acceptance probability ``c_b·exp(-γ)`` is decided
+  by integer comparisons against certified constants (``c_b``) and CKS Algorithm 1
+  (``γ <= 0.31``), open verdicts continuing exactly -- see :class:`_GaussianEnvelope`.
+  About 3× the cost of ``numpy``'s float normal sampler, down from 9–19×.
 
 Every Bernoulli with rational parameter ``num/den`` is ``U < num`` for ``U`` uniform on
 ``{0, ..., den-1}``, drawn by :meth:`numpy.random.Generator.integers` (exactly uniform
@@ -362,7 +368,8 @@ def discrete_laplace(t, size, rng, s=1):
     period, acceptance = (t // 8, 0.88) if eighth else (t, 0.63)
     filled = 0
     while filled < total:
-        missing = total - filled
+        # Chunks of at most _CHUNK outputs keep the temporaries in cache (see below).
+        missing = min(total - filled, _CHUNK)
         # Ask for 1/acceptance times the missing count plus five standard deviations,
         # so that one round almost always suffices.
         m = int(missing / acceptance + 5.0 * math.sqrt(missing)) + 16
@@ -468,6 +475,9 @@ def discrete_gaussian(sigma2, size, rng):
     # the exact density ratio up to a constant) and t rounded up to a multiple of 8
     # keeps the efficiency (acceptance ≈ 0.76 for large σ) and takes the fast
     # discrete-Laplace path; small σ keep the paper's t.
+    if a >= _ENVELOPE_MIN_SIGMA2 and total >= _ENVELOPE_MIN_SIZE:
+        # Same law, faster: rejection from an exact block envelope (_GaussianEnvelope).
+        return _discrete_gaussian_envelope(a, total, rng).reshape(shape)
     t = math.isqrt(a) + 1
     if t >= 64:
         t = 8 * ((t + 7) // 8)
@@ -507,3 +517,293 @@ def discrete_gaussian_pmf(z, sigma2):
     grid = np.arange(-half, half + 1, dtype=np.float64)
     norm = np.exp(-(grid**2) / (2.0 * sigma2)).sum()
     return np.exp(-(z**2) / (2.0 * sigma2)) / norm
+
+
+# ---------------------------------------------------------------------------------
+# Fast exact discrete Gaussian: rejection from a block-constant envelope (alias table)
+# ---------------------------------------------------------------------------------
+
+def _exp_bracket(num, den, prec):
+    """Fractions ``lo <= exp(-num/den) <= hi`` with ``hi - lo <= 2**-prec`` (ints ``num >= 0``).
+
+    ``exp(-N)·exp(-r)`` with ``N = floor(num/den)`` and ``r ∈ [0, 1)``: each factor is
+    bracketed by consecutive partial sums of its alternating Taylor series (terms
+    decrease from the first on since the argument is at most 1), rounded outward to
+    ``2**-(prec + N + 8)``.  Everything is exact rational / integer arithmetic.
+    """
+    whole, rem = divmod(int(num), int(den))
+    p = prec + 2 * whole + 8
+    scale = 1 << p
+
+    def series(x):  # bracket of e^{-x}, 0 <= x <= 1, as integers at scale 2**p
+        total, term, k = Fraction(0), Fraction(1), 0
+        while term * scale >= 1:
+            total += term if k % 2 == 0 else -term
+            k += 1
+            term = term * x / k
+        lo, hi = total - term, total + term
+        return (lo.numerator * scale) // lo.denominator, -((-hi.numerator * scale) // hi.denominator)
+
+    lo, hi = series(Fraction(rem, int(den)))
+    if whole:
+        lo1, hi1 = series(Fraction(1))
+        lo = lo * lo1**whole >> (p * whole)
+        hi = -((-(hi * hi1**whole)) >> (p * whole))
+    return Fraction(max(lo, 0), scale), Fraction(hi, scale)
+
+
+def _scalar_bernoulli_bracketed(prefix, bits, bracket, rng):
+    """Exact ``ξ < v`` for uniform ``ξ`` whose first ``bits`` bits are ``prefix``.
+
+    ``bracket(prec)`` returns Fractions ``lo <= v <= hi`` with ``hi − lo <= 2**-prec``.
+    Random 62-bit blocks are appended to ``ξ`` until the bracket separates it.
+    """
+    num = int(prefix)
+    while True:
+        lo, hi = bracket(bits + 8)
+        if Fraction(num + 1, 1 << bits) <= lo:
+            return True
+        if Fraction(num, 1 << bits) >= hi:
+            return False
+        num = (num << _T_BITS) | int(rng.integers(0, 2**_T_BITS))
+        bits += _T_BITS
+
+
+# Bits of the alias coin, of the block-acceptance test and of the first round of the
+# within-block test (see _GaussianEnvelope).
+_COIN_BITS = 40
+_FIX_BITS = 192
+_CHUNK = 1 << 15
+# The envelope sampler is used from sigma2 >= 2**12 (block width >= 2) and for at
+# least 256 draws (its tables cost ~1.5 ms once per sigma2, then are cached).
+_ENVELOPE_MIN_SIGMA2 = 2**12
+_ENVELOPE_MIN_SIZE = 256
+_C_BITS = 32
+_G_BITS = 30
+
+
+class _GaussianEnvelope:
+    """Exact integer tables of the block envelope of ``P(m) ∝ exp(-m²/(2a))``, ``m >= 0``.
+
+    Blocks ``[b·w, (b+1)·w)`` (``w`` a power of two ``<= σ/32``) for ``b < B`` with
+    ``B·w >= 10σ``, a geometric tail entry beyond ``M0 = B·w`` and a "reject" entry.
+    Entry weights are integers ``E_b >= K·exp(-(b·w)²/(2a))`` (``E_b = ceil(K·hi_b)``
+    from a rigorous bracket) summing with the reject entry to ``ncol·2**_COIN_BITS``,
+    sampled by an integer Walker alias table.  A candidate ``m = b·w + r`` is accepted
+    with probability ``K·exp(-m²/(2a)) / E_b = c_b · exp(-γ)``:
+    ``c_b = K·exp(-(b·w)²/(2a)) / E_b`` (tested against the certified integer
+    ``T_b = floor(c_b·2**32)``; a tie continues exactly with more bits) and
+    ``γ = r·(2·b·w + r)/(2a) <= 0.31`` (CKS Algorithm 1, first round decided from 30
+    bits, an undecided first round continued exactly).  Hence the accepted ``m`` has
+    law ``∝ exp(-m²/(2a))`` exactly.
+    """
+
+    def __init__(self, a):
+        self.a = a
+        sigma = math.isqrt(a)  # floor(σ)
+        self.log_w = max(0, (sigma // 32).bit_length() - 1)
+        w = self.w = 1 << self.log_w
+        n_blocks = -(-10 * (sigma + 1) // w)
+        self.n_blocks = n_blocks
+        self.m0 = n_blocks * w
+        self.log_ncol = (n_blocks + 1).bit_length()  # room for tail + reject entries
+        ncol = 1 << self.log_ncol
+        capacity = ncol << _COIN_BITS
+        den = 2 * a
+        # x_b = q^{b²} with q = e^{-w²/(2a)}, bracketed in fixed point (2**-_FIX_BITS)
+        # by the recurrence x_{b+1} = x_b·q^{2b+1}, rounding lower ends down and upper
+        # ends up: rigorous, and far faster than one series per block.
+        fix = _FIX_BITS
+        q_lo, q_hi = _exp_bracket(w * w, den, fix + 8)
+        q_lo = (q_lo.numerator << fix) // q_lo.denominator
+        q_hi = -((-q_hi.numerator << fix) // q_hi.denominator)
+        q2_lo, q2_hi = (q_lo * q_lo) >> fix, -((-q_hi * q_hi) >> fix)
+        x_lo = x_hi = 1 << fix
+        y_lo, y_hi = q_lo, q_hi
+        lows, highs = [], []
+        for _ in range(n_blocks):
+            lows.append(x_lo)
+            highs.append(x_hi)
+            x_lo, x_hi = (x_lo * y_lo) >> fix, -((-x_hi * y_hi) >> fix)
+            y_lo, y_hi = (y_lo * q2_lo) >> fix, -((-y_hi * q2_hi) >> fix)
+        # tail: mass of the geometric envelope beyond M0, rigorously bounded above
+        e_m0 = _exp_bracket(self.m0**2, den, 80)[1]
+        tail_hi = e_m0 / (1 - _exp_bracket(self.m0, a, 80)[1])
+        total = sum(highs) / 2.0**fix * w + float(tail_hi)
+        K = int(capacity * 0.999 / total)
+        per_point = [-((-K * h) >> fix) for h in highs]  # E_b = ceil(K·hi_b)
+        weights = [e * w for e in per_point]  # w points per block
+        tail_w = max(1, math.ceil(K * tail_hi))
+        rest = capacity - sum(weights) - tail_w
+        if rest < 0:  # pragma: no cover - 0.1 % slack
+            raise RuntimeError("discrete Gaussian envelope does not fit its table")
+        self.K = K
+        self.tail_weight = tail_w
+        entries = [*weights, tail_w, rest] + [0] * (ncol - n_blocks - 2)
+        prob, alias = _integer_alias(entries, 1 << _COIN_BITS)
+        self.prob = np.array(prob, dtype=np.int64)
+        self.alias = np.array(alias, dtype=np.int64)
+        # per block: c_b·2**32 thresholds (certified floor) and the per-point weight E_b
+        self.block_weight = per_point
+        thresholds = []
+        for b in range(n_blocks):  # floor(c_b·2**32) from the fixed-point bracket
+            low = (K * lows[b] << _C_BITS) // (per_point[b] << fix)
+            high = (K * highs[b] << _C_BITS) // (per_point[b] << fix)
+            thresholds.append(low if low == high else self._c_floor(b, _C_BITS))
+        self.threshold = np.array(thresholds, dtype=np.int64)
+        # per alias entry; -1 (never passed) for the tail, reject and padding entries
+        self.threshold_all = np.full(ncol, -1, dtype=np.int64)
+        self.threshold_all[:n_blocks] = self.threshold
+
+    def c_bracket(self, b, prec):
+        lo, hi = _exp_bracket((b * self.w) ** 2, 2 * self.a, prec + 2 * self.K.bit_length())
+        e = self.block_weight[b]
+        return self.K * lo / e, self.K * hi / e
+
+    def _c_floor(self, b, bits):
+        """Certified ``floor(c_b·2**bits)`` (refines the bracket until both ends agree)."""
+        prec = 80
+        while True:
+            lo, hi = self.c_bracket(b, prec)
+            low, high = math.floor(lo * (1 << bits)), math.floor(hi * (1 << bits))
+            if low == high:
+                return low
+            prec += 64
+
+    def tail_c_bracket(self, prec):
+        """Bracket of ``K·e^{-M0²/(2a)} / (E_tail·(1 − e^{-M0/a}))`` (<= 1 by construction)."""
+        p = prec + 2 * self.K.bit_length() + 16
+        lo1, hi1 = _exp_bracket(self.m0**2, 2 * self.a, p)
+        lo2, hi2 = _exp_bracket(self.m0, self.a, p)
+        return (self.K * lo1 / (self.tail_weight * (1 - lo2)),
+                self.K * hi1 / (self.tail_weight * (1 - hi2)))
+
+
+def _integer_alias(weights, column):
+    """Walker/Vose alias table for integer ``weights`` summing to ``len·column`` (exact)."""
+    n = len(weights)
+    assert sum(weights) == n * column
+    q = list(weights)
+    prob, alias = [column] * n, list(range(n))
+    small = [i for i in range(n) if q[i] < column]
+    large = [i for i in range(n) if q[i] >= column]
+    while small and large:
+        s, l = small.pop(), large.pop()
+        prob[s], alias[s] = q[s], l
+        q[l] -= column - q[s]
+        (small if q[l] < column else large).append(l)
+    return prob, alias
+
+
+@functools.lru_cache(maxsize=16)
+def _gaussian_envelope(a):
+    return _GaussianEnvelope(a)
+
+
+def _tail_candidate(env, rng):
+    """One exact draw from the tail part of the envelope, accepted or not (scalar path)."""
+    while True:  # one-sided geometric G with ratio e^{-M0/a}: Y >= 0 of a discrete Laplace
+        g = int(discrete_laplace(env.a, 1, rng, s=env.m0)[0])
+        if g >= 0:
+            break
+    if not _scalar_bernoulli_bracketed(0, 0, env.tail_c_bracket, rng):
+        return None
+    if not bool(bernoulli_exp([g * g], 2 * env.a, rng)[0]):
+        return None
+    return env.m0 + g
+
+
+def _discrete_gaussian_envelope(a, total, rng):
+    """``total`` exact discrete Gaussian draws ``P(z) ∝ exp(-z²/(2a))`` (see _GaussianEnvelope).
+
+    Per candidate two raw 64-bit words: the first gives (63 bits used) the alias
+    column, the alias coin (40 bits), the offset in the block and the sign; the second
+    the 32 bits of the ``c_b`` test and the 30 bits of the first round of the ``γ``
+    test.  All decisions are integer comparisons; open verdicts continue exactly.
+    """
+    env = _gaussian_envelope(a)
+    lw, lc = env.log_w, env.log_ncol
+    den = 2 * a
+    out = np.empty(total, dtype=np.int64)
+    filled = 0
+    while filled < total:
+        # Chunks of at most _CHUNK outputs: the ~20 temporaries stay in cache and are
+        # recycled by the allocator (whole-array temporaries cost page faults).
+        missing = min(total - filled, _CHUNK)
+        m = int(missing / 0.96 + 5.0 * math.sqrt(missing)) + 16
+        word = rng.bit_generator.random_raw(m)
+        word >>= np.uint64(1)
+        w64 = word.view(np.int64)  # 63 random bits
+        col = w64 & ((1 << lc) - 1)
+        coin = (w64 >> lc) & ((1 << _COIN_BITS) - 1)
+        r = (w64 >> (lc + _COIN_BITS)) & ((1 << lw) - 1)
+        np.right_shift(w64, lc + _COIN_BITS + lw, out=w64)
+        w64 &= 1  # the sign bit
+        entry = env.alias[col]
+        np.copyto(entry, col, where=coin < env.prob[col])
+        del col, coin
+        word = rng.bit_generator.random_raw(m)
+        word >>= np.uint64(2)
+        r32 = word.view(np.int64)  # 62 bits: low 32 for c_b, next 30 for round 1 of γ
+        r30 = r32 >> _C_BITS
+        r32 &= (1 << _C_BITS) - 1
+        thr = env.threshold_all[entry]  # -1 for the tail / reject / padding entries
+        mag = entry << lw
+        mag += r
+        num = mag << 1
+        num -= r
+        num *= r  # r·(2bw + r) = γ·den with γ <= 0.31
+        # γ test, round 1 of Algorithm 1 from 30 bits of its uniform ξ: ξ >= γ surely
+        # (A1 = 0: accept) when r30·den >= num·2**30; otherwise finished exactly below.
+        a1_zero = r30 * den >= (num << _G_BITS)
+        # c_b test: R32 < T_b passes, R32 > T_b fails, R32 == T_b continues exactly.
+        c_pass = r32 < thr
+        ok = c_pass & a1_zero
+        open_g = np.flatnonzero(c_pass > a1_zero)
+        if open_g.size:
+            ok[open_g] = _gamma_continue(num[open_g], r30[open_g], den, rng)
+        for i in np.flatnonzero(r32 == thr):  # probability 2**-32 per candidate
+            bi = int(entry[i])
+            ok[i] = _scalar_bernoulli_bracketed(
+                int(r32[i]), _C_BITS, lambda prec, bi=bi: env.c_bracket(bi, prec), rng
+            ) and _scalar_gamma(int(num[i]), den, int(r30[i]), rng)
+        for i in np.flatnonzero(entry == env.n_blocks):  # tail: probability < 2**-40
+            value = _tail_candidate(env, rng)
+            if value is not None:
+                ok[i] = True
+                mag[i] = value
+        zero = np.flatnonzero(mag == 0)
+        ok[zero[w64[zero] == 1]] = False  # reject "−0" so that 0 is not counted twice
+        np.negative(mag, out=mag, where=w64.astype(bool))
+        z = mag[np.flatnonzero(ok)[:missing]]
+        out[filled : filled + z.size] = z
+        filled += z.size
+    return out
+
+
+def _gamma_continue(num, r30, den, rng):
+    """Finish Algorithm 1 for ``γ = num/den`` given 30 leading bits ``r30`` of round 1's ξ.
+
+    Round 1: ``A1 = [ξ < γ]``; if ``ξ``'s first bits did not decide, the rest of ``ξ``
+    decides it exactly: ``A1 = [ξ' < (num·2**30 − r30·den)/den]``.  If ``A1 = 1`` the
+    rounds ``k = 2, 3, ...`` of :func:`_bernoulli_exp_fraction` follow.
+    """
+    slack = (num << _G_BITS) - r30 * den  # in (-den, den·...]
+    a1 = slack > 0
+    undecided = a1 & (slack < den)
+    idx = np.flatnonzero(undecided)
+    if idx.size:
+        a1[idx] = rng.integers(0, den, size=idx.size) < slack[idx]
+    odd = ~a1
+    active = np.flatnonzero(a1)
+    k = 2
+    while active.size:
+        success = _bernoulli_ratio(num[active], den, k, rng)
+        odd[active[~success]] = k % 2 == 1
+        active = active[success]
+        k += 1
+    return odd
+
+
+def _scalar_gamma(num, den, r30, rng):
+    return bool(_gamma_continue(np.array([num]), np.array([r30]), den, rng)[0])
