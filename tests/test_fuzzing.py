@@ -408,6 +408,7 @@ def test_pipeline_fit_sample_and_scorer(df, n_samples):
 # ------------------------------------------------------------------------ CLI
 
 
+@pytest.mark.filterwarnings("ignore::skprivsynth.privacy.PrivacyLeakWarning")
 @FUZZ
 @given(
     command=st.sampled_from(["demo", "synthesize", "evaluate"]),
