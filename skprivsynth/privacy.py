@@ -383,9 +383,9 @@ def _grid_release(values, gamma, integer_noise, name="values"):
     grid point.
     """
     with np.errstate(over="ignore"):  # overflow to inf is refused just below
-        k = np.array(values * (1.0 / gamma), dtype=np.float64)
+        k = np.multiply(values, 1.0 / gamma, out=np.empty(values.shape))  # also 0-d
     np.rint(k, out=k)
-    if k.size and not np.abs(k).max() <= _MAX_GRID_VALUE / 2:
+    if k.size and not max(k.max(), -k.min()) <= _MAX_GRID_VALUE / 2:
         raise ValueError(
             f"{name} has entries too large for the grid γ = {gamma!r} (|value|/γ > 2**51); "
             "rescale the statistic or use noise='continuous'."

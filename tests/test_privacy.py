@@ -431,3 +431,104 @@ def test_gaussian_envelope_tail_path():
     rng = np.random.default_rng(12)
     values = [dn._tail_candidate(env, rng) for _ in range(200)]
     assert all(v is None or v >= env.m0 for v in values)
+
+
+# ------------------------------------------------ fused fast paths (bit fields of raw words)
+
+
+def test_discrete_laplace_fast_path_large_t_and_s():
+    """8 | t with t >= 2**32 (fewer first-round bits, G = 26) and s != 1: exact law."""
+    t, s = 2**36, 2**33  # scale t/s = 8
+    rng = np.random.default_rng(21)
+    draws = dn.discrete_laplace(t, 120_000, rng, s=s)
+    assert _chi2_pvalue(draws, lambda z: dn.discrete_laplace_pmf(z, t / s), 40) > 1e-3
+    nonzero = draws[draws != 0]
+    assert stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue > 1e-3
+
+
+def test_floor_neg_8log_scalar_fallback():
+    """32-bit prefixes on a threshold (or 0) are finished exactly by the scalar path."""
+    rng = np.random.default_rng(22)
+    for k in (1, 5, 40):
+        r = np.full(300, dn._A8[k], dtype=np.int64)  # ξ's interval contains e^{-k/8}
+        w = dn._floor_neg_8log(r, rng)
+        assert set(w.tolist()) <= {k - 1, k}
+    assert dn._floor_neg_8log(np.zeros(3, dtype=np.int64), rng).min() >= 177  # ξ < 2**-32
+    r = np.array([2**32 - 1, 2**31], dtype=np.int64)  # ξ ≈ 1 and ξ ≈ 1/2
+    assert dn._floor_neg_8log(r, rng).tolist() == [0, 5]  # floor(8 ln 2) = 5
+
+
+@pytest.mark.parametrize("sigma2", [2**12, 123_457])
+def test_gaussian_envelope_fused_tables(sigma2):
+    env = dn._GaussianEnvelope(sigma2)
+    ncol = 1 << env.log_ncol
+    cols = np.arange(ncol)
+    np.testing.assert_array_equal(env.entry2, np.concatenate([env.alias, cols]))
+    blocks = env.entry2 < env.n_blocks
+    np.testing.assert_array_equal(env.start2[blocks], env.entry2[blocks] * env.w)
+    np.testing.assert_array_equal(env.threshold2[blocks], env.threshold[env.entry2[blocks]])
+    tail = env.entry2 == env.n_blocks
+    assert (env.start2[tail] == env.m0).all() and (env.threshold2[tail] > 2**dn._C_BITS).all()
+    other = env.entry2 > env.n_blocks
+    assert (env.threshold2[other] == -1).all() and (env.start2[other] == 0).all()
+    # coin < prob[col]  <=>  coin·ncol + col < prob_shifted[col], at the edges
+    for c in range(min(ncol, 40)):
+        for coin in {0, max(int(env.prob[c]) - 1, 0), int(env.prob[c]), 2**dn._COIN_BITS - 1}:
+            lhs = coin * ncol + c < int(env.prob_shifted[c])
+            assert lhs == (coin < int(env.prob[c]))
+
+
+class _CraftedFirstWords:
+    """A Generator whose first ``random_raw`` call returns given words (then real ones)."""
+
+    def __init__(self, words, seed):
+        self._rng = np.random.default_rng(seed)
+        self._words = words
+        self.bit_generator = self
+
+    def random_raw(self, size):
+        if self._words is not None:
+            words, self._words = self._words, None
+            return np.resize(words, size).astype(np.uint64)
+        return self._rng.bit_generator.random_raw(size)
+
+    def integers(self, *args, **kwargs):
+        return self._rng.integers(*args, **kwargs)
+
+
+def test_gaussian_envelope_loop_tail_entries(monkeypatch):
+    """Candidates whose alias draw lands on the tail entry go to the tail path."""
+    a = 2**12
+    env = dn._gaussian_envelope(a)
+    ncol = 1 << env.log_ncol
+    j = int(np.flatnonzero(env.entry2 == env.n_blocks)[0])
+    col, coin = (j - ncol, 0) if j >= ncol else (j, 2**dn._COIN_BITS - 1)
+    word = (coin << env.log_ncol) | col  # offset 0, sign bit 0
+    calls = []
+
+    def tail(env, rng, value):
+        calls.append(value)
+        return value
+
+    # accepted tail candidates: the value returned by the tail path, with the sign bit
+    monkeypatch.setattr(dn, "_tail_candidate", lambda env, rng: tail(env, rng, env.m0 + 5))
+    rng = _CraftedFirstWords(np.array([word], dtype=np.uint64), seed=23)
+    z = dn._discrete_gaussian_envelope(a, 3, rng)
+    assert z.tolist() == [env.m0 + 5] * 3 and len(calls) > 3
+    sign = np.array([word | (1 << 63)], dtype=np.uint64)
+    z = dn._discrete_gaussian_envelope(a, 3, _CraftedFirstWords(sign, seed=23))
+    assert z.tolist() == [-(env.m0 + 5)] * 3
+    # rejected tail candidates: the outputs come from later (real) chunks
+    monkeypatch.setattr(dn, "_tail_candidate", lambda env, rng: tail(env, rng, None))
+    calls.clear()
+    z = dn._discrete_gaussian_envelope(a, 3, _CraftedFirstWords(np.array([word]), seed=23))
+    assert len(calls) > 3 and (np.abs(z) < env.m0).all()
+
+
+def test_grid_release_of_a_scalar():
+    rng = np.random.default_rng(24)
+    out, scale = laplace_mechanism(0.3, 0.1, 1.0, rng, noise="discrete")
+    cal = discrete_laplace_calibration(0.1, 1.0, 1)
+    assert out.shape == () and float(out / cal.granularity).is_integer()
+    out, _ = gaussian_mechanism(0.3, 0.1, rng, noise="discrete", sensitivity=0.1)
+    assert out.shape == ()

@@ -21,12 +21,18 @@ The samplers below follow CKS 2020:
   with an integer alias table; the acceptance probability ``c_b·exp(-γ)`` is decided
   by integer comparisons against certified constants (``c_b``) and CKS Algorithm 1
   (``γ <= 0.31``), open verdicts continuing exactly -- see :class:`_GaussianEnvelope`.
-  About 3× the cost of ``numpy``'s float normal sampler, down from 9–19×.
+  About 2× the cost of ``numpy``'s float Gaussian mechanism end to end.
 
 Every Bernoulli with rational parameter ``num/den`` is ``U < num`` for ``U`` uniform on
 ``{0, ..., den-1}``, drawn by :meth:`numpy.random.Generator.integers` (exactly uniform
 on an integer range: Lemire's rejection method on raw bits).  ``Bernoulli(γ/k)`` is
 ``Bernoulli(γ) ∧ Bernoulli(1/k)`` when ``den·k`` would not fit in 63 bits.
+
+Raw bits: the fast paths (:func:`_discrete_laplace_eighth`, :func:`_discrete_gaussian_envelope`)
+take several independent uniform fields from disjoint bits of one
+``bit_generator.random_raw`` word (a 64-bit uniform integer), in chunks of
+``_CHUNK`` candidates with in-place ``int64`` operations; a partial first round of
+Algorithm 1 from ``G`` bits is finished exactly by :func:`_alg1_finish`.
 
 Vectorisation: the rejection loops of the paper run on numpy ``int64`` arrays -- each
 round draws for all still-undecided entries at once and keeps only those still
@@ -136,6 +142,8 @@ def _exp_neg_bounds(v, prec, q=1):
 # Thresholds L_v = floor(exp(-v)·2**62) for v = 0..63 (exact, from the rigorous bounds:
 # the bracket at 2**-120 never straddles an integer multiple of 2**-62 for these v).
 _T_BITS = 62
+
+
 def _thresholds(q, count):
     """``floor(exp(-k/q)·2**62)`` for ``k = 0..count-1``, certified exact.
 
@@ -199,9 +207,9 @@ def _uniform_below_exp(v, rng):
     return out
 
 
-def _scalar_floor_neg_log(prefix, rng, q=1):
-    """``floor(-q·ln ξ)`` exactly for a uniform ``ξ`` whose first 62 bits are ``prefix``."""
-    num, bits = int(prefix), _T_BITS
+def _scalar_floor_neg_log(prefix, rng, q=1, bits=_T_BITS):
+    """``floor(-q·ln ξ)`` exactly for a uniform ``ξ`` whose first ``bits`` bits are ``prefix``."""
+    num, bits = int(prefix), int(bits)
     while True:
         v, decided = 0, True
         while True:
@@ -253,28 +261,43 @@ def _geometric_exp_minus_one(m, rng):
     return v
 
 
-def _geometric_exp_minus_eighth(m, rng):
-    """``m`` draws of ``floor(-8·ln ξ)``: ``P(W >= w) = e^{-w/8}``.
+# W = floor(-8·ln ξ) from a 32-bit prefix R of ξ: W = g is proven by the integer test
+# A8[g+1] < R < A8[g] with A8[k] = floor(L8_k / 2**30) = floor(floor(e^{-k/8}·2**62) / 2**30)
+# (then ξ ∈ [R, R+1)/2**32 lies in (e^{-(g+1)/8}, e^{-g/8}]); R < 2**32 gives g <= 183.
+_W_BITS = 32
+_A8 = _EXP8_THRESHOLDS >> (_T_BITS - _W_BITS)
+_A8_NEXT = np.append(_A8[1:], 0)
+_LOG_2W = _W_BITS * math.log(2.0)
 
-    A floating-point guess ``g`` picks the comparisons; ``W = g`` is proven by the exact
-    integer test ``L8_g > R > L8_{g+1}`` (``R`` = 62 bits of ``ξ``); unproven draws
-    (ties, or a guess off by one: probability ~2**-50) use the exact scalar path.
+
+def _floor_neg_8log(r, rng):
+    """``floor(-8·ln ξ)`` for uniform ``ξ`` whose first 32 bits are ``r`` (int64, exact).
+
+    ``P(W >= w) = e^{-w/8}``.  A float guess ``g = -8·ln((R + 1/2)/2**32)`` only picks
+    which two exact integer comparisons to make (``A8[g+1] < R < A8[g]``); unproven
+    entries (``ξ``'s 32-bit interval straddles a threshold, or a guess off by one:
+    probability about 2**-29) are finished by the exact scalar path with more bits.
     """
-    table = _EXP8_THRESHOLDS
-    r = rng.integers(0, 2**_T_BITS, size=m)
     f = r.astype(np.float64)
     f += 0.5
-    f *= 2.0**-_T_BITS
-    np.log(f, out=f)  # ln ξ with ξ = (R + 1/2)/2**62 in (2**-63, 1): -8 ln ξ < 350
+    np.log(f, out=f)
     f *= -8.0
-    np.floor(f, out=f)
-    g = f.astype(np.int64)  # in [0, 349]: ξ >= 2**-63 and ξ <= 1 after rounding
-    proven = r < np.take(table, g)
-    proven &= r > np.take(table, g + 1)
+    f += 8.0 * _LOG_2W
+    g = f.astype(np.int64)  # truncation = floor: f > -1e-12, and any guess is verified
+    np.clip(g, 0, _A8.size - 2, out=g)
+    proven = r < np.take(_A8, g)
+    proven &= r > np.take(_A8_NEXT, g)
     if not proven.all():
         for i in np.flatnonzero(~proven):
-            g[i] = _scalar_floor_neg_log(r[i], rng, q=8)
+            g[i] = _scalar_floor_neg_log(r[i], rng, q=8, bits=_W_BITS)
     return g
+
+
+def _geometric_exp_minus_eighth(m, rng):
+    """``m`` draws of ``floor(-8·ln ξ)``: ``P(W >= w) = e^{-w/8}`` (see :func:`_floor_neg_8log`)."""
+    r = rng.bit_generator.random_raw(m).view(np.int64)
+    r &= (1 << _W_BITS) - 1
+    return _floor_neg_8log(r, rng)
 
 
 def _all_exp_minus_one(counts, rng):
@@ -359,13 +382,15 @@ def discrete_laplace(t, size, rng, s=1):
     s = _check_positive_int(s, "s", MAX_LAPLACE_SCALE)
     shape = _check_size(size)
     total = math.prod(shape)
+    if t % 8 == 0:
+        # Fast path (t divisible by 8): X = U' + (t/8)·W with U' on {0..t/8-1},
+        # P ∝ e^{-u/t}, accepted with probability >= e^{-1/8} = 0.88 (Algorithm 1 with
+        # γ <= 1/8), and W = floor(-8·ln ξ) geometric with ratio e^{-1/8} (exact integer
+        # thresholds).  X is geometric with ratio e^{-1/t} by memorylessness, exactly as
+        # the paper's U + t·V.
+        return _discrete_laplace_eighth(t, s, total, rng).reshape(shape)
     out = np.empty(total, dtype=np.int64)
-    # Fast path (t divisible by 8): X = U' + (t/8)·W with U' on {0..t/8-1}, P ∝ e^{-u/t},
-    # accepted with probability >= e^{-1/8} = 0.88 (Algorithm 1 with γ <= 1/8), and
-    # W = floor(8E) geometric with ratio e^{-1/8} (exact integer thresholds).  X is
-    # geometric with ratio e^{-1/t} by memorylessness, exactly as the paper's U + t·V.
-    eighth = t % 8 == 0
-    period, acceptance = (t // 8, 0.88) if eighth else (t, 0.63)
+    period, acceptance = t, 0.63
     filled = 0
     while filled < total:
         # Chunks of at most _CHUNK outputs keep the temporaries in cache (see below).
@@ -375,10 +400,7 @@ def discrete_laplace(t, size, rng, s=1):
         m = int(missing / acceptance + 5.0 * math.sqrt(missing)) + 16
         u = rng.integers(0, period, size=m)
         keep = np.flatnonzero(_bernoulli_exp_fraction(u, t, rng))[:missing]
-        if eighth:
-            y = u[keep] + period * _geometric_exp_minus_eighth(keep.size, rng)
-        else:
-            y = u[keep] + t * _geometric_exp_minus_one(keep.size, rng)
+        y = u[keep] + t * _geometric_exp_minus_one(keep.size, rng)
         if s != 1:
             y //= s
         negative = rng.integers(0, 2, size=keep.size, dtype=np.int8) == 1
@@ -388,6 +410,87 @@ def discrete_laplace(t, size, rng, s=1):
         out[filled : filled + z.size] = z
         filled += z.size
     return out.reshape(shape)
+
+
+def _discrete_laplace_eighth(t, s, total, rng):
+    """``total`` draws of :func:`discrete_laplace` for ``8 | t`` (one fused pass per chunk).
+
+    Per candidate: ``U'`` uniform on ``{0..t/8−1}`` (:meth:`~numpy.random.Generator.integers`,
+    exactly uniform) and one raw 64-bit word ``x`` whose bits are used as
+
+    * bits 0–31: the first 32 bits of the ``ξ`` of ``W = floor(-8·ln ξ)``
+      (:func:`_floor_neg_8log`);
+    * bits 32–(32+G−1): the first ``G = min(31, 63 − bitlen(t))`` bits of the uniform of
+      round 1 of Algorithm 1 for ``γ = U'/t``: with ``slack = U'·2**G − r·t``, round 1
+      fails surely (accept) when ``slack <= 0``, succeeds surely when ``slack >= t``, and
+      otherwise with probability exactly ``slack/t`` (:func:`_alg1_finish`);
+    * bit 63: the sign (``x >> 63`` is 0 or −1; ``(y ^ s) − s`` negates when −1).
+
+    The three fields are disjoint bits of one uniform word, hence independent; every
+    decision is an integer comparison (``U'·2**G`` and ``r·t`` stay below 2**63).
+    """
+    p = t // 8
+    g_bits = min(31, 63 - t.bit_length())
+    a_mask = (1 << g_bits) - 1
+    w_mask = (1 << _W_BITS) - 1
+    out = np.empty(total, dtype=np.int64)
+    filled = 0
+    while filled < total:
+        missing = min(total - filled, _CHUNK)
+        # mean acceptance 8·(1 − e^{-1/8}) = 0.94; plus five standard deviations
+        m = int(missing / 0.94 + 5.0 * math.sqrt(missing)) + 16
+        u = rng.integers(0, p, size=m)
+        x = rng.bit_generator.random_raw(m).view(np.int64)
+        r = x & w_mask
+        y = _floor_neg_8log(r, rng)
+        # Algorithm 1, round 1 from G bits; r is reused as r·t.
+        np.right_shift(x, _W_BITS, out=r)
+        r &= a_mask
+        r *= t
+        slack = u << g_bits
+        slack -= r
+        ok = slack <= 0
+        open_ = np.flatnonzero(~ok)
+        if open_.size:
+            ok[open_] = _alg1_finish(u[open_], slack[open_], t, rng)
+        y *= p
+        y += u
+        if s != 1:
+            y //= s
+        if not y.all():  # reject "−0" so that 0 is not counted twice
+            zero = np.flatnonzero(y == 0)
+            ok[zero[x[zero] < 0]] = False
+        np.right_shift(x, 63, out=x)  # 0 or -1
+        y ^= x
+        y -= x
+        idx = np.flatnonzero(ok)[:missing]
+        np.take(y, idx, out=out[filled : filled + idx.size])
+        filled += idx.size
+    return out
+
+
+def _alg1_finish(num, slack, den, rng):
+    """Finish CKS Algorithm 1 for ``γ = num/den`` after a partial first round.
+
+    Round 1 compares ``ξ1 = (r + ξ')/2**G`` with ``γ``: ``A1 = [ξ'·den < slack]`` where
+    ``slack = num·2**G − r·den``; so ``A1 = 0`` when ``slack <= 0``, ``1`` when
+    ``slack >= den``, and otherwise ``Bernoulli(slack/den)`` exactly (a uniform integer
+    on ``[0, den)`` below ``slack``).  If ``A1 = 1`` the rounds ``k = 2, 3, ...`` of
+    :func:`_bernoulli_exp_fraction` follow; returns ``[K odd]``, i.e. Bernoulli(e^{-γ}).
+    """
+    a1 = slack > 0
+    idx = np.flatnonzero(a1 & (slack < den))
+    if idx.size:
+        a1[idx] = rng.integers(0, den, size=idx.size) < slack[idx]
+    odd = ~a1
+    active = np.flatnonzero(a1)
+    k = 2
+    while active.size:
+        success = _bernoulli_ratio(num[active], den, k, rng)
+        odd[active[~success]] = k % 2 == 1
+        active = active[success]
+        k += 1
+    return odd
 
 
 def _gaussian_exponent_parts(ay, t, a):
@@ -523,6 +626,7 @@ def discrete_gaussian_pmf(z, sigma2):
 # Fast exact discrete Gaussian: rejection from a block-constant envelope (alias table)
 # ---------------------------------------------------------------------------------
 
+
 def _exp_bracket(num, den, prec):
     """Fractions ``lo <= exp(-num/den) <= hi`` with ``hi - lo <= 2**-prec`` (ints ``num >= 0``).
 
@@ -542,7 +646,8 @@ def _exp_bracket(num, den, prec):
             k += 1
             term = term * x / k
         lo, hi = total - term, total + term
-        return (lo.numerator * scale) // lo.denominator, -((-hi.numerator * scale) // hi.denominator)
+        lo_scaled = (lo.numerator * scale) // lo.denominator
+        return lo_scaled, -((-hi.numerator * scale) // hi.denominator)
 
     lo, hi = series(Fraction(rem, int(den)))
     if whole:
@@ -573,7 +678,9 @@ def _scalar_bernoulli_bracketed(prefix, bits, bracket, rng):
 # within-block test (see _GaussianEnvelope).
 _COIN_BITS = 40
 _FIX_BITS = 192
-_CHUNK = 1 << 15
+# Outputs per chunk of the vectorised loops (16384: the dozen int64 temporaries,
+# 128 KiB each, stay in a 2 MiB L2 cache; 2**15 was 20-50 % slower at 10**5 draws).
+_CHUNK = 1 << 14
 # The envelope sampler is used from sigma2 >= 2**12 (block width >= 2) and for at
 # least 256 draws (its tables cost ~1.5 ms once per sigma2, then are cached).
 _ENVELOPE_MIN_SIGMA2 = 2**12
@@ -654,6 +761,22 @@ class _GaussianEnvelope:
         # per alias entry; -1 (never passed) for the tail, reject and padding entries
         self.threshold_all = np.full(ncol, -1, dtype=np.int64)
         self.threshold_all[:n_blocks] = self.threshold
+        # Fused lookup tables of the sampling loop, indexed by j = col + ncol·[coin < prob]
+        # (j < ncol: the alias of col was drawn; j >= ncol: col itself): the block start
+        # b·w (M0 for the tail entry, 0 for reject / padding) and the c_b threshold
+        # (-1: never passes; 2**33 for the tail: always "passes", the tail candidates are
+        # then recognised by start >= M0 and redrawn exactly by the scalar path).
+        entry_of = np.concatenate([self.alias, np.arange(ncol, dtype=np.int64)])
+        start = np.zeros(ncol, dtype=np.int64)
+        start[:n_blocks] = np.arange(n_blocks, dtype=np.int64) << self.log_w
+        start[n_blocks] = self.m0
+        thr = self.threshold_all.copy()
+        thr[n_blocks] = 1 << (_C_BITS + 1)
+        self.start2 = start[entry_of]
+        self.threshold2 = thr[entry_of]
+        self.entry2 = entry_of
+        # coin < prob[col]  <=>  coin·ncol + col < prob[col]·ncol  (0 <= col < ncol)
+        self.prob_shifted = self.prob << self.log_ncol
 
     def c_bracket(self, b, prec):
         lo, hi = _exp_bracket((b * self.w) ** 2, 2 * self.a, prec + 2 * self.K.bit_length())
@@ -675,8 +798,10 @@ class _GaussianEnvelope:
         p = prec + 2 * self.K.bit_length() + 16
         lo1, hi1 = _exp_bracket(self.m0**2, 2 * self.a, p)
         lo2, hi2 = _exp_bracket(self.m0, self.a, p)
-        return (self.K * lo1 / (self.tail_weight * (1 - lo2)),
-                self.K * hi1 / (self.tail_weight * (1 - hi2)))
+        return (
+            self.K * lo1 / (self.tail_weight * (1 - lo2)),
+            self.K * hi1 / (self.tail_weight * (1 - hi2)),
+        )
 
 
 def _integer_alias(weights, column):
@@ -716,93 +841,78 @@ def _tail_candidate(env, rng):
 def _discrete_gaussian_envelope(a, total, rng):
     """``total`` exact discrete Gaussian draws ``P(z) ∝ exp(-z²/(2a))`` (see _GaussianEnvelope).
 
-    Per candidate two raw 64-bit words: the first gives (63 bits used) the alias
-    column, the alias coin (40 bits), the offset in the block and the sign; the second
-    the 32 bits of the ``c_b`` test and the 30 bits of the first round of the ``γ``
-    test.  All decisions are integer comparisons; open verdicts continue exactly.
+    Per candidate two raw 64-bit words.  The first (as int64) gives the alias column
+    (bits ``0..lc−1``), the alias coin (the next 40 bits), the offset in the block (the
+    next ``log w``) and the sign (bit 63: ``x >> 63`` is 0 or −1, and ``(m ^ s) − s``
+    negates when −1); the second the 32 bits of the ``c_b`` test (bits 0–31) and the 30
+    bits of the first round of the ``γ`` test (bits 34–63).  All fields are disjoint bits
+    of uniform words, all decisions integer comparisons; open verdicts continue exactly.
     """
     env = _gaussian_envelope(a)
     lw, lc = env.log_w, env.log_ncol
+    ncol = 1 << lc
     den = 2 * a
+    low_mask = (1 << (lc + _COIN_BITS)) - 1
     out = np.empty(total, dtype=np.int64)
     filled = 0
     while filled < total:
-        # Chunks of at most _CHUNK outputs: the ~20 temporaries stay in cache and are
+        # Chunks of at most _CHUNK outputs: the temporaries stay in cache and are
         # recycled by the allocator (whole-array temporaries cost page faults).
         missing = min(total - filled, _CHUNK)
         m = int(missing / 0.96 + 5.0 * math.sqrt(missing)) + 16
-        word = rng.bit_generator.random_raw(m)
-        word >>= np.uint64(1)
-        w64 = word.view(np.int64)  # 63 random bits
-        col = w64 & ((1 << lc) - 1)
-        coin = (w64 >> lc) & ((1 << _COIN_BITS) - 1)
-        r = (w64 >> (lc + _COIN_BITS)) & ((1 << lw) - 1)
-        np.right_shift(w64, lc + _COIN_BITS + lw, out=w64)
-        w64 &= 1  # the sign bit
-        entry = env.alias[col]
-        np.copyto(entry, col, where=coin < env.prob[col])
-        del col, coin
-        word = rng.bit_generator.random_raw(m)
-        word >>= np.uint64(2)
-        r32 = word.view(np.int64)  # 62 bits: low 32 for c_b, next 30 for round 1 of γ
-        r30 = r32 >> _C_BITS
-        r32 &= (1 << _C_BITS) - 1
-        thr = env.threshold_all[entry]  # -1 for the tail / reject / padding entries
-        mag = entry << lw
-        mag += r
-        num = mag << 1
-        num -= r
+        x = rng.bit_generator.random_raw(m).view(np.int64)
+        col = x & (ncol - 1)
+        j = x & low_mask  # coin·ncol + col
+        j -= np.take(env.prob_shifted, col, mode="clip")
+        j >>= 63  # -1 iff coin < prob[col]
+        j &= ncol
+        j += col  # col + ncol·[coin < prob[col]]
+        start = np.take(env.start2, j, mode="clip")
+        thr = np.take(env.threshold2, j, mode="clip")
+        r = x >> (lc + _COIN_BITS)
+        r &= (1 << lw) - 1
+        mag = start + r
+        num = mag + start
         num *= r  # r·(2bw + r) = γ·den with γ <= 0.31
+        word = rng.bit_generator.random_raw(m)
+        r32 = word.view(np.int64) & ((1 << _C_BITS) - 1)
+        word >>= np.uint64(64 - _G_BITS)
+        r30 = word.view(np.int64)
         # γ test, round 1 of Algorithm 1 from 30 bits of its uniform ξ: ξ >= γ surely
-        # (A1 = 0: accept) when r30·den >= num·2**30; otherwise finished exactly below.
-        a1_zero = r30 * den >= (num << _G_BITS)
+        # (A1 = 0: accept) when slack = num·2**30 − r30·den <= 0; else finished exactly.
+        slack = num << _G_BITS
+        slack -= r30 * den
         # c_b test: R32 < T_b passes, R32 > T_b fails, R32 == T_b continues exactly.
-        c_pass = r32 < thr
-        ok = c_pass & a1_zero
-        open_g = np.flatnonzero(c_pass > a1_zero)
+        ok = r32 < thr
+        open_g = np.flatnonzero(ok & (slack > 0))
         if open_g.size:
-            ok[open_g] = _gamma_continue(num[open_g], r30[open_g], den, rng)
-        for i in np.flatnonzero(r32 == thr):  # probability 2**-32 per candidate
-            bi = int(entry[i])
-            ok[i] = _scalar_bernoulli_bracketed(
-                int(r32[i]), _C_BITS, lambda prec, bi=bi: env.c_bracket(bi, prec), rng
-            ) and _scalar_gamma(int(num[i]), den, int(r30[i]), rng)
-        for i in np.flatnonzero(entry == env.n_blocks):  # tail: probability < 2**-40
-            value = _tail_candidate(env, rng)
-            if value is not None:
-                ok[i] = True
-                mag[i] = value
-        zero = np.flatnonzero(mag == 0)
-        ok[zero[w64[zero] == 1]] = False  # reject "−0" so that 0 is not counted twice
-        np.negative(mag, out=mag, where=w64.astype(bool))
-        z = mag[np.flatnonzero(ok)[:missing]]
-        out[filled : filled + z.size] = z
-        filled += z.size
+            ok[open_g] = _alg1_finish(num[open_g], slack[open_g], den, rng)
+        if (r32 == thr).any():  # probability 2**-32 per candidate
+            for i in np.flatnonzero(r32 == thr):
+                bi = int(env.entry2[j[i]])
+                ok[i] = _scalar_bernoulli_bracketed(
+                    int(r32[i]), _C_BITS, lambda prec, bi=bi: env.c_bracket(bi, prec), rng
+                ) and _scalar_gamma(int(num[i]), den, int(r30[i]), rng)
+        if mag.max() >= env.m0:  # tail entry: probability < 2**-40 per candidate
+            for i in np.flatnonzero(mag >= env.m0):
+                value = _tail_candidate(env, rng)
+                ok[i] = value is not None
+                mag[i] = 0 if value is None else value
+        if not mag.all():  # reject "−0" so that 0 is not counted twice
+            zero = np.flatnonzero(mag == 0)
+            ok[zero[x[zero] < 0]] = False
+        x >>= 63  # 0 or -1
+        mag ^= x
+        mag -= x
+        idx = np.flatnonzero(ok)[:missing]
+        np.take(mag, idx, out=out[filled : filled + idx.size])
+        filled += idx.size
     return out
 
 
 def _gamma_continue(num, r30, den, rng):
-    """Finish Algorithm 1 for ``γ = num/den`` given 30 leading bits ``r30`` of round 1's ξ.
-
-    Round 1: ``A1 = [ξ < γ]``; if ``ξ``'s first bits did not decide, the rest of ``ξ``
-    decides it exactly: ``A1 = [ξ' < (num·2**30 − r30·den)/den]``.  If ``A1 = 1`` the
-    rounds ``k = 2, 3, ...`` of :func:`_bernoulli_exp_fraction` follow.
-    """
-    slack = (num << _G_BITS) - r30 * den  # in (-den, den·...]
-    a1 = slack > 0
-    undecided = a1 & (slack < den)
-    idx = np.flatnonzero(undecided)
-    if idx.size:
-        a1[idx] = rng.integers(0, den, size=idx.size) < slack[idx]
-    odd = ~a1
-    active = np.flatnonzero(a1)
-    k = 2
-    while active.size:
-        success = _bernoulli_ratio(num[active], den, k, rng)
-        odd[active[~success]] = k % 2 == 1
-        active = active[success]
-        k += 1
-    return odd
+    """Finish Algorithm 1 for ``γ = num/den`` given 30 leading bits ``r30`` of round 1's ξ."""
+    return _alg1_finish(num, (num << _G_BITS) - r30 * den, den, rng)
 
 
 def _scalar_gamma(num, den, r30, rng):
