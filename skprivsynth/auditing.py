@@ -462,8 +462,7 @@ def audit_mechanism(
     )
 
 
-def likelihood_ratio_statistic(answers0, answers1, noise="laplace", scales=None,
-                               covariance=None):
+def likelihood_ratio_statistic(answers0, answers1, noise="laplace", scales=None, covariance=None):
     """Test statistic of the most powerful events for a noisy release of known answers.
 
     For a release ``y = answers + noise`` on ``D`` (exact answers ``a = answers0``) and

@@ -134,8 +134,19 @@ def _project_simplex(v):
     return np.maximum(v - theta, 0.0)
 
 
-def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5, atol=None,
-                           max_iter=3000, warn_gap=0.0, columns=None):
+def _simplex_least_squares(
+    matvec,
+    rmatvec,
+    y,
+    n_cols,
+    lipschitz,
+    *,
+    rtol=1e-5,
+    atol=None,
+    max_iter=3000,
+    warn_gap=0.0,
+    columns=None,
+):
     """Minimise ``f(h) = ½||A h - y||²`` over the probability simplex by FISTA.
 
     Accelerated projected gradient with gradient-based adaptive restart
@@ -189,7 +200,7 @@ def _simplex_least_squares(matvec, rmatvec, y, n_cols, lipschitz, *, rtol=1e-5, 
             if 0.5 * float(r_new @ r_new) <= model + slack or L > 1e12 * lipschitz:
                 break
             L *= 2.0
-        if float((z - x_new) @ (x_new - x)) > 0:      # restart: momentum points uphill
+        if float((z - x_new) @ (x_new - x)) > 0:  # restart: momentum points uphill
             t = 1.0
         t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
         beta = (t - 1.0) / t_new
@@ -232,27 +243,33 @@ def _polish_on_support(columns, y, support, gradient):
     idx = np.union1d(support, extra)
     A_s = columns(idx)
     m = idx.size
-    cons = sp.vstack([sp.csc_matrix(np.ones((1, m))), sp.identity(m, format="csc")],
-                     format="csc")
+    cons = sp.vstack([sp.csc_matrix(np.ones((1, m))), sp.identity(m, format="csc")], format="csc")
     try:
-        res = solve_qp(sp.csc_matrix(A_s.T @ A_s), -(A_s.T @ y), cons,
-                       np.r_[1.0, np.zeros(m)], np.r_[1.0, np.full(m, np.inf)],
-                       eps=1e-10, time_limit=30.0, what="polishing least squares")
+        res = solve_qp(
+            sp.csc_matrix(A_s.T @ A_s),
+            -(A_s.T @ y),
+            cons,
+            np.r_[1.0, np.zeros(m)],
+            np.r_[1.0, np.full(m, np.inf)],
+            eps=1e-10,
+            time_limit=30.0,
+            what="polishing least squares",
+        )
     except SolverError:
         return None
     h = np.zeros(gradient.size)
-    h[idx] = np.where(res.x > 1e-9, res.x, 0.0)      # OSQP's eps is 1e-10: below is noise
+    h[idx] = np.where(res.x > 1e-9, res.x, 0.0)  # OSQP's eps is 1e-10: below is noise
     total = h.sum()
     return h / total if total > 0 else None
 
 
 def _check_universe(universe, p):
     """Return the universe as a uint8 array of unique Boolean rows of width ``p``."""
-    U = check_array(universe, dtype=np.float64, ensure_min_samples=1,
-                    input_name="universe")
+    U = check_array(universe, dtype=np.float64, ensure_min_samples=1, input_name="universe")
     if U.shape[1] != p:
-        raise ValueError(f"universe must have one column per feature of X ({p}); got "
-                         f"shape {U.shape}.")
+        raise ValueError(
+            f"universe must have one column per feature of X ({p}); got shape {U.shape}."
+        )
     check_boolean_matrix(U, name="universe")
     U = U.astype(np.uint8)
     keys = _row_keys(U)
@@ -269,7 +286,8 @@ def _row_keys(Z):
 
 def _is_matrix_workload(workload):
     return sp.issparse(workload) or (
-        isinstance(workload, np.ndarray) and workload.ndim == 2
+        isinstance(workload, np.ndarray)
+        and workload.ndim == 2
         and np.issubdtype(workload.dtype, np.floating)
     )
 
@@ -299,8 +317,11 @@ class _Workload:
         self.marginal = None
         self.matrix = None
         if _is_matrix_workload(workload):
-            A = sp.csr_matrix(workload, dtype=np.float64) if sp.issparse(workload) \
+            A = (
+                sp.csr_matrix(workload, dtype=np.float64)
+                if sp.issparse(workload)
                 else np.asarray(workload, dtype=np.float64)
+            )
             if A.shape[1] != self.N or A.shape[0] == 0:
                 raise ValueError(
                     f"workload: a query matrix must have shape (n_queries, {self.N}) — one "
@@ -312,15 +333,18 @@ class _Workload:
             self.matrix = A
         elif isinstance(workload, MarginalWorkload):
             if workload.n_features != p:
-                raise ValueError(f"workload has n_features={workload.n_features} but X has "
-                                 f"{p} columns.")
+                raise ValueError(
+                    f"workload has n_features={workload.n_features} but X has {p} columns."
+                )
             self.marginal = workload
         elif workload is None:
-            self.marginal = MarginalWorkload(p, min(degree, p), kind="table",
-                                             include_constant=False)
+            self.marginal = MarginalWorkload(
+                p, min(degree, p), kind="table", include_constant=False
+            )
         else:
-            self.marginal = MarginalWorkload(p, kind="table", column_sets=workload,
-                                             include_constant=False)
+            self.marginal = MarginalWorkload(
+                p, kind="table", column_sets=workload, include_constant=False
+            )
         self.q = self.marginal.n_queries if self.marginal is not None else self.matrix.shape[0]
         self.fast = self.marginal is not None and self.records is None
         if self.fast:
@@ -363,9 +387,9 @@ class _Workload:
             # Cell index: first column most significant, so v_t = bit (k-1-t).
             vbits = (cells[:, None] >> (k - 1 - np.arange(k))) & 1
             sbits = (cells[:, None] >> np.arange(k)) & 1
-            signs = 1.0 - 2.0 * ((vbits @ sbits.T) % 2)          # χ_S(v), rows v, cols S
+            signs = 1.0 - 2.0 * ((vbits @ sbits.T) % 2)  # χ_S(v), rows v, cols S
             block = signs / 2.0**k
-            if wl.kind != "table":                             # conjunction = cell 1…1
+            if wl.kind != "table":  # conjunction = cell 1…1
                 block = block[-1:]
             T[rows, np.searchsorted(all_masks, masks)] = block
         self.T = T
@@ -544,7 +568,7 @@ def _discrete_correlated_release(answers, public_complement, bases, multipliers,
 
     Returns the noisy answers and the noise-scale parameter used for ``v``.
     """
-    if not bases:                     # rank 0: every answer is fixed by the public n
+    if not bases:  # rank 0: every answer is fixed by the public n
         return public_complement, c
     blocks = [U.T @ answers / s for U, s in zip(bases, multipliers, strict=True)]
     sizes = np.cumsum([b.size for b in blocks])[:-1]
@@ -711,9 +735,18 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, epsilon=1.0, delta=1e-6, degree=2, workload=None, universe=None,
-                 max_universe=2**20, noise_allocation="optimal", noise="continuous",
-                 random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-6,
+        degree=2,
+        workload=None,
+        universe=None,
+        max_universe=2**20,
+        noise_allocation="optimal",
+        noise="continuous",
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.degree = degree
@@ -763,9 +796,15 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         # energy is the trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
         noise_energy = float(np.sum(dec.ranks * (c * multipliers) ** 2)) / n**2
         h, gap, n_iter = _simplex_least_squares(
-            wl.answers, wl.adjoint, self.noisy_answers_ / n, wl.N, wl.lipschitz(),
-            rtol=1e-3, atol=1e-4 * noise_energy,
-            warn_gap=float(np.sum(dec.radii**2)) / n, columns=wl.columns,
+            wl.answers,
+            wl.adjoint,
+            self.noisy_answers_ / n,
+            wl.N,
+            wl.lipschitz(),
+            rtol=1e-3,
+            atol=1e-4 * noise_energy,
+            warn_gap=float(np.sum(dec.radii**2)) / n,
+            columns=wl.columns,
         )
         self.histogram_ = n * h
         self.consistent_answers_ = wl.answers(self.histogram_)
@@ -789,8 +828,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         """Covariance ``c²·Σ_i s_i² U_i U_iᵀ`` of the added noise (``n_queries²`` floats)."""
         check_is_fitted(self)
         if self.n_queries_**2 > _MAX_DENSE_ENTRIES:
-            raise ValueError(f"noise_covariance: {self.n_queries_}² entries exceed "
-                             f"{_MAX_DENSE_ENTRIES:,}; use noise_bases_ and noise_scales_.")
+            raise ValueError(
+                f"noise_covariance: {self.n_queries_}² entries exceed "
+                f"{_MAX_DENSE_ENTRIES:,}; use noise_bases_ and noise_scales_."
+            )
         cov = np.zeros((self.n_queries_, self.n_queries_))
         for U, s in zip(self.noise_bases_, self.noise_scales_, strict=True):
             cov += s**2 * (U @ U.T)
@@ -812,15 +853,19 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         report = PrivacyReport("CorrelatedGaussianMechanism")
         k = len(self.noise_scales_)
         c = self._noise_multiplier
-        rule = ("s_i = Δ·sqrt(k)·r_i (Algorithm 2)" if self.noise_allocation == "paper" else
-                f"s_i = Δ·r_i·sqrt(γ/λ_i), λ_i ∝ sqrt(d_i)·r_i, γ = "
-                f"{self.containment_factor_:.4g}")
+        rule = (
+            "s_i = Δ·sqrt(k)·r_i (Algorithm 2)"
+            if self.noise_allocation == "paper"
+            else f"s_i = Δ·r_i·sqrt(γ/λ_i), λ_i ∝ sqrt(d_i)·r_i, γ = {self.containment_factor_:.4g}"
+        )
         report.add(
             step=f"workload answers ({self.n_queries_} queries, {k} noise blocks)",
             mechanism="correlated Gaussian (Nikolov-Talwar-Zhang)",
-            sensitivity=("A(x - x') = a_u - a_v ∈ Δ·sym conv{a_j - ā}, Δ = 2 "
-                         "(replace-one); block radii r_i = "
-                         + np.array2string(self.block_radii_, precision=4)),
+            sensitivity=(
+                "A(x - x') = a_u - a_v ∈ Δ·sym conv{a_j - ā}, Δ = 2 "
+                "(replace-one); block radii r_i = "
+                + np.array2string(self.block_radii_, precision=4)
+            ),
             epsilon=self.epsilon_,
             delta=self.delta_,
             scale=np.array2string(self.noise_scales_, precision=4),
@@ -833,9 +878,12 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
                 "noise ellipsoid contains the sensitivity polytope (Corollaries 8-9, "
                 "Lemma 4 of seed 004). Outside the span of the U_i the release is the "
                 "public n·ā. "
-                + ("Discrete Gaussian on the whitened block coordinates (sensitivity 1, "
-                   "grid rounding accounted, sub-Gaussian tail: same c). "
-                   if self.noise == "discrete" else "")
+                + (
+                    "Discrete Gaussian on the whitened block coordinates (sensitivity 1, "
+                    "grid rounding accounted, sub-Gaussian tail: same c). "
+                    if self.noise == "discrete"
+                    else ""
+                )
                 + "Consistency and sampling are post-processing."
             ),
         )
@@ -867,13 +915,23 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         n = check_n_samples(n_samples, self.n_samples_fit_)
         rng = self._sampling_generator(random_state)
         support = np.flatnonzero(self.histogram_ > 0)
-        drawn = sample_weighted_records(support[:, None], self.histogram_[support], n, rng,
-                                        rounding=False)
+        drawn = sample_weighted_records(
+            support[:, None], self.histogram_[support], n, rng, rounding=False
+        )
         return self._workload.decode(drawn[:, 0].astype(np.int64))
 
 
-def plain_gaussian_mechanism(X, epsilon, delta, *, degree=2, workload=None, universe=None,
-                             max_universe=2**20, random_state=None):
+def plain_gaussian_mechanism(
+    X,
+    epsilon,
+    delta,
+    *,
+    degree=2,
+    workload=None,
+    universe=None,
+    max_universe=2**20,
+    random_state=None,
+):
     """The isotropic Gaussian mechanism on the same workload (comparison point).
 
     Releases ``A x + N(0, σ² I_q)`` with ``σ = c·Δ·max_j ||a_j||₂``,
@@ -913,10 +971,14 @@ def plain_gaussian_mechanism(X, epsilon, delta, *, degree=2, workload=None, univ
     check_boolean_matrix(X)
     if isinstance(degree, bool) or not isinstance(degree, Integral) or degree < 1:
         raise ValueError(f"degree must be a positive integer; got {degree!r}.")
-    if isinstance(max_universe, bool) or not isinstance(max_universe, Integral) \
-            or not 1 <= max_universe <= MAX_UNIVERSE:
-        raise ValueError(f"max_universe must be an integer in [1, {MAX_UNIVERSE}]; got "
-                         f"{max_universe!r}.")
+    if (
+        isinstance(max_universe, bool)
+        or not isinstance(max_universe, Integral)
+        or not 1 <= max_universe <= MAX_UNIVERSE
+    ):
+        raise ValueError(
+            f"max_universe must be an integer in [1, {MAX_UNIVERSE}]; got {max_universe!r}."
+        )
     wl = _Workload(X.shape[1], int(degree), workload, universe, int(max_universe))
     rng = check_random_generator(random_state)
     scale = c * REPLACE_ONE_DELTA * wl.max_column_norm()

@@ -453,8 +453,14 @@ class NoisyMicroaggregation(BaseSynthesizer):
     }
 
     def __init__(
-        self, epsilon=1.0, t="auto", alpha="auto", b="auto", row_l1_bound=None,
-        noise="continuous", random_state=None,
+        self,
+        epsilon=1.0,
+        t="auto",
+        alpha="auto",
+        b="auto",
+        row_l1_bound=None,
+        noise="continuous",
+        random_state=None,
     ):
         self.epsilon = epsilon
         self.t = t
@@ -479,8 +485,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
     def _resolve_parameters(self, n, p, epsilon, row_l1_bound):
         if self.t != "auto" and self.t > p:
             raise ValueError(
-                f"t must be at most n_features = {p} (the dimension of the data); "
-                f"got t={self.t!r}."
+                f"t must be at most n_features = {p} (the dimension of the data); got t={self.t!r}."
             )
         t, alpha, auto_b = noisy_microaggregation_parameters(
             n,
@@ -573,8 +578,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         )
         return self
 
-    def _build_report(self, n, p, t, b, bound, beta, weight_scale, mean_sensitivity,
-                      mean_scale):
+    def _build_report(self, n, p, t, b, bound, beta, weight_scale, mean_sensitivity, mean_scale):
         eps = self.epsilon_
         report = PrivacyReport(mechanism="NoisyMicroaggregation (seed 000, Algorithm 4)")
         report.add(
@@ -607,9 +611,11 @@ class NoisyMicroaggregation(BaseSynthesizer):
             mean_scale,
             f"ỹ_j = Σ_(i∈F_j) x_i / max(|F_j|, b), b = {b:.6g}; rows in [0,1]^p with "
             f"||x_i||_1 <= B = {bound:.6g} ("
-            + ("declared row_l1_bound; fit rescales any row above it to norm B, row by row"
-               if self.row_l1_bound is not None
-               else "B = p, the cube's own bound")
+            + (
+                "declared row_l1_bound; fit rescales any row above it to norm B, row by row"
+                if self.row_l1_bound is not None
+                else "B = p, the cube's own bound"
+            )
             + "); at most two means change; a cell of f rows losing x changes by "
             "x/m' − S(m − m')/(m m') with m = max(f, b), m' = max(f−1, b) >= b: a "
             "difference of non-negative vectors with coordinates <= 1/b and l1 norms "

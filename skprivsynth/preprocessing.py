@@ -571,9 +571,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     f"level_weights[{label!r}]: the column is binned, not a column of levels."
                 )
             weights = np.asarray(weights, dtype=np.float64)
-            if weights.shape != column.levels.shape or not np.all(np.isfinite(weights)) or (
-                weights < 0
-            ).any():
+            if (
+                weights.shape != column.levels.shape
+                or not np.all(np.isfinite(weights))
+                or (weights < 0).any()
+            ):
                 raise ValueError(
                     f"level_weights[{label!r}] must be {column.levels.size} finite, "
                     f"non-negative numbers (one per level); got shape {weights.shape}."
@@ -885,8 +887,9 @@ def private_level_frequencies(X, categories, epsilon, random_state=None):
         frequencies.append(np.bincount(codes, minlength=levels.size) / n)
     # Sensitivity 2m/n: one replaced row changes two entries of each column by 1/n.
     sensitivity = 2.0 * len(frequencies) / n
-    noisy, _ = laplace_mechanism(np.concatenate(frequencies), sensitivity, epsilon,
-                                 check_random_generator(random_state))
+    noisy, _ = laplace_mechanism(
+        np.concatenate(frequencies), sensitivity, epsilon, check_random_generator(random_state)
+    )
     noisy = np.clip(noisy, 0.0, None)
     splits = np.cumsum([f.size for f in frequencies])[:-1]
     return dict(zip(categories, np.split(noisy, splits), strict=True))

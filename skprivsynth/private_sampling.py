@@ -493,10 +493,14 @@ class PrivateSampler(BaseSynthesizer):
         cost = np.zeros(m + 1)
         cost[0] = 1.0
         lp = solve_lp(
-            cost, A_lp, m * t, m * t,
+            cost,
+            A_lp,
+            m * t,
+            m * t,
             np.concatenate([[0.0], np.full(m, 2.0 * low)]),
             np.concatenate([[1.0], np.full(m, high - low)]),
-            solver="ipm", time_limit=_SOLVER_TIME_LIMIT,
+            solver="ipm",
+            time_limit=_SOLVER_TIME_LIMIT,
             options={"presolve": "off", "run_crossover": "off"},
             what="shrinkage LP of PrivateSampler",
         )
@@ -512,14 +516,29 @@ class PrivateSampler(BaseSynthesizer):
         upper = np.concatenate([m * target_conj, np.full(m, high)])
         P, q = sp.identity(m, format="csc"), -np.ones(m)
         qp = solve_qp(
-            P, q, A_qp, lower, upper, eps=_QP_EPS_POLISHED, time_limit=_SOLVER_TIME_LIMIT,
-            x0=np.clip(lp.x[1:], low, high), what="proximal QP of PrivateSampler",
+            P,
+            q,
+            A_qp,
+            lower,
+            upper,
+            eps=_QP_EPS_POLISHED,
+            time_limit=_SOLVER_TIME_LIMIT,
+            x0=np.clip(lp.x[1:], low, high),
+            what="proximal QP of PrivateSampler",
             settings=_QP_SETTINGS,
         )
         if not qp.polished:
             qp = solve_qp(
-                P, q, A_qp, lower, upper, eps=_QP_EPS, time_limit=_SOLVER_TIME_LIMIT,
-                x0=qp.x, what="proximal QP of PrivateSampler", settings=_QP_SETTINGS,
+                P,
+                q,
+                A_qp,
+                lower,
+                upper,
+                eps=_QP_EPS,
+                time_limit=_SOLVER_TIME_LIMIT,
+                x0=qp.x,
+                what="proximal QP of PrivateSampler",
+                settings=_QP_SETTINGS,
             )
         del A_qp, MT
         g = qp.x
@@ -530,8 +549,12 @@ class PrivateSampler(BaseSynthesizer):
         box_violation = float(max(low - g.min(), g.max() - high, 0.0))
         clipped = np.clip(g, low, high) / m
         density = _project_to_box_simplex(clipped, low / m, high / m)
-        residual = float(max(np.abs(W.T @ clipped - target).max(),  # before the sum fix
-                             np.abs(W.T @ density - target).max()))
+        residual = float(
+            max(
+                np.abs(W.T @ clipped - target).max(),  # before the sum fix
+                np.abs(W.T @ density - target).max(),
+            )
+        )
         if residual > _RESIDUAL_TOL or box_violation > _BOX_TOL:
             raise SolverError(
                 "the proximal QP of PrivateSampler returned an inaccurate density: "
@@ -636,9 +659,7 @@ class PrivateSampler(BaseSynthesizer):
         report.add(
             step=f"release of {self.samples_released_} of max {self.max_samples_} records",
             mechanism="i.i.d. sampling from the bounded density h* (Lemma 3.3)",
-            sensitivity=(
-                f"pointwise log-ratio of h* <= {self.epsilon_per_sample_:.4g} per record"
-            ),
+            sensitivity=(f"pointwise log-ratio of h* <= {self.epsilon_per_sample_:.4g} per record"),
             epsilon=self.epsilon_spent_,
             scale=None,
             derivation=(
@@ -702,8 +723,12 @@ class PrivateSampler(BaseSynthesizer):
         dens_cap = high / 2.0**p
 
         def entry(holds, value, required, statement):
-            return {"holds": bool(holds), "value": value, "required": required,
-                    "statement": statement}
+            return {
+                "holds": bool(holds),
+                "value": value,
+                "required": required,
+                "statement": statement,
+            }
 
         out = {
             "n": entry(n >= n_req, n, n_req, "n >= 16 delta^-2 gamma^-1 e^(2d) L"),
@@ -711,20 +736,28 @@ class PrivateSampler(BaseSynthesizer):
             "m_upper": entry(m <= m_cap, m, m_cap, "m <= 2^(p/4)"),
             "k": entry(k >= k_req, k, k_req, "k >= 4 delta^-2 (log(2/gamma) + log L)"),
             "density": entry(
-                self.max_row_frequency_ <= dens_cap, self.max_row_frequency_, dens_cap,
+                self.max_row_frequency_ <= dens_cap,
+                self.max_row_frequency_,
+                dens_cap,
                 "largest row frequency <= Delta / 2^p",
             ),
             "privacy": entry(
-                k <= remaining, k, remaining,
+                k <= remaining,
+                k,
+                remaining,
                 "k <= max_samples_ - samples_released_ (Theorem 12.2 at epsilon_budget_, "
                 "on the total released)",
             ),
             "well_conditioned": entry(
-                self.sigma_min_ >= self.well_conditioning_threshold_, self.sigma_min_,
-                self.well_conditioning_threshold_, "sigma_min(W_S) >= sqrt(m)/(2 e^d)",
+                self.sigma_min_ >= self.well_conditioning_threshold_,
+                self.sigma_min_,
+                self.well_conditioning_threshold_,
+                "sigma_min(W_S) >= sqrt(m)/(2 e^d)",
             ),
             "no_shrinkage": entry(
-                self.shrinkage_ <= 1e-7, self.shrinkage_, 0.0,
+                self.shrinkage_ <= 1e-7,
+                self.shrinkage_,
+                0.0,
                 "lambda* = 0: the data's coefficients are matched exactly",
             ),
         }

@@ -464,7 +464,8 @@ class ReducedSpaceLP(BaseSynthesizer):
                 f"from the workload ({rule}; constant function: 0, released exactly); "
                 f"epsilon = {'(1 - independent_fraction) * ' if eps_lp != epsilon else ''}"
                 f"epsilon = {eps_lp:.6g}; scale = sensitivity / epsilon = {scale:.6g}. "
-                "The LP over the data-independent reduced space is post-processing (seed 001, Theorem 2.2)."
+                "The LP over the data-independent reduced space is post-processing "
+                "(seed 001, Theorem 2.2)."
             ),
         )
 
@@ -642,8 +643,9 @@ def _one_hot_records(blocks, p, probs, m, rng):
             idx = np.minimum((u[:, b] * (stop - start)).astype(np.int64), stop - start - 1)
         else:  # inverse CDF of the block's (normalised) category probabilities
             cdf = np.cumsum(probs[start:stop])
-            idx = np.minimum(np.searchsorted(cdf, u[:, b] * cdf[-1], side="right"),
-                             stop - start - 1)
+            idx = np.minimum(
+                np.searchsorted(cdf, u[:, b] * cdf[-1], side="right"), stop - start - 1
+            )
         Z[rows, start + idx] = 1
     return Z
 

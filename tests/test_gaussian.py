@@ -17,8 +17,8 @@ from skprivsynth.gaussian import (
     _correlated_noise,
     _fwht,
     _noise_multipliers,
-    _Workload,
     _project_simplex,
+    _Workload,
     gaussian_noise_multiplier,
     plain_gaussian_mechanism,
 )

@@ -350,7 +350,7 @@ def base_decomposition(A, *, center=None, eta=0.05, rank_tol=1e-10):
             blocks.append(V)
             break
         res = mvee_symmetric(Y @ V, eta=eta)
-        lam, Q = np.linalg.eigh(res.shape)          # axis lengths ∝ sqrt(lam), ascending
+        lam, Q = np.linalg.eigh(res.shape)  # axis lengths ∝ sqrt(lam), ascending
         h = (dim + 1) // 2
         blocks.append(V @ Q[:, :h])
         V = V @ Q[:, h:]

@@ -80,9 +80,7 @@ def _check_degree(p, degree):
     if isinstance(degree, bool) or not isinstance(degree, Integral | np.integer) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer; got {degree!r}.")
     if degree > p:
-        raise ValueError(
-            f"degree={degree} exceeds the number of columns p={p}; use degree <= p."
-        )
+        raise ValueError(f"degree={degree} exceeds the number of columns p={p}; use degree <= p.")
     return int(p), int(degree)
 
 
@@ -214,8 +212,10 @@ def walsh_matrix(points, subsets, *, dtype=np.float64, chunk_size=None):
     if points.ndim != 2:
         raise ValueError(f"points must be a 2-D array; got shape {points.shape}.")
     if points.size and not np.all(np.abs(points) == 1.0):
-        raise ValueError("points must have entries in {-1, +1}; map {0, 1} data with "
-                         "boolean_to_signs (s = 1 - 2x).")
+        raise ValueError(
+            "points must have entries in {-1, +1}; map {0, 1} data with "
+            "boolean_to_signs (s = 1 - 2x)."
+        )
     width = _subsets_width(subsets)
     p_needed = max((int(b.max()) + 1 for b in subsets if b.size), default=0)
     if points.shape[1] < p_needed:
@@ -236,8 +236,10 @@ def walsh_matrix(points, subsets, *, dtype=np.float64, chunk_size=None):
 
 def _iter_blocks(X):
     """Yield 2-D row blocks: the whole array, or each element of an iterator of blocks."""
-    if isinstance(X, np.ndarray | list | tuple) or hasattr(X, "__array__") or not isinstance(
-        X, Iterable
+    if (
+        isinstance(X, np.ndarray | list | tuple)
+        or hasattr(X, "__array__")
+        or not isinstance(X, Iterable)
     ):
         blocks = (X,)
     else:

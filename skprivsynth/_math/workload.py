@@ -470,17 +470,17 @@ class BlockMarginalWorkload(MarginalWorkload):
 
     def __init__(self, feature_blocks, n_features, degree=2):
         blocks = check_feature_blocks(feature_blocks, n_features)
-        if isinstance(degree, bool) or not isinstance(degree, Integral) or not (
-            1 <= degree <= len(blocks)
+        if (
+            isinstance(degree, bool)
+            or not isinstance(degree, Integral)
+            or not (1 <= degree <= len(blocks))
         ):
             raise ValueError(
                 f"degree={degree!r} must be an integer in [1, {len(blocks)}] (the number "
                 "of feature_blocks) for block tables."
             )
         sizes = [b - a for a, b in blocks]
-        n_cells = sum(
-            math.prod(c) for k in range(1, degree + 1) for c in combinations(sizes, k)
-        )
+        n_cells = sum(math.prod(c) for k in range(1, degree + 1) for c in combinations(sizes, k))
         if n_cells > MAX_WORKLOAD_QUERIES:
             raise ValueError(
                 f"Block tables of degree {degree} over {len(blocks)} feature_blocks have "
@@ -589,9 +589,7 @@ def check_feature_blocks(feature_blocks, p):
     for start, stop in pairs:
         if start != covered:
             what = "overlap" if start < covered else f"leave column {covered} uncovered"
-            raise ValueError(
-                f"feature_blocks={feature_blocks!r} {what}; expected {accepted}."
-            )
+            raise ValueError(f"feature_blocks={feature_blocks!r} {what}; expected {accepted}.")
         covered = stop
     if covered != p:
         raise ValueError(
