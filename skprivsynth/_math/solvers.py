@@ -8,6 +8,9 @@ naming the status rather than ever returning silently wrong weights.
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -17,6 +20,43 @@ import osqp
 import scipy.sparse as sp
 
 __all__ = ["LPResult", "QPResult", "SolverError", "solve_lp", "solve_qp"]
+
+
+_HIGHS_BANNER_LOCK = threading.Lock()
+_highs_banner_done = False
+
+
+def _new_highs():
+    """A silent :class:`highspy.Highs` instance.
+
+    HiGHS prints its copyright banner to the C-level standard output when the first
+    instance of a process is constructed, before any option (``output_flag``,
+    ``silent()``) can be set.  That first construction runs with file descriptor 1
+    pointed at ``os.devnull``; later instances print nothing and are created as is.
+    """
+    global _highs_banner_done
+    with _HIGHS_BANNER_LOCK:
+        if not _highs_banner_done:
+            _highs_banner_done = True
+            try:
+                sys.stdout.flush()
+                saved = os.dup(1)
+            except (OSError, ValueError):  # no usable fd 1: let the banner through
+                saved = None
+            if saved is not None:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(devnull, 1)
+                    h = highspy.Highs()
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                    os.close(devnull)
+                h.silent()
+                return h
+    h = highspy.Highs()
+    h.silent()
+    return h
 
 
 class SolverError(RuntimeError):
@@ -112,8 +152,7 @@ def solve_lp(
         v[np.isneginf(v)] = -inf
         return v
 
-    h = highspy.Highs()
-    h.silent()
+    h = _new_highs()
     h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("solver", solver)
     for key, value in (options or {}).items():
