@@ -772,12 +772,13 @@ def _draw_block(block, fallback, rng, has_negative=True):
         return idx
     rows = np.flatnonzero(~one_hot)
     W = np.clip(block[rows], 0.0, 1.0)
-    total = W.sum(axis=1)
-    empty = total <= 0
+    empty = W.sum(axis=1) <= 0
     W[empty] = fallback
-    total[empty] = fallback.sum()
     u = 1.0 - rng.random(rows.size)  # in (0, 1]: a zero weight is never drawn
     cum = np.cumsum(W, axis=1)
+    # The total is the last cumulative sum itself (not ``W.sum``, whose pairwise
+    # rounding may exceed it and let ``u = 1`` land on a trailing zero weight).
+    total = cum[:, -1]
     idx[rows] = np.minimum((cum < (u * total)[:, None]).sum(axis=1), W.shape[1] - 1)
     return idx
 
@@ -815,6 +816,13 @@ def _decode_column(idx, column, dtype, rng):
             lo = np.ceil(e[idx])
             hi = np.where(idx == e.size - 2, np.floor(e[idx + 1]), np.ceil(e[idx + 1]) - 1)
             values = np.clip(np.rint(values), lo, np.maximum(lo, hi))
+            # Declared edges may exceed the dtype's range (bins [100, 1000] on uint8):
+            # clip to it rather than let the cast wrap around (1000 -> 232).
+            info = np.iinfo(getattr(dtype, "numpy_dtype", dtype))
+            upper = float(info.max)  # rounds up to 2**63 (not representable) for int64
+            if int(upper) > info.max:
+                upper = np.nextafter(upper, -np.inf)
+            values = np.clip(values, float(info.min), upper)
         return pd.Series(values).astype(dtype)
     if column.ranges is not None:
         idx = _draw_within_ranges(idx, column, rng)

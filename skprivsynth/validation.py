@@ -69,8 +69,11 @@ def check_boolean_matrix(X, name="X", feature_names=None):
 
 
 def check_unit_interval(X, name="X", feature_names=None):
-    """Check that every entry of the 2-D float array ``X`` lies in ``[0, 1]``."""
-    bad = (X < 0) | (X > 1)
+    """Check that every entry of the 2-D float array ``X`` lies in ``[0, 1]``.
+
+    NaN is not in ``[0, 1]`` and is rejected like any other value outside it.
+    """
+    bad = ~((X >= 0) & (X <= 1))
     if bad.any():
         i, j = _first_bad(bad)
         raise ValueError(

@@ -475,3 +475,23 @@ def test_scorer_validation():
         make_marginal_scorer(space="decoded")(plain, df)
     with pytest.raises(TypeError, match="sample"):
         make_marginal_scorer()(OneHotEncoder().fit(df), df)
+
+
+def test_encoded_scorer_scores_what_a_synthesis_pipeline_releases():
+    # A SynthesisPipeline rounds fractional records block-wise (valid one-hot rows);
+    # the synthesizer's own sample rounds each bit independently (invalid blocks).
+    # The encoded-space score must be that of the released records.
+    from skprivsynth import NoisyMicroaggregation, make_synthesis_pipeline
+    from skprivsynth.preprocessing import BooleanEncoder
+
+    df = _categorical_data()
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"a": 3, "b": 3, "c": ["u", "v"]}, random_state=0),
+        NoisyMicroaggregation(epsilon=1.0, random_state=0),
+    ).fit(df)
+    encoder = pipe[:-1]
+    released = encoder.transform(pipe.sample(n_samples=300, random_state=0))
+    expected = -marginal_error(encoder.transform(df), released, 2)
+    assert make_marginal_scorer(degree=2)(pipe, df) == pytest.approx(expected)
+    bitwise = -marginal_error(encoder.transform(df), pipe[-1].sample(300, random_state=0), 2)
+    assert bitwise != pytest.approx(expected)

@@ -48,3 +48,30 @@ def test_check_random_generator():
         check_random_generator("seed")
     with pytest.raises(ValueError, match="random_state"):
         check_random_generator(-1)
+
+
+class _EdgeGenerator:
+    """Returns the largest double below 1 (or 0): the edges of the uniform draws."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def random(self, size=None):
+        return np.full(size, self.value)
+
+
+def test_trailing_zero_weight_is_never_drawn_through_round_off():
+    # cumsum of ten 0.1 is 0.9999999999999999 < 1 - 2**-53: the old code forced the
+    # *last* cumulative entry to 1 and let the largest uniform land on weight 0.
+    weights = np.array([0.1] * 10 + [0.0])
+    out = sample_weighted_records(np.eye(11), weights, 1, _EdgeGenerator(1 - 2**-53), False)
+    assert out.argmax() == 9
+    out = sample_weighted_records(np.eye(11), weights[::-1], 1, _EdgeGenerator(0.0), False)
+    assert out.argmax() == 1
+
+
+@pytest.mark.parametrize("rounding", [True, False])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_records_are_rejected(rounding, bad):
+    with pytest.raises(ValueError, match="records must be finite"):
+        sample_weighted_records([[bad, 0.5]], [1.0], 3, np.random.default_rng(0), rounding)

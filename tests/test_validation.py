@@ -39,6 +39,12 @@ def test_check_unit_interval():
         check_unit_interval(np.array([[0.5, 1.5]]), feature_names=["v", "w"])
 
 
+def test_check_unit_interval_rejects_nan():
+    # NaN compares False with both bounds: it used to pass silently.
+    with pytest.raises(ValueError, match=r"column 1 has value nan at row 0"):
+        check_unit_interval(np.array([[0.5, np.nan]]))
+
+
 def test_check_enough_rows():
     check_enough_rows(10, 10, "k", 10)
     with pytest.raises(ValueError, match=r"k=20 needs at least 20 rows in X; got n_samples = 10"):

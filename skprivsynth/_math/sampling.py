@@ -68,8 +68,12 @@ def sample_weighted_records(records, weights, n_samples, rng, rounding=True):
             f"records must be 2-D with one row per weight; got shape {records.shape} "
             f"for {w.size} weights."
         )
+    if not np.isfinite(records).all():
+        raise ValueError("records must be finite; got NaN or infinity among the candidates.")
     cumulative = np.cumsum(w)
-    cumulative[-1] = 1.0
+    # From the last positive weight on, the cumulative sum is exactly 1: a uniform draw
+    # in [0, 1) then never lands on a trailing zero-weight candidate through round-off.
+    cumulative[np.flatnonzero(w)[-1] :] = 1.0
     idx = np.searchsorted(cumulative, rng.random(n_samples), side="right")
     idx = np.minimum(idx, w.size - 1)
     if not rounding:
