@@ -1,6 +1,7 @@
 """Benchmark of MicroaggregationSynthesizer: speed, memory and accuracy.
 
 Run:  python benchmarks/bench_microaggregation.py [--max-n 1000000] [--quick]
+          [--tables speed,adult,pipeline]
 
 Tables (markdown, to stdout):
 
@@ -130,15 +131,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=int, default=1_000_000)
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
+    parser.add_argument(
+        "--tables",
+        default="speed,adult,pipeline",
+        help="comma-separated subset of: speed, adult, pipeline",
+    )
     args = parser.parse_args()
+    tables = set(args.tables.split(","))
     sizes = [n for n in (10_000, 100_000, 1_000_000) if n <= args.max_n]
     if args.quick:
         sizes = [10_000, 50_000]
-    speed_table(sizes, p=100, k=10, repeats=1 if args.quick else 3)
+    if "speed" in tables:
+        speed_table(sizes, p=100, k=10, repeats=1 if args.quick else 3)
     adult = load_adult()
-    adult_onehot_table(adult, n_rows=20_000)
-    for max_bins in (8, 1000):
-        adult_pipeline_table(adult, max_bins)
+    if "adult" in tables:
+        adult_onehot_table(adult, n_rows=20_000)
+    if "pipeline" in tables:
+        for max_bins in (8, 1000):
+            adult_pipeline_table(adult, max_bins)
 
 
 if __name__ == "__main__":

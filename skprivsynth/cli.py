@@ -95,6 +95,17 @@ def _print_rows(rows):
     print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
 
 
+def _n_declared_levels(spec):
+    """Number of levels of a declared column of levels (int K or list), else 0."""
+    if isinstance(spec, bool):
+        return 0
+    if isinstance(spec, int):
+        return spec
+    if isinstance(spec, list):
+        return len(spec)
+    return 0  # {"bins": [...]} or "auto": never coarsened into declared levels
+
+
 def _encoder(args, data, domain, synthesizer):
     """The BooleanEncoder of a run, and the privacy spent on its decoding weights.
 
@@ -102,20 +113,24 @@ def _encoder(args, data, domain, synthesizer):
     synthesizers work on a coarser cube (``--max-bins``, default 8); coarsened ranges
     are then decoded in proportion to level frequencies released with
     ``--decode-epsilon`` of extra budget (0 = uniform decoding, no extra budget).
+    Only the declared columns of levels (an int K or a list) with more than
+    ``max_bins`` levels are released, and the budget is charged only when there is
+    at least one such column.
     """
+    if not np.isfinite(args.decode_epsilon) or args.decode_epsilon < 0:
+        raise ValueError(
+            f"--decode-epsilon must be a finite number >= 0; got {args.decode_epsilon}."
+        )
     private = "epsilon" in synthesizer.get_params()
     max_bins = args.max_bins if args.max_bins is not None else (8 if private else None)
     if max_bins is not None and max_bins <= 0:
         max_bins = None
     weights, decode_epsilon = None, 0.0
-    coarsened = (
-        domain is not None
-        and max_bins is not None
-        and any(isinstance(spec, int) and spec > max_bins for spec in domain.values())
-    )
+    coarsened = {}
+    if domain is not None and max_bins is not None:
+        coarsened = {c: spec for c, spec in domain.items() if _n_declared_levels(spec) > max_bins}
     if coarsened and args.decode_epsilon > 0:
-        levels = {c: spec for c, spec in domain.items() if isinstance(spec, int | list)}
-        weights = private_level_frequencies(data, levels, args.decode_epsilon, args.seed)
+        weights = private_level_frequencies(data, coarsened, args.decode_epsilon, args.seed)
         decode_epsilon = args.decode_epsilon
     encoder = BooleanEncoder(
         categories="auto" if domain is None else domain,
@@ -130,7 +145,10 @@ def _privacy_line(synthesizer, decode_epsilon):
     epsilon = getattr(synthesizer, "epsilon_", None)
     if epsilon is None:
         k = getattr(synthesizer, "k", None)
-        return f"privacy: k-anonymous microaggregation, k = {k} (not differential privacy)"
+        text = f"privacy: k-anonymous microaggregation, k = {k} (not differential privacy)"
+        if decode_epsilon:
+            text += f"; decoding weights: epsilon = {decode_epsilon:.4g} (replace-one)"
+        return text
     delta = getattr(synthesizer, "delta_", 0.0)
     text = f"privacy: epsilon = {epsilon + decode_epsilon:.4g}"
     if decode_epsilon:

@@ -66,8 +66,12 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
     means with probabilities proportional to group sizes and, for data in ``[0, 1]``,
     randomly rounded to Boolean records.  Every pre-bootstrap synthetic record is the
     average of at least ``k`` real records (k-anonymous microaggregation, seed 000
-    Definition 1.6).  This is *not* differential privacy: use
-    :class:`~skprivsynth.NoisyMicroaggregation` for that.
+    Definition 1.6).  The bootstrap and the randomized rounding of :meth:`sample`
+    only post-process the means ``means_`` (they never look at a real row again), so
+    the guarantee is the same with ``rounding=True`` (Boolean records, which may
+    coincide with real rows by chance) and ``rounding=False`` (the means themselves).
+    k-anonymity is not differential privacy: a group of ``k`` identical rows has that
+    row as its mean.  Use :class:`~skprivsynth.NoisyMicroaggregation` for ε-DP.
 
     Algorithm (seed 000, Algorithm 1 / Theorem 4.1):
 

@@ -76,8 +76,21 @@ def test_synthesize_is_reproducible(tmp_path, adult):
     outputs = []
     for name in ("a.csv", "b.csv"):
         with pytest.warns(PrivacyLeakWarning, match="no --domain given"):
-            assert main(["synthesize", str(source), "-o", str(tmp_path / name), "--seed", "7",
-                         "--param", "k=5"]) == 0
+            assert (
+                main(
+                    [
+                        "synthesize",
+                        str(source),
+                        "-o",
+                        str(tmp_path / name),
+                        "--seed",
+                        "7",
+                        "--param",
+                        "k=5",
+                    ]
+                )
+                == 0
+            )
         outputs.append((tmp_path / name).read_bytes())
     assert outputs[0] == outputs[1]
 
@@ -87,8 +100,16 @@ def test_seeded_dp_release_warns_and_unseeded_release_draws_fresh_noise(tmp_path
     adult.data.iloc[:500].to_csv(source, index=False)
     domain = tmp_path / "domain.json"
     domain.write_text(json.dumps(adult.domain))
-    dp_run = ["synthesize", str(source), "--domain", str(domain),
-              "--method", "noisy-microaggregation", "--param", "epsilon=1"]
+    dp_run = [
+        "synthesize",
+        str(source),
+        "--domain",
+        str(domain),
+        "--method",
+        "noisy-microaggregation",
+        "--param",
+        "epsilon=1",
+    ]
     with pytest.warns(PrivacyLeakWarning, match="--seed 3 makes the privacy noise reproducible"):
         assert main([*dp_run, "-o", str(tmp_path / "seeded.csv"), "--seed", "3"]) == 0
     outputs = []
@@ -98,3 +119,120 @@ def test_seeded_dp_release_warns_and_unseeded_release_draws_fresh_noise(tmp_path
             assert main([*dp_run, "-o", str(tmp_path / name)]) == 0
         outputs.append((tmp_path / name).read_bytes())
     assert outputs[0] != outputs[1]
+
+
+def _dp_run(tmp_path, adult, domain, *extra):
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:500].to_csv(source, index=False)
+    domain_file = tmp_path / "domain.json"
+    domain_file.write_text(json.dumps(domain))
+    return main(
+        [
+            "synthesize",
+            str(source),
+            "-o",
+            str(tmp_path / "out.csv"),
+            "--domain",
+            str(domain_file),
+            "--method",
+            "noisy-microaggregation",
+            "--param",
+            "epsilon=1",
+            *extra,
+        ]
+    )
+
+
+@pytest.mark.parametrize("as_lists", [False, True])
+def test_decode_epsilon_is_spent_on_coarsened_columns_only(
+    tmp_path, adult, capsys, monkeypatch, as_lists
+):
+    import skprivsynth.cli as cli
+
+    released = {}
+
+    def spy(data, categories, epsilon, random_state=None):
+        released.update(categories=dict(categories), epsilon=epsilon)
+        return real_release(data, categories, epsilon, random_state)
+
+    real_release = cli.private_level_frequencies
+    monkeypatch.setattr(cli, "private_level_frequencies", spy)
+    # A column of levels is coarsened whether declared by a count or by a list.
+    domain = {c: list(range(k)) if as_lists else k for c, k in adult.domain.items()}
+    assert _dp_run(tmp_path, adult, domain, "--decode-epsilon", "0.25") == 0
+    err = capsys.readouterr().err
+    assert "epsilon = 1.25 (1 synthesizer + 0.25 decoding weights)" in err
+    # Only the coarsened columns (more than 8 levels) are released: the noise scale
+    # grows with their number.
+    assert sorted(released["categories"]) == sorted(c for c, k in adult.domain.items() if k > 8)
+    assert released["epsilon"] == 0.25
+
+
+def test_decode_epsilon_is_not_charged_when_nothing_is_coarsened(tmp_path, adult, capsys):
+    assert _dp_run(tmp_path, adult, adult.domain, "--max-bins", "1000") == 0
+    err = capsys.readouterr().err
+    assert "privacy: epsilon = 1," in err and "decoding" not in err
+
+
+def test_negative_decode_epsilon_is_an_error(tmp_path, adult, capsys):
+    assert _dp_run(tmp_path, adult, adult.domain, "--decode-epsilon", "-1") == 2
+    err = capsys.readouterr().err
+    assert "--decode-epsilon" in err and err.count("\n") == 1
+
+
+def test_private_sampler_with_a_zero_record_cap_fails_clearly(tmp_path, adult, capsys):
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:300].to_csv(source, index=False)
+    domain = tmp_path / "domain.json"
+    domain.write_text(json.dumps(adult.domain))
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        code = main(
+            [
+                "synthesize",
+                str(source),
+                "-o",
+                str(tmp_path / "out.csv"),
+                "--domain",
+                str(domain),
+                "--method",
+                "private-sampler",
+                "--max-bins",
+                "2",
+                "--param",
+                "epsilon=1",
+                "--param",
+                "degree=1",
+                "--seed",
+                "0",
+            ]
+        )
+    assert code == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert "max_samples_=0" in err and "Traceback" not in err
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_microaggregation_reports_decoding_epsilon(tmp_path, adult, capsys):
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:500].to_csv(source, index=False)
+    domain = tmp_path / "domain.json"
+    domain.write_text(json.dumps(adult.domain))
+    assert (
+        main(
+            [
+                "synthesize",
+                str(source),
+                "-o",
+                str(tmp_path / "out.csv"),
+                "--domain",
+                str(domain),
+                "--max-bins",
+                "8",
+                "--param",
+                "k=5",
+            ]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "k = 5" in err and "decoding weights: epsilon = 0.1" in err

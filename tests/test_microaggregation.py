@@ -119,3 +119,36 @@ def test_unfitted_and_bad_sample_size(boolean_data):
         synth.sample(0)
     with pytest.raises(TypeError, match="n_samples"):
         synth.sample(2.5)
+
+
+def _edge_case_data(name):
+    rng = np.random.default_rng(0)
+    X = (rng.random((57, 6)) < 0.3).astype(float)
+    if name == "duplicates":  # all rows in one lattice cell, ties in the order key
+        X = np.tile(X[:1], (57, 1))
+    elif name == "constant_columns":
+        X[:, 2], X[:, 4] = 1.0, 0.0
+    elif name == "zeros":  # radius 0
+        X = np.zeros_like(X)
+    return X
+
+
+@pytest.mark.parametrize("name", ["random", "duplicates", "constant_columns", "zeros"])
+@pytest.mark.parametrize("k", [1, 2, 10, 19, 28, 29, 56, 57])
+def test_edge_cases_keep_group_sizes_and_mean(name, k):
+    X = _edge_case_data(name)
+    n = X.shape[0]
+    synth = MicroaggregationSynthesizer(k=k).fit(X)
+    sizes = synth.group_sizes_
+    assert sizes.sum() == n and sizes.min() >= k
+    if n >= 2 * k:
+        assert sizes.max() < 2 * k
+        assert sizes.size == n // k  # the paper's K = n // k blocks
+    else:  # n < 2k: a single group of all rows
+        assert sizes.tolist() == [n]
+    np.testing.assert_allclose(synth.weights_ @ synth.means_, X.mean(0), atol=1e-12, rtol=0)
+    assert synth.means_.min() >= 0 and synth.means_.max() <= 1
+    if k == 1:  # groups of one row: the means are the rows themselves
+        np.testing.assert_array_equal(np.unique(synth.means_, axis=0), np.unique(X, axis=0))
+    if name == "duplicates":
+        np.testing.assert_array_equal(synth.means_, np.tile(X[:1], (sizes.size, 1)))
