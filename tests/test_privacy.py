@@ -478,22 +478,23 @@ def test_gaussian_envelope_fused_tables(sigma2):
             assert lhs == (coin < int(env.prob[c]))
 
 
-class _CraftedFirstWords:
-    """A Generator whose first ``random_raw`` call returns given words (then real ones)."""
+class _CraftedPCG64(np.random.PCG64):
+    """A PCG64 whose first ``random_raw`` call returns given words (then real ones)."""
 
     def __init__(self, words, seed):
-        self._rng = np.random.default_rng(seed)
+        super().__init__(seed)
         self._words = words
-        self.bit_generator = self
 
-    def random_raw(self, size):
+    def random_raw(self, size=None, output=True):
         if self._words is not None:
             words, self._words = self._words, None
             return np.resize(words, size).astype(np.uint64)
-        return self._rng.bit_generator.random_raw(size)
+        return super().random_raw(size, output)
 
-    def integers(self, *args, **kwargs):
-        return self._rng.integers(*args, **kwargs)
+
+def _CraftedFirstWords(words, seed):  # noqa: N802 - reads as the class it was
+    """A Generator whose first raw-word draw returns given words (then real ones)."""
+    return np.random.Generator(_CraftedPCG64(words, seed))
 
 
 def test_gaussian_envelope_loop_tail_entries(monkeypatch):
@@ -532,3 +533,22 @@ def test_grid_release_of_a_scalar():
     assert out.shape == () and float(out / cal.granularity).is_integer()
     out, _ = gaussian_mechanism(0.3, 0.1, rng, noise="discrete", sensitivity=0.1)
     assert out.shape == ()
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.MT19937, np.random.Philox, np.random.SFC64])
+def test_fast_paths_exact_with_any_bit_generator(bit_generator):
+    """The raw-word fast paths need 64 uniform bits per word: MT19937's ``random_raw``
+    yields 32-bit words (bits 32-63 zero), which made every draw non-negative."""
+    rng = np.random.Generator(bit_generator(31))
+    draws = dn.discrete_laplace(8, 40_000, rng)  # fused 8 | t path
+    assert _chi2_pvalue(draws, lambda z: dn.discrete_laplace_pmf(z, 8), 40) > 1e-3
+    nonzero = draws[draws != 0]
+    assert stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue > 1e-3
+    sigma2 = 2**12  # block-envelope path
+    draws = dn.discrete_gaussian(sigma2, 40_000, rng)
+    half = int(4 * math.sqrt(sigma2)) + 2
+    assert _chi2_pvalue(draws, lambda z: dn.discrete_gaussian_pmf(z, sigma2), half) > 1e-3
+    nonzero = draws[draws != 0]
+    assert stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue > 1e-3
+    words = dn._random_words(rng, 4000)
+    assert words.dtype == np.uint64 and (words >> np.uint64(63)).mean() > 0.4

@@ -30,7 +30,8 @@ on an integer range: Lemire's rejection method on raw bits).  ``Bernoulli(γ/k)`
 
 Raw bits: the fast paths (:func:`_discrete_laplace_eighth`, :func:`_discrete_gaussian_envelope`)
 take several independent uniform fields from disjoint bits of one
-``bit_generator.random_raw`` word (a 64-bit uniform integer), in chunks of
+64-bit uniform word (:func:`_random_words`: ``bit_generator.random_raw`` for bit
+generators known to emit 64-bit words, else ``Generator.integers``), in chunks of
 ``_CHUNK`` candidates with in-place ``int64`` operations; a partial first round of
 Algorithm 1 from ``G`` bits is finished exactly by :func:`_alg1_finish`.
 
@@ -293,9 +294,24 @@ def _floor_neg_8log(r, rng):
     return g
 
 
+# Bit generators whose ``random_raw`` words are 64 uniform bits (numpy's MT19937 gives
+# 32-bit words: bits 32-63 zero).  Any other bit generator (MT19937, third-party ones)
+# gets its words from ``Generator.integers`` over the full uint64 range, which numpy
+# fills with ``next_uint64`` directly (exactly uniform, no rejection needed).
+_RAW64_BIT_GENERATORS = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
+def _random_words(rng, m):
+    """``m`` independent uniform 64-bit words (``uint64``) from ``rng``."""
+    bit_generator = rng.bit_generator
+    if isinstance(bit_generator, _RAW64_BIT_GENERATORS):
+        return bit_generator.random_raw(m)
+    return rng.integers(0, 2**64, size=m, dtype=np.uint64)
+
+
 def _geometric_exp_minus_eighth(m, rng):
     """``m`` draws of ``floor(-8·ln ξ)``: ``P(W >= w) = e^{-w/8}`` (see :func:`_floor_neg_8log`)."""
-    r = rng.bit_generator.random_raw(m).view(np.int64)
+    r = _random_words(rng, m).view(np.int64)
     r &= (1 << _W_BITS) - 1
     return _floor_neg_8log(r, rng)
 
@@ -440,7 +456,7 @@ def _discrete_laplace_eighth(t, s, total, rng):
         # mean acceptance 8·(1 − e^{-1/8}) = 0.94; plus five standard deviations
         m = int(missing / 0.94 + 5.0 * math.sqrt(missing)) + 16
         u = rng.integers(0, p, size=m)
-        x = rng.bit_generator.random_raw(m).view(np.int64)
+        x = _random_words(rng, m).view(np.int64)
         r = x & w_mask
         y = _floor_neg_8log(r, rng)
         # Algorithm 1, round 1 from G bits; r is reused as r·t.
@@ -860,7 +876,7 @@ def _discrete_gaussian_envelope(a, total, rng):
         # recycled by the allocator (whole-array temporaries cost page faults).
         missing = min(total - filled, _CHUNK)
         m = int(missing / 0.96 + 5.0 * math.sqrt(missing)) + 16
-        x = rng.bit_generator.random_raw(m).view(np.int64)
+        x = _random_words(rng, m).view(np.int64)
         col = x & (ncol - 1)
         j = x & low_mask  # coin·ncol + col
         j -= np.take(env.prob_shifted, col, mode="clip")
@@ -874,7 +890,7 @@ def _discrete_gaussian_envelope(a, total, rng):
         mag = start + r
         num = mag + start
         num *= r  # r·(2bw + r) = γ·den with γ <= 0.31
-        word = rng.bit_generator.random_raw(m)
+        word = _random_words(rng, m)
         r32 = word.view(np.int64) & ((1 << _C_BITS) - 1)
         word >>= np.uint64(64 - _G_BITS)
         r30 = word.view(np.int64)
