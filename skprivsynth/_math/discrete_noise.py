@@ -473,16 +473,27 @@ def _discrete_laplace_eighth(t, s, total, rng):
         y += u
         if s != 1:
             y //= s
-        if not y.all():  # reject "−0" so that 0 is not counted twice
-            zero = np.flatnonzero(y == 0)
-            ok[zero[x[zero] < 0]] = False
-        np.right_shift(x, 63, out=x)  # 0 or -1
-        y ^= x
-        y -= x
-        idx = np.flatnonzero(ok)[:missing]
-        np.take(y, idx, out=out[filled : filled + idx.size])
-        filled += idx.size
+        filled += _signed_accepted_into(y, x, ok, out, filled, missing)
     return out
+
+
+def _signed_accepted_into(magnitude, words, ok, out, filled, missing):
+    """Apply the sign bits and copy the first ``missing`` accepted draws into ``out``.
+
+    ``magnitude`` (non-negative) and ``words`` (int64, sign taken from the top bit) are
+    overwritten.  A zero with a negative sign ("−0") is rejected so that 0 is not
+    counted twice.  Keeping the first accepted draws of a chunk does not depend on
+    their values.  Returns the number of draws written.
+    """
+    if not magnitude.all():
+        zero = np.flatnonzero(magnitude == 0)
+        ok[zero[words[zero] < 0]] = False
+    np.right_shift(words, 63, out=words)  # 0 or -1
+    magnitude ^= words
+    magnitude -= words
+    idx = np.flatnonzero(ok)[:missing]
+    np.take(magnitude, idx, out=out[filled : filled + idx.size])
+    return idx.size
 
 
 def _alg1_finish(num, slack, den, rng):
@@ -914,15 +925,7 @@ def _discrete_gaussian_envelope(a, total, rng):
                 value = _tail_candidate(env, rng)
                 ok[i] = value is not None
                 mag[i] = 0 if value is None else value
-        if not mag.all():  # reject "−0" so that 0 is not counted twice
-            zero = np.flatnonzero(mag == 0)
-            ok[zero[x[zero] < 0]] = False
-        x >>= 63  # 0 or -1
-        mag ^= x
-        mag -= x
-        idx = np.flatnonzero(ok)[:missing]
-        np.take(mag, idx, out=out[filled : filled + idx.size])
-        filled += idx.size
+        filled += _signed_accepted_into(mag, x, ok, out, filled, missing)
     return out
 
 
