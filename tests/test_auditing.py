@@ -488,3 +488,28 @@ def test_audit_private_sampler_many_records(broken, monkeypatch):
         exact = k * float(np.max(np.abs(np.log(h0 / h1))))
         assert exact <= claimed
         assert 1.0 < result.epsilon_lower <= exact, result.summary()  # power and validity
+
+
+def test_audit_shows_k_anonymous_microaggregation_is_not_differentially_private():
+    """The fifth synthesizer claims k-anonymity, not DP, and the audit says why.
+
+    Moving one record from the all-zeros corner to the all-ones corner makes a released
+    synthetic record with a 1 possible (its group mean is 1/k > 0) where it was impossible
+    before: the event has probability 0 on one dataset, so no finite ε covers it, and
+    the audit's lower bound is limited only by the number of runs.
+    """
+    from skprivsynth import MicroaggregationSynthesizer
+
+    n, k = 40, 5
+    X0, X1 = cube_corner_neighbours(n, 2)
+
+    def mechanism(X, seed):
+        return MicroaggregationSynthesizer(k=k, random_state=seed).fit(X).sample(n)
+
+    result = audit_mechanism(mechanism, X0, X1, events={"some 1": lambda Y: Y.max() > 0},
+                             epsilon=3.0, n_runs=300, random_state=0)
+    print(result.summary())
+    event = result.events[0]
+    assert event["freq_D"] == 0.0 and event["freq_D'"] > 0.5, event  # impossible on D
+    # Any claim ε <= 3 is refuted with 300 runs (more runs push the bound up without end).
+    assert result.violation and result.epsilon_lower > 3.0, result.summary()
