@@ -106,11 +106,53 @@ def _n_declared_levels(spec):
     return 0  # {"bins": [...]} or "auto": never coarsened into declared levels
 
 
+def _cube_bits(synthesizer):
+    """Largest number of bits ``p`` whose whole cube ``{0,1}^p`` the synthesizer
+    accepts (its ``max_universe``), or None when it is not limited by the cube."""
+    params = synthesizer.get_params()
+    if "max_universe" not in params or params.get("universe") is not None:
+        return None
+    return int(params["max_universe"]).bit_length() - 1
+
+
+def _binary_max_bins(data, domain, budget):
+    """Largest power of two ``max_bins`` whose binary encoding fits in ``budget`` bits.
+
+    The width depends only on the declared domain (and on the learned domain of
+    undeclared columns, which already warns); 2 if even that does not fit (the
+    synthesizer then reports the size of the cube).  Doubling ``max_bins`` adds a
+    bit to every coarsened column, so an unchanged width means nothing was
+    coarsened any more.
+    """
+    best, max_bins, previous = 2, 2, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # warned by the caller
+        while True:
+            width = (
+                BooleanEncoder(
+                    categories="auto" if domain is None else domain,
+                    max_bins=max_bins,
+                    encoding="binary",
+                )
+                .fit(data)
+                .n_features_out_
+            )
+            if width > budget or width == previous:
+                break
+            best, previous = max_bins, width
+            max_bins *= 2
+    return best
+
+
 def _encoder(args, data, domain, synthesizer):
     """The BooleanEncoder of a run, and the privacy spent on its decoding weights.
 
     Non-private microaggregation uses the full one-hot encoding by default.  DP
-    synthesizers work on a coarser cube (``--max-bins``, default 8); coarsened ranges
+    synthesizers work on a coarser cube (``--max-bins``, default 8).  Synthesizers
+    whose universe is the whole cube ``{0,1}^p`` (correlated-gaussian, ``2^p <=
+    max_universe``) get the *binary* encoding (``ceil(log2 K)`` bits per column)
+    and, by default, the largest power-of-two ``max_bins`` whose encoding has at
+    most ``log2(max_universe)`` bits (2 on Adult: 14 bits).  Coarsened ranges
     are then decoded in proportion to level frequencies released with
     ``--decode-epsilon`` of extra budget (0 = uniform decoding, no extra budget).
     Only the declared columns of levels (an int K or a list) with more than
@@ -122,7 +164,14 @@ def _encoder(args, data, domain, synthesizer):
             f"--decode-epsilon must be a finite number >= 0; got {args.decode_epsilon}."
         )
     private = "epsilon" in synthesizer.get_params()
-    max_bins = args.max_bins if args.max_bins is not None else (8 if private else None)
+    budget = _cube_bits(synthesizer)
+    encoding = "onehot" if budget is None else "binary"
+    if args.max_bins is not None:
+        max_bins = args.max_bins
+    elif budget is not None:
+        max_bins = _binary_max_bins(data, domain, budget)
+    else:
+        max_bins = 8 if private else None
     if max_bins is not None and max_bins <= 0:
         max_bins = None
     weights, decode_epsilon = None, 0.0
@@ -135,6 +184,7 @@ def _encoder(args, data, domain, synthesizer):
     encoder = BooleanEncoder(
         categories="auto" if domain is None else domain,
         max_bins=max_bins,
+        encoding=encoding,
         level_weights=weights,
         random_state=args.seed,
     )
@@ -171,9 +221,10 @@ def _demo(args):
     sample_time = time.perf_counter() - start
     rng = np.random.default_rng(args.seed)
     bootstrap = data.iloc[rng.integers(0, len(data), len(data))].reset_index(drop=True)
+    binary = ", binary codes" if pipe[0].encoding == "binary" else ""
     print(
         f"Adult: {len(data)} rows, {data.shape[1]} columns, "
-        f"{pipe[0].n_features_out_} Boolean features (max_bins={pipe[0].max_bins})"
+        f"{pipe[0].n_features_out_} Boolean features (max_bins={pipe[0].max_bins}{binary})"
     )
     print(f"{type(synthesizer).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
     print(_privacy_line(synthesizer, decode_epsilon))
@@ -306,7 +357,11 @@ def _build_parser():
             type=int,
             default=None,
             help="coarsen columns with more levels to this many bins (default: "
-            "8 for DP synthesizers, no coarsening for microaggregation; 0 = none)",
+            "8 for DP synthesizers, no coarsening for microaggregation; 0 = none). "
+            "correlated-gaussian works on the whole cube {0,1}^p (2^p <= its "
+            "max_universe, default 2^20), so it always uses the binary encoding "
+            "(ceil(log2 K) bits per column) and by default the largest power-of-two "
+            "max-bins that fits: 2 on Adult, i.e. 14 bits",
         )
         sub.add_argument(
             "--decode-epsilon",

@@ -2,8 +2,9 @@
 
 Every synthesizer of this package works on Boolean matrices.  :class:`BooleanEncoder`
 turns a table (a :class:`pandas.DataFrame` of mixed dtypes or a 2-D array) into one-hot
-blocks, one block per input column, and decodes synthetic Boolean rows back to the
-original columns and dtypes.  :func:`boolean_cube_to_signs` and
+blocks (or, with ``encoding="binary"``, into the binary digits of each level's index),
+one block per input column, and decodes synthetic Boolean rows back to the original
+columns and dtypes.  :func:`boolean_cube_to_signs` and
 :func:`signs_to_boolean_cube` are the affine "cube maps" between ``{0, 1}`` and
 ``{-1, 1}`` used by sign-based mechanisms.
 
@@ -169,6 +170,11 @@ def _fmt(x):
     return f"{x:g}"
 
 
+def _n_bits(n_codes):
+    """``ceil(log2(n_codes))``: bits of a binary code for ``n_codes >= 1`` codes."""
+    return int(n_codes - 1).bit_length()
+
+
 def _column_name(label):
     return repr(_show(label))
 
@@ -296,10 +302,12 @@ def _coarsen(column, max_bins):
 
 # ------------------------------------------------------------------------------ encoder
 class BooleanEncoder(TransformerMixin, BaseEstimator):
-    """Encode a table as one-hot Boolean blocks and decode Boolean rows back.
+    """Encode a table as Boolean blocks (one-hot or binary) and decode Boolean rows back.
 
     Each input column becomes a block of ``{0, 1}`` columns in the output, in column
-    order, with exactly one bit set per row.  A column is encoded through one of:
+    order.  With the default ``encoding="onehot"`` the block has one bit per code and
+    exactly one bit set per row; with ``encoding="binary"`` it holds the index of the
+    code in ``ceil(log2(K))`` bits (see ``encoding``).  The codes of a column are:
 
     * **levels** (categories): one bit per level, in the declared order;
     * **coarsened levels**: with ``max_bins``, a column with ``L > max_bins`` levels gets
@@ -327,6 +335,24 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         categories of their dtype, other columns their sorted distinct values.  Boolean
         columns are the exception: their domain ``{False, True}`` is fixed by the dtype,
         so no warning is emitted for them.
+    encoding : {"onehot", "binary"}, default="onehot"
+        How the ``K`` codes of a column (its levels, coarsened ranges or bins, after
+        ``max_bins``) are written as bits:
+
+        - ``"onehot"``: ``K`` bits, the bit of the row's code set;
+        - ``"binary"``: the code's index ``0..K-1`` written in ``ceil(log2(K))`` bits,
+          most significant bit first, so the output has ``sum_j ceil(log2(K_j))``
+          columns instead of ``sum_j K_j``.  A column with a single code gets **0
+          bits** (it is constant: it decodes to its only level).  Indices
+          ``K..2^b - 1`` are *invalid codes*; with ``handle_unknown="ignore"`` the
+          all-ones code is reserved for unknown values, so the column gets
+          ``ceil(log2(K + 1))`` bits.  Meant for mechanisms whose cost grows with
+          the size ``2^p`` of the cube, such as
+          :class:`~skprivsynth.CorrelatedGaussianMechanism`:
+          ``BooleanEncoder(categories=load_adult().domain, encoding="binary",
+          max_bins=2)`` encodes Adult in 14 bits (``max_bins=4``: 26 bits).
+          ``feature_blocks_`` is None in this mode (there are no one-hot blocks; see
+          ``column_blocks_``), and decoding is described in the Notes.
     n_bins : int, default=8
         Number of quantile bins of a float column learned from the data (fewer when
         quantiles tie).
@@ -339,7 +365,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         What :meth:`transform` does with a value outside the declared domain (an
         undeclared category, or a number outside the bin edges without ``clip``):
         ``"error"`` raises a ``ValueError`` naming the column, the value and its row;
-        ``"ignore"`` encodes it as an all-zero block.  During :meth:`fit`, a value
+        ``"ignore"`` encodes it as an all-zero block (with ``encoding="binary"``: as
+        the reserved all-ones code, an invalid code).  During :meth:`fit`, a value
         outside a declared domain always raises.
     level_weights : dict or None, default=None
         Public weights of the levels of some columns (column -> one non-negative
@@ -351,9 +378,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         :func:`skprivsynth.preprocessing.private_level_frequencies` (whose budget then
         adds to the synthesizer's).
     random_state : None, int, numpy.random.Generator or RandomState, default=None
-        Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks and
-        coarsened ranges).  The stream is seeded at :meth:`fit`; successive calls
-        continue it.
+        Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks,
+        fractional bits and coarsened ranges).  The stream is seeded at :meth:`fit`;
+        successive calls continue it.
 
     Attributes
     ----------
@@ -365,8 +392,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     level_ranges_ : list of ndarray or None
         For a coarsened column, the boundaries ``r`` such that output bit ``k`` stands
         for ``categories_[j][r[k]:r[k+1]]``; None otherwise.
-    feature_blocks_ : list of slice
-        The output columns of each input column.
+    column_blocks_ : list of slice
+        The output columns of each input column (in both encodings; an empty slice
+        for a 0-bit column in binary mode).
+    feature_blocks_ : list of slice or None
+        The one-hot blocks: equal to ``column_blocks_`` with ``encoding="onehot"``,
+        None with ``encoding="binary"``, so that consumers of one-hot blocks (e.g.
+        :class:`~skprivsynth.ReducedSpaceLP` ``feature_blocks``) never read binary
+        codes as one-hot blocks.
     dtypes_ : list of dtype
         The dtype restored by :meth:`inverse_transform` for each column.
     learned_columns_ : list
@@ -395,6 +428,18 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     stored, since using it would leak the data.  The randomness comes from
     ``random_state``.
 
+    **Decoding binary codes** (``encoding="binary"``).  Each bit is read as the
+    probability ``clip(x, 0, 1)`` of a 1: entries exactly 0 or 1 (or outside
+    ``[0, 1]``) are kept (clipped) as they are, and a fractional entry (e.g. an
+    un-rounded mean of records) becomes a 1 with that probability, independently
+    (randomized rounding).  The bits give an index; a valid index decodes to its code
+    (a coarsened range or bin is then decoded as above).  An invalid index ``>= K``
+    (possible when ``K`` is not a power of two, or the reserved code of
+    ``handle_unknown="ignore"``) decodes exactly like an all-zero one-hot block: to a
+    code drawn from the public fallback weights (uniform over the underlying levels,
+    or the declared ``level_weights``; uniform over the bins).  The rule never looks
+    at the data, never gives NaN, and is seeded by ``random_state``.
+
     Complexity: :meth:`fit` is ``O(n p_in)`` (plus a sort per learned column),
     :meth:`transform` and :meth:`inverse_transform` are ``O(n p_out)`` time and memory.
 
@@ -410,12 +455,24 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     ['color=red', 'color=blue', 'size=0', 'size=1', 'size=2']
     >>> enc.inverse_transform(enc.transform(df)).equals(df)
     True
+
+    Binary codes (``size`` has 3 levels, so 2 bits; ``color`` 2 levels, 1 bit):
+
+    >>> enc = BooleanEncoder(categories={"color": ["red", "blue"], "size": 3},
+    ...                      encoding="binary")
+    >>> enc.fit_transform(df).tolist()
+    [[0.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    >>> enc.get_feature_names_out().tolist()
+    ['color@bit0', 'size@bit1', 'size@bit0']
+    >>> enc.inverse_transform(enc.transform(df)).equals(df)
+    True
     """
 
     _parameter_constraints = {
         "categories": [StrOptions({"auto"}), dict, list],
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "max_bins": [Interval(Integral, 2, None, closed="left"), None],
+        "encoding": [StrOptions({"onehot", "binary"})],
         "handle_unknown": [StrOptions({"error", "ignore"})],
         "level_weights": [dict, None],
         "random_state": ["random_state", np.random.Generator],
@@ -427,6 +484,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         *,
         n_bins=8,
         max_bins=None,
+        encoding="onehot",
         handle_unknown="error",
         level_weights=None,
         random_state=None,
@@ -434,6 +492,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.categories = categories
         self.n_bins = n_bins
         self.max_bins = max_bins
+        self.encoding = encoding
         self.handle_unknown = handle_unknown
         self.level_weights = level_weights
         self.random_state = random_state
@@ -547,9 +606,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.bin_edges_ = [c.edges if c.kind == "bins" else None for c in columns]
         self.level_ranges_ = [c.ranges for c in columns]
         self.dtypes_ = dtypes
-        stops = np.cumsum([c.width for c in columns])
-        starts = stops - np.array([c.width for c in columns])
-        self.feature_blocks_ = [slice(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
+        if self.encoding == "binary":
+            reserve = 1 if self.handle_unknown == "ignore" else 0
+            widths = [_n_bits(c.width + reserve) for c in columns]
+        else:
+            widths = [c.width for c in columns]
+        stops = np.cumsum(widths)
+        starts = stops - np.array(widths)
+        blocks = [slice(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
+        self.column_blocks_ = blocks
+        self.feature_blocks_ = None if self.encoding == "binary" else list(blocks)
         self.n_features_out_ = int(stops[-1])
         self._decode_rng = check_random_generator(self.random_state)
         return self
@@ -584,7 +650,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------- transform
     def transform(self, X):
-        """Encode ``X`` as one-hot blocks.
+        """Encode ``X`` as one-hot blocks (or binary codes, see ``encoding``).
 
         Parameters
         ----------
@@ -594,8 +660,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         Xt : ndarray of float64, shape (n_samples, n_features_out)
-            Entries in ``{0, 1}``; one bit per block is set (none for an unknown value
-            with ``handle_unknown="ignore"``).
+            Entries in ``{0, 1}``.  One-hot: one bit per block is set (none for an
+            unknown value with ``handle_unknown="ignore"``).  Binary: each block holds
+            the code's index, most significant bit first (all ones for an unknown
+            value with ``handle_unknown="ignore"``).
         """
         check_is_fitted(self)
         frame = self._as_frame(X, reset=False)
@@ -608,12 +676,18 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             )
         out = np.zeros((n, self.n_features_out_), dtype=np.float64)
         rows = np.arange(n)
-        for j, (column, block) in enumerate(zip(self._encoding, self.feature_blocks_, strict=True)):
+        binary = self.encoding == "binary"
+        for j, (column, block) in enumerate(zip(self._encoding, self.column_blocks_, strict=True)):
             series = frame.iloc[:, j]
             _check_no_missing(series, frame.columns[j])
             codes = _encode_column(series, column, frame.columns[j], self.handle_unknown)
             known = codes >= 0
-            out[rows[known], block.start + codes[known]] = 1.0
+            if binary:
+                b = block.stop - block.start
+                codes = np.where(known, codes, (1 << b) - 1)  # unknown: the all-ones code
+                out[:, block] = (codes[:, None] >> np.arange(b - 1, -1, -1)) & 1
+            else:
+                out[rows[known], block.start + codes[known]] = 1.0
         return out
 
     # ----------------------------------------------------------- inverse transform
@@ -625,7 +699,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features_out)
-            Finite real values; each block is read as weights ``clip(block, 0, 1)``.
+            Finite real values; a one-hot block is read as weights
+            ``clip(block, 0, 1)``, a binary bit as the probability ``clip(x, 0, 1)``
+            of a 1.
         random_state : None, int or numpy.random.Generator, optional
             Seed of this call; None continues the encoder's own stream (seeded at fit).
 
@@ -636,7 +712,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             ``0..n-1`` when fitted on a DataFrame, else an ndarray of the fitted dtype.
         """
         check_is_fitted(self)
-        Xt = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X")
+        Xt = check_array(
+            X,
+            dtype=np.float64,
+            ensure_all_finite=True,
+            ensure_min_features=0 if self.n_features_out_ == 0 else 1,
+            input_name="X",
+        )
         if Xt.shape[1] != self.n_features_out_:
             raise ValueError(
                 f"X has {Xt.shape[1]} columns, but BooleanEncoder.inverse_transform expects "
@@ -645,8 +727,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         rng = self._decode_rng if random_state is None else check_random_generator(random_state)
         has_negative = bool((Xt < 0).any())
         decoded = {}
-        for j, (column, block) in enumerate(zip(self._encoding, self.feature_blocks_, strict=True)):
-            idx = _draw_block(Xt[:, block], column.fallback_weights(), rng, has_negative)
+        for j, (column, block) in enumerate(zip(self._encoding, self.column_blocks_, strict=True)):
+            if self.encoding == "binary":
+                idx = _draw_binary_block(Xt[:, block], column, rng)
+            else:
+                idx = _draw_block(Xt[:, block], column.fallback_weights(), rng, has_negative)
             decoded[j] = _decode_column(idx, column, self.dtypes_[j], rng)
         if not self._fitted_on_frame:
             out = np.empty((Xt.shape[0], self.n_features_in_), dtype=self._array_dtype)
@@ -660,7 +745,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------------ names
     def get_feature_names_out(self, input_features=None):
         """Output names ``"column=level"`` (``"column=a..b"`` for a coarsened range,
-        ``"column=[lo, hi)"`` for a bin).
+        ``"column=[lo, hi)"`` for a bin); with ``encoding="binary"``,
+        ``"column@bit{k}"`` for the bit of weight ``2^k``, listed most significant
+        first (``age@bit1, age@bit0``).
 
         Parameters
         ----------
@@ -673,6 +760,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
+        if self.encoding == "binary":
+            return np.asarray(
+                [
+                    f"{name}@bit{k}"
+                    for name, block in zip(names, self.column_blocks_, strict=True)
+                    for k in range(block.stop - block.start - 1, -1, -1)
+                ],
+                dtype=object,
+            )
         return np.asarray(
             [
                 f"{name}={label}"
@@ -780,6 +876,31 @@ def _draw_block(block, fallback, rng, has_negative=True):
     # rounding may exceed it and let ``u = 1`` land on a trailing zero weight).
     total = cum[:, -1]
     idx[rows] = np.minimum((cum < (u * total)[:, None]).sum(axis=1), W.shape[1] - 1)
+    return idx
+
+
+def _draw_binary_block(block, column, rng):
+    """Code index of each row from its binary bits (most significant first).
+
+    A bit is 1 with probability ``clip(x, 0, 1)`` (no randomness for entries already
+    in ``{0, 1}`` or outside ``[0, 1]``).  An invalid index ``>= K`` is replaced by a
+    code drawn from the column's public fallback weights, as for an all-zero one-hot
+    block.
+    """
+    n, b = block.shape
+    n_codes = column.width
+    if b == 0:
+        return np.zeros(n, dtype=np.int64)
+    P = np.clip(block, 0.0, 1.0)
+    bits = P >= 1.0
+    fractional = (P > 0.0) & (P < 1.0)
+    if fractional.any():
+        bits[fractional] = rng.random(int(fractional.sum())) < P[fractional]
+    idx = bits.astype(np.int64) @ (np.int64(1) << np.arange(b - 1, -1, -1, dtype=np.int64))
+    invalid = idx >= n_codes
+    if invalid.any():
+        empty = np.zeros((int(invalid.sum()), n_codes))
+        idx[invalid] = _draw_block(empty, column.fallback_weights(), rng)
     return idx
 
 

@@ -236,3 +236,38 @@ def test_microaggregation_reports_decoding_epsilon(tmp_path, adult, capsys):
     )
     err = capsys.readouterr().err
     assert "k = 5" in err and "decoding weights: epsilon = 0.1" in err
+
+
+def test_demo_correlated_gaussian_uses_a_binary_cube_within_max_universe(capsys):
+    argv = ["demo", "--method", "correlated-gaussian", "--n-rows", "2000"]
+    assert main([*argv, "--param", "epsilon=1"]) == 0
+    out = capsys.readouterr().out
+    assert "14 Boolean features (max_bins=2, binary codes)" in out
+    assert "privacy: epsilon = 1.1 (1 synthesizer + 0.1 decoding weights)" in out
+    assert "delta = 1e-06" in out and "CorrelatedGaussianMechanism" in out and "tvd2" in out
+    # An explicit --max-bins is kept; a cube beyond max_universe fails in one line.
+    assert main([*argv, "--max-bins", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "2^26" in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_synthesize_correlated_gaussian_picks_the_largest_max_bins_that_fits(
+    tmp_path, adult, capsys
+):
+    columns = ["age", "race", "sex"]  # 7 + 3 + 1 = 11 bits without any coarsening
+    source, target = tmp_path / "real.csv", tmp_path / "synthetic.csv"
+    domain = tmp_path / "domain.json"
+    adult.data[columns].iloc[:1000].to_csv(source, index=False)
+    domain.write_text(json.dumps({c: adult.domain[c] for c in columns}))
+    argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded release
+        code = main([*argv, "--method", "correlated-gaussian", "--seed", "0", "-n", "300"])
+    assert code == 0
+    err = capsys.readouterr().err
+    # Nothing is coarsened, so no decoding budget is spent.
+    assert "epsilon = 1, delta = 1e-06" in err and "decoding" not in err
+    synthetic = pd.read_csv(target)
+    assert list(synthetic.columns) == columns and len(synthetic) == 300
+    for column in columns:
+        assert synthetic[column].between(0, adult.domain[column] - 1).all()

@@ -504,6 +504,7 @@ def test_bins_on_text_column_raise():
         {"n_bins": 1},
         {"max_bins": 1},
         {"handle_unknown": "drop"},
+        {"encoding": "gray"},
         {"categories": "learn"},
         {"random_state": "seed"},
     ],
@@ -565,6 +566,8 @@ def test_cube_maps_reject_out_of_range():
     [
         BooleanEncoder(random_state=0),
         BooleanEncoder(n_bins=3, max_bins=4, handle_unknown="ignore", random_state=0),
+        BooleanEncoder(encoding="binary", n_bins=3, random_state=0),
+        BooleanEncoder(encoding="binary", max_bins=3, handle_unknown="ignore", random_state=0),
     ],
     expected_failed_checks=lambda est: {},
     xfail_strict=True,
@@ -641,3 +644,219 @@ def test_integer_bin_midpoint_is_clipped_to_the_dtype_range(dtype):
     assert back["age"].dtype == df["age"].dtype
     maximum = 255 if dtype in (np.uint8, "UInt8") else 127
     assert back["age"].tolist() == [maximum, 50]
+
+
+# ------------------------------------------------------------------- binary encoding
+def _bits_of(codes, b):
+    return ((np.asarray(codes)[:, None] >> np.arange(b - 1, -1, -1)) & 1).astype(float)
+
+
+def _n_bits(k):
+    return int(np.ceil(np.log2(k))) if k > 1 else 0
+
+
+def test_binary_adult_round_trip_exact(adult):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = BooleanEncoder(categories=adult.domain, encoding="binary", random_state=0)
+        Xt = enc.fit_transform(adult.data)
+        back = enc.inverse_transform(Xt)
+    widths = [_n_bits(k) for k in adult.domain.values()]
+    assert Xt.shape == (48842, sum(widths)) == (48842, 64) == (48842, enc.n_features_out_)
+    assert set(np.unique(Xt)) == {0.0, 1.0}
+    assert enc.feature_blocks_ is None
+    assert [b.stop - b.start for b in enc.column_blocks_] == widths
+    pd.testing.assert_frame_equal(back, adult.data)  # values and int64 dtypes
+    # Most significant bit first: the bits of "age" spell its code.
+    age = enc.column_blocks_[0]
+    np.testing.assert_array_equal(Xt[:, age], _bits_of(adult.data["age"], 7))
+    names = enc.get_feature_names_out()
+    assert list(names[:7]) == [f"age@bit{k}" for k in range(6, -1, -1)]
+    assert names[-1] == "income>50K@bit0" and len(set(names)) == names.size
+
+
+def test_binary_adult_max_bins_uses_the_declared_ranges(adult):
+    onehot = BooleanEncoder(categories=adult.domain, max_bins=4).fit(adult.data.head(2))
+    enc = BooleanEncoder(categories=adult.domain, max_bins=4, encoding="binary").fit(
+        adult.data.head(2)
+    )
+    assert enc.n_features_out_ == sum(_n_bits(min(k, 4)) for k in adult.domain.values()) == 26
+    # The ranges depend on the declared domain only (two rows were seen): as in one-hot.
+    for a, b in zip(enc.level_ranges_, onehot.level_ranges_, strict=True):
+        assert (a is None and b is None) or np.array_equal(a, b)
+    bits = enc.transform(adult.data)
+    codes = onehot.transform(adult.data)
+    for binary, hot in zip(enc.column_blocks_, onehot.feature_blocks_, strict=True):
+        b = binary.stop - binary.start
+        np.testing.assert_array_equal(bits[:, binary], _bits_of(codes[:, hot].argmax(1), b))
+    back = enc.inverse_transform(bits, random_state=0)
+    np.testing.assert_array_equal(enc.transform(back), bits)  # same range of codes
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    domain=st.lists(st.integers(1, 30), min_size=1, max_size=6),
+    n=st.integers(1, 40),
+    max_bins=st.one_of(st.none(), st.integers(2, 10)),
+    ignore=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_property_binary_width_and_round_trip(domain, n, max_bins, ignore, seed):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, k, n) for k in domain])
+    enc = BooleanEncoder(
+        categories=domain,
+        max_bins=max_bins,
+        encoding="binary",
+        handle_unknown="ignore" if ignore else "error",
+        random_state=seed,
+    ).fit(X)
+    codes = [k if max_bins is None else min(k, max_bins) for k in domain]
+    Xt = enc.transform(X)
+    assert Xt.shape == (n, sum(_n_bits(k + ignore) for k in codes))
+    assert set(np.unique(Xt)) <= {0.0, 1.0}
+    back = enc.inverse_transform(Xt)
+    if max_bins is None:
+        np.testing.assert_array_equal(back, X)
+    else:
+        np.testing.assert_array_equal(enc.transform(back), Xt)
+    # Any {0, 1} matrix (invalid codes included) decodes to valid levels.
+    Z = (rng.random((n, enc.n_features_out_)) < 0.5).astype(float)
+    decoded = enc.inverse_transform(Z)
+    assert ((decoded >= 0) & (decoded < np.array(domain))).all()
+
+
+def test_binary_single_level_column_gets_zero_bits():
+    X = np.array([[0, 0], [0, 2], [0, 1]])
+    enc = BooleanEncoder(categories=[1, 3], encoding="binary", random_state=0).fit(X)
+    assert [(b.start, b.stop) for b in enc.column_blocks_] == [(0, 0), (0, 2)]
+    assert enc.get_feature_names_out().tolist() == ["x1@bit1", "x1@bit0"]
+    np.testing.assert_array_equal(enc.inverse_transform(enc.transform(X)), X)
+    only = BooleanEncoder(categories=[1], encoding="binary").fit(X[:, :1])
+    assert only.n_features_out_ == 0 and only.transform(X[:, :1]).shape == (3, 0)
+    np.testing.assert_array_equal(only.inverse_transform(np.zeros((2, 0))), [[0], [0]])
+
+
+def test_binary_invalid_codes_decode_uniformly_over_levels():
+    # K = 5 levels in 3 bits: codes 5, 6, 7 are invalid.
+    enc = BooleanEncoder(categories=[5], encoding="binary", random_state=0).fit(
+        np.arange(5)[:, None]
+    )
+    Z = _bits_of(np.repeat([5, 6, 7], 5000), 3)
+    codes = enc.inverse_transform(Z, random_state=4)[:, 0]
+    assert codes.dtype == np.int64
+    assert stats.chisquare(np.bincount(codes, minlength=5)).pvalue > 1e-3
+    # Valid codes decode deterministically, whatever the seed.
+    valid = _bits_of(np.arange(5), 3)
+    for seed in (0, 1):
+        np.testing.assert_array_equal(
+            enc.inverse_transform(valid, random_state=seed)[:, 0], np.arange(5)
+        )
+
+
+def test_binary_invalid_codes_of_coarsened_column_are_uniform_over_levels():
+    # 10 levels in 3 ranges [3, 3, 4] -> 2 bits; code 3 is invalid.
+    enc = BooleanEncoder(categories=[10], max_bins=3, encoding="binary").fit(np.arange(10)[:, None])
+    codes = enc.inverse_transform(np.ones((20000, 2)), random_state=2)[:, 0]
+    assert stats.chisquare(np.bincount(codes, minlength=10)).pvalue > 1e-3
+
+
+def test_binary_invalid_codes_follow_level_weights():
+    weights = np.array([0.0, 1.0, 3.0])
+    enc = BooleanEncoder(categories={"c": 3}, encoding="binary", level_weights={"c": weights}).fit(
+        pd.DataFrame({"c": [0, 1, 2]})
+    )
+    decoded = enc.inverse_transform(np.ones((8000, 2)), random_state=5)["c"].to_numpy()
+    counts = np.bincount(decoded, minlength=3)
+    assert counts[0] == 0
+    assert stats.chisquare(counts[1:], 8000 * weights[1:] / 4).pvalue > 1e-3
+
+
+def test_binary_fractional_bits_are_bernoulli_probabilities():
+    enc = BooleanEncoder(categories=[4], encoding="binary", random_state=0).fit(
+        np.arange(4)[:, None]
+    )
+    # P(bit1 = 1) = 0.25, P(bit0 = 1) = 0.5, independently.
+    codes = enc.inverse_transform(np.tile([0.25, 0.5], (10000, 1)), random_state=3)[:, 0]
+    expected = 10000 * np.array([0.375, 0.375, 0.125, 0.125])
+    assert stats.chisquare(np.bincount(codes, minlength=4), expected).pvalue > 1e-3
+    # Out-of-range entries are clipped, not drawn: -3 -> 0, 7 -> 1.
+    np.testing.assert_array_equal(enc.inverse_transform([[-3.0, 7.0], [2.0, -0.5]]), [[1], [2]])
+    # Reproducible with a seed.
+    Z = np.random.default_rng(0).random((50, 2))
+    np.testing.assert_array_equal(
+        enc.inverse_transform(Z, random_state=9), enc.inverse_transform(Z, random_state=9)
+    )
+
+
+def test_binary_mixed_frame_round_trip_and_unknown_values():
+    df = mixed_frame()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = BooleanEncoder(
+            categories=MIXED_DOMAIN | {"flag": [False, True]},
+            encoding="binary",
+            handle_unknown="ignore",
+            random_state=0,
+        ).fit(df)
+    # K + 1 codes per column (the all-ones code is reserved for unknown values).
+    widths = [b.stop - b.start for b in enc.column_blocks_]
+    assert widths == [2, 2, 2, 2, 3, 2, 2]
+    back = enc.inverse_transform(enc.transform(df))
+    pd.testing.assert_frame_equal(back, df)
+    unknown = df.head(3).copy()
+    unknown["count"] = 99
+    bits = enc.transform(unknown)
+    np.testing.assert_array_equal(bits[:, enc.column_blocks_[4]], 1.0)
+    decoded = enc.inverse_transform(bits)
+    assert decoded["count"].between(0, 4).all() and not decoded.isna().any().any()
+    assert (decoded.dtypes == df.dtypes).all()
+    # Arbitrary real matrices (negative, > 1, fractional) decode to valid rows.
+    Z = np.random.default_rng(0).normal(size=(200, enc.n_features_out_)) * 2
+    decoded = enc.inverse_transform(Z)
+    assert not decoded.isna().any().any() and (decoded.dtypes == df.dtypes).all()
+    assert np.array_equal(enc.transform(decoded).shape, (200, enc.n_features_out_))
+
+
+def test_binary_set_output_pandas_names():
+    df = pd.DataFrame({"c": [0, 1, 2, 1]})
+    enc = BooleanEncoder(categories={"c": 3}, encoding="binary").set_output(transform="pandas")
+    out = enc.fit_transform(df)
+    assert list(out.columns) == ["c@bit1", "c@bit0"]
+    pd.testing.assert_frame_equal(enc.inverse_transform(out), df)
+
+
+def test_binary_blocks_are_not_one_hot_blocks_for_reduced_space():
+    from skprivsynth import ReducedSpaceLP
+
+    X = np.array([[0, 1], [2, 0], [1, 1]])
+    enc = BooleanEncoder(categories=[3, 2], encoding="binary").fit(X)
+    assert enc.feature_blocks_ is None
+    lp = ReducedSpaceLP(workload="block_tables", feature_blocks=enc.feature_blocks_)
+    with pytest.raises(ValueError, match="one-hot"):
+        lp.fit(enc.transform(X))
+
+
+def test_binary_pipeline_with_correlated_gaussian_on_adult(adult):
+    from skprivsynth import CorrelatedGaussianMechanism, make_synthesis_pipeline
+    from skprivsynth.preprocessing import private_level_frequencies
+
+    weights = private_level_frequencies(adult.data, adult.domain, 0.1, random_state=0)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(
+            categories=adult.domain,
+            encoding="binary",
+            max_bins=2,
+            level_weights=weights,
+            random_state=0,
+        ),
+        CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, random_state=0),
+    )
+    pipe.fit(adult.data)
+    assert pipe[0].n_features_out_ == 14
+    synthetic = pipe.sample(500, random_state=0)
+    assert isinstance(synthetic, pd.DataFrame) and synthetic.shape == (500, 14)
+    assert list(synthetic.columns) == list(adult.data.columns)
+    assert (synthetic.dtypes == adult.data.dtypes).all()
+    for column, k in adult.domain.items():
+        assert synthetic[column].between(0, k - 1).all()
