@@ -824,6 +824,10 @@ class MarginalScorer:
                     # giving an invalid one-hot block, while a synthesizer's sample
                     # rounds every coordinate independently).
                     released = estimator.sample(n_samples=n, random_state=self.random_state)
+                    if isinstance(X, pd.DataFrame) and not isinstance(released, pd.DataFrame):
+                        # decoders such as OneHotEncoder return arrays: give them back
+                        # the columns the encoder was fitted on
+                        released = pd.DataFrame(released, columns=X.columns)
                     return -marginal_error(
                         X_real,
                         encoder.transform(released),
