@@ -909,8 +909,11 @@ def make_marginal_scorer(
         ``pipeline[-1].sample(...)``, all with :func:`marginal_error`.  ``"decoded"``
         (the benchmark metric of BENCHMARKS.md):
         ``pipeline.sample(...)`` (the pipeline's own decoding ``sample``, e.g.
-        ``SynthesisPipeline``) against ``X`` with :func:`categorical_marginal_tvd`.  A
-        bare synthesizer has no decoder and is always compared in its own space with
+        ``SynthesisPipeline``) against ``X`` with :func:`categorical_marginal_tvd`, which
+        treats every distinct value as a category: right for categorical and
+        integer-coded columns, not for float columns binned by the encoder (decoded to
+        bin midpoints, never equal to the raw values) — score those with
+        ``"encoded"``.  A bare synthesizer has no decoder and is always compared in its own space with
         :func:`marginal_error`.
     n_samples : int, optional
         Number of synthetic records per evaluation; None uses ``len(X)``.
