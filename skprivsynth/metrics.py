@@ -913,8 +913,8 @@ def make_marginal_scorer(
         treats every distinct value as a category: right for categorical and
         integer-coded columns, not for float columns binned by the encoder (decoded to
         bin midpoints, never equal to the raw values) — score those with
-        ``"encoded"``.  A bare synthesizer has no decoder and is always compared in its own space with
-        :func:`marginal_error`.
+        ``"encoded"``.  A bare synthesizer has no decoder and is always compared in its
+        own space with :func:`marginal_error`.
     n_samples : int, optional
         Number of synthetic records per evaluation; None uses ``len(X)``.
     random_state : None, int or numpy.random.Generator, default=0
