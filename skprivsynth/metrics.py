@@ -49,6 +49,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array
 
 from .base import check_random_generator
+from .privacy import warn_privacy_leak
 from .validation import check_unit_interval
 
 __all__ = [
@@ -747,6 +748,29 @@ def covariance_loss(X, Y, sample_weight_X=None, sample_weight_Y=None):
 # ----------------------------------------------------------------------------- scorer
 
 
+def _warn_if_differentially_private(estimator):
+    """Warn that scoring a DP synthesizer on real data is outside its guarantee.
+
+    The score is a non-private function of the held-out real rows; a choice made from
+    it (``GridSearchCV.best_params_`` / ``best_estimator_``) is therefore not covered by
+    the synthesizer's ε, and every fit of a search spends its own ε on the training
+    folds (basic composition over all fits).  Private selection needs its own
+    mechanism (Liu and Talwar, "Private selection from private candidates", STOC 2019;
+    Papernot and Steinke, "Hyperparameter tuning with Rényi differential privacy",
+    ICLR 2022); without one, tune on public or proxy data.
+    """
+    synthesizer = estimator[-1] if isinstance(estimator, Pipeline) else estimator
+    get_params = getattr(synthesizer, "get_params", None)
+    if get_params is not None and "epsilon" in get_params(deep=False):
+        warn_privacy_leak(
+            f"scoring the differentially private {type(synthesizer).__name__} on real "
+            "data: the score, and any choice made from it (e.g. GridSearchCV's "
+            "best_params_), is not covered by its epsilon, and each fit of a search "
+            "spends its own epsilon.  Tune on public or proxy data for a private release.",
+            stacklevel=4,
+        )
+
+
 class MarginalScorer:
     """Scorer ``scorer(estimator, X, y=None) -> −marginal error`` (greater is better).
 
@@ -796,6 +820,7 @@ class MarginalScorer:
         """
         n = self._n_rows(X)
         kwargs = {"degree": self.degree, "max_marginals": self.max_marginals}
+        _warn_if_differentially_private(estimator)
         if isinstance(estimator, Pipeline):
             if self.space == "decoded":
                 if not hasattr(estimator, "sample"):

@@ -3,6 +3,7 @@
 import itertools
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ from skprivsynth.metrics import (
     marginal_error,
     marginal_errors,
 )
+from skprivsynth.privacy import PrivacyLeakWarning
 
 # ----------------------------------------------------------------- brute force
 
@@ -492,6 +494,26 @@ def test_encoded_scorer_scores_what_a_synthesis_pipeline_releases():
     encoder = pipe[:-1]
     released = encoder.transform(pipe.sample(n_samples=300, random_state=0))
     expected = -marginal_error(encoder.transform(df), released, 2)
-    assert make_marginal_scorer(degree=2)(pipe, df) == pytest.approx(expected)
+    with pytest.warns(PrivacyLeakWarning):  # a DP synthesizer scored on real data
+        score = make_marginal_scorer(degree=2)(pipe, df)
+    assert score == pytest.approx(expected)
     bitwise = -marginal_error(encoder.transform(df), pipe[-1].sample(300, random_state=0), 2)
     assert bitwise != pytest.approx(expected)
+
+
+def test_scorer_warns_that_selection_on_real_data_is_outside_the_dp_guarantee():
+    from skprivsynth import MicroaggregationSynthesizer, NoisyMicroaggregation
+    from skprivsynth.validation import BooleanValidator
+
+    X = _boolean(np.random.default_rng(3), 300, 4)
+    scorer = make_marginal_scorer(degree=2)
+    dp = NoisyMicroaggregation(epsilon=1.0, random_state=0).fit(X)
+    with pytest.warns(PrivacyLeakWarning, match="NoisyMicroaggregation on real data"):
+        scorer(dp, X)
+    pipe = DecodingPipeline([("validate", BooleanValidator()),
+                             ("synth", NoisyMicroaggregation(epsilon=1.0, random_state=0))])
+    with pytest.warns(PrivacyLeakWarning, match="each fit of a search"):
+        scorer(pipe.fit(X), X)
+    with warnings.catch_warnings():  # k-anonymous, not DP: nothing to warn about
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        scorer(MicroaggregationSynthesizer(k=5, random_state=0).fit(X), X)
