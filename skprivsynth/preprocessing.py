@@ -953,7 +953,7 @@ def _decode_column(idx, column, dtype, rng):
     return pd.Series(values, dtype=object if values.dtype == object else None).astype(dtype)
 
 
-def private_level_frequencies(X, categories, epsilon, random_state=None):
+def private_level_frequencies(X, categories, epsilon, random_state=None, noise="continuous"):
     """Differentially private level frequencies of columns, for decoding weights.
 
     Releases the 1-way histogram (as fractions of ``n``) of every column named in
@@ -978,6 +978,9 @@ def private_level_frequencies(X, categories, epsilon, random_state=None):
     epsilon : float
         Budget of this release.
     random_state : None, int or numpy.random.Generator
+    noise : {"continuous", "discrete"}, default="continuous"
+        Laplace sampler of :func:`~skprivsynth.privacy.laplace_mechanism`;
+        ``"discrete"`` is the floating-point-safe one.
 
     Returns
     -------
@@ -1017,7 +1020,11 @@ def private_level_frequencies(X, categories, epsilon, random_state=None):
     # Sensitivity 2m/n: one replaced row changes two entries of each column by 1/n.
     sensitivity = 2.0 * len(frequencies) / n
     noisy, _ = laplace_mechanism(
-        np.concatenate(frequencies), sensitivity, epsilon, check_random_generator(random_state)
+        np.concatenate(frequencies),
+        sensitivity,
+        epsilon,
+        check_random_generator(random_state),
+        noise=noise,
     )
     noisy = np.clip(noisy, 0.0, None)
     splits = np.cumsum([f.size for f in frequencies])[:-1]

@@ -628,6 +628,18 @@ def test_private_level_frequencies_calibration(adult):
     )
     scale = 2 * 3 / (len(data) * eps)
     np.testing.assert_allclose((draws - exact["race"]).std(), np.sqrt(2) * scale, rtol=0.1)
+    discrete = np.array(
+        [
+            private_level_frequencies(data, domain, epsilon=eps, random_state=s, noise="discrete")[
+                "race"
+            ]
+            for s in range(400)
+        ]
+    )
+    # the discrete path keeps the calibration up to its small grid inflation
+    np.testing.assert_allclose((discrete - exact["race"]).std(), np.sqrt(2) * scale, rtol=0.15)
+    with pytest.raises(ValueError, match="noise"):
+        private_level_frequencies(data, domain, epsilon=1.0, noise="float")
     with pytest.raises(ValueError, match="outside the declared levels"):
         private_level_frequencies(data, {"race": 2}, epsilon=1.0)
     with pytest.raises(ValueError, match="epsilon"):
