@@ -179,7 +179,12 @@ def _encoder(args, data, domain, synthesizer):
     if domain is not None and max_bins is not None:
         coarsened = {c: spec for c, spec in domain.items() if _n_declared_levels(spec) > max_bins}
     if coarsened and args.decode_epsilon > 0:
-        weights = private_level_frequencies(data, coarsened, args.decode_epsilon, args.seed)
+        # The decoding release uses the synthesizer's noise option (floating-point-safe
+        # runs stay floating-point-safe).
+        noise = synthesizer.get_params().get("noise", "continuous")
+        weights = private_level_frequencies(
+            data, coarsened, args.decode_epsilon, args.seed, noise=noise
+        )
         decode_epsilon = args.decode_epsilon
     encoder = BooleanEncoder(
         categories="auto" if domain is None else domain,

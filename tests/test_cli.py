@@ -151,9 +151,9 @@ def test_decode_epsilon_is_spent_on_coarsened_columns_only(
 
     released = {}
 
-    def spy(data, categories, epsilon, random_state=None):
-        released.update(categories=dict(categories), epsilon=epsilon)
-        return real_release(data, categories, epsilon, random_state)
+    def spy(data, categories, epsilon, random_state=None, noise="continuous"):
+        released.update(categories=dict(categories), epsilon=epsilon, noise=noise)
+        return real_release(data, categories, epsilon, random_state, noise=noise)
 
     real_release = cli.private_level_frequencies
     monkeypatch.setattr(cli, "private_level_frequencies", spy)
@@ -165,7 +165,10 @@ def test_decode_epsilon_is_spent_on_coarsened_columns_only(
     # Only the coarsened columns (more than 8 levels) are released: the noise scale
     # grows with their number.
     assert sorted(released["categories"]) == sorted(c for c, k in adult.domain.items() if k > 8)
-    assert released["epsilon"] == 0.25
+    assert released["epsilon"] == 0.25 and released["noise"] == "continuous"
+    # A floating-point-safe synthesizer gets a floating-point-safe decoding release.
+    assert _dp_run(tmp_path, adult, domain, "--param", "noise=discrete") == 0
+    assert released["noise"] == "discrete"
 
 
 def test_decode_epsilon_is_not_charged_when_nothing_is_coarsened(tmp_path, adult, capsys):
