@@ -652,7 +652,8 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         which the discrete Gaussian satisfies; the grid rounding is accounted by
         inflating σ (see ``_discrete_correlated_release``).
     random_state : None, int or numpy.random.Generator
-        Seed of the noise (``fit``) and of the sampling stream.
+        Seed of the noise (``fit``) and of the sampling stream.  For tests and audits only: a seed
+        known to others lets them regenerate the noise; leave it None for a release.
 
     Attributes
     ----------

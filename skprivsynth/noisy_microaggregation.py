@@ -336,7 +336,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         Laplace sampler used by :func:`~skprivsynth.privacy.laplace_mechanism`
         (``"discrete"``: floating-point-safe grid release).
     random_state : None, int or numpy.random.Generator, default=None
-        Seed of the fit (projection and noise) and of the default sampling stream.
+        Seed of the fit (projection and noise) and of the default sampling stream.  For tests and
+        audits only: a seed known to others lets them regenerate the noise; leave it None for a
+        release.
 
     Attributes
     ----------

@@ -264,7 +264,8 @@ class PrivateSampler(BaseSynthesizer):
     max_tries : int, default=10
         Draws of the reduced space before giving up on the well-conditioning test.
     random_state : None, int or numpy.random.Generator, default=None
-        Seeds the reduced space (fit) and the release (:meth:`sample`).
+        Seeds the reduced space (fit) and the release (:meth:`sample`).  For tests and audits only:
+        a seed known to others lets them regenerate the draws; leave it None for a release.
 
     Attributes
     ----------

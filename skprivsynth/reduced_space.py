@@ -172,7 +172,8 @@ class ReducedSpaceLP(BaseSynthesizer):
         Laplace sampler (:func:`skprivsynth.privacy.laplace_mechanism`): float noise, or
         the floating-point-safe discrete Laplace on a grid (exactly ε-DP).
     random_state : None, int or numpy.random.Generator, default=None
-        Seeds ``Ω*``, the noise and the sampling stream.
+        Seeds ``Ω*``, the noise and the sampling stream.  For tests and audits only: a seed known to
+        others lets them regenerate the noise; leave it None for a release.
 
     Attributes
     ----------
