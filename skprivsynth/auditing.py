@@ -374,22 +374,12 @@ def audit_mechanism(
         raise ValueError(f"epsilon must be a finite number >= 0 or None; got {epsilon!r}.")
 
     start = time.perf_counter()
-    # 32-bit seeds: accepted by every scikit-learn ``random_state`` parameter.
-    seed_rng = np.random.default_rng(random_state)
-    seeds = seed_rng.integers(0, 2**32 - 1, size=(2, n_search_runs + n_runs))
-    # Clopper–Pearson needs independent runs: a repeated seed (birthday collision,
-    # probability ~ runs²/2**33) would repeat a run, so repeats get fresh seeds.
-    flat = seeds.ravel()
-    _, first = np.unique(flat, return_index=True)
-    if first.size < flat.size:
-        used = set(flat.tolist())
-        for i in np.setdiff1d(np.arange(flat.size), first):
-            new = int(seed_rng.integers(0, 2**32 - 1))
-            while new in used:
-                new = int(seed_rng.integers(0, 2**32 - 1))
-            used.add(new)
-            flat[i] = new
-        seeds = flat.reshape(seeds.shape)
+    # 32-bit seeds (accepted by every scikit-learn ``random_state``), drawn without
+    # replacement: Clopper–Pearson needs independent runs, and a repeated seed (a
+    # birthday collision, probability ~ runs²/2**33) would repeat a run.
+    seeds = np.random.default_rng(random_state).choice(
+        2**32, size=(2, n_search_runs + n_runs), replace=False
+    )
     names = list(events)
     thresholds = []
     if statistic is not None:
