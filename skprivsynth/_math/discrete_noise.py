@@ -95,9 +95,18 @@ def _bernoulli_exp_fraction(num, den, rng):
     return ``K`` odd.  ``P(K odd) = Σ_k (−γ)^k / k! = exp(−γ)`` for ``γ ∈ [0, 1]``.
     Expected draws per entry ``e^γ <= e``; the first round runs on the full array.
     """
-    success = _bernoulli_ratio(num, den, 1, rng)
-    odd = ~success  # stopped at K = 1 (odd)
-    active = np.flatnonzero(success)
+    return _later_rounds(num, den, _bernoulli_ratio(num, den, 1, rng), rng)
+
+
+def _later_rounds(num, den, passed_first, rng):
+    """Rounds ``k = 2, 3, ...`` of CKS Algorithm 1 for ``γ = num/den``; returns ``[K odd]``.
+
+    ``passed_first`` marks the entries whose round 1 succeeded; the others stopped at
+    ``K = 1`` (odd).  Round ``k`` succeeds with probability ``γ/k``
+    (:func:`_bernoulli_ratio`), and an entry stops at its first failure.
+    """
+    odd = ~passed_first
+    active = np.flatnonzero(passed_first)
     k = 2
     while active.size:
         success = _bernoulli_ratio(num[active], den, k, rng)
@@ -509,15 +518,7 @@ def _alg1_finish(num, slack, den, rng):
     idx = np.flatnonzero(a1 & (slack < den))
     if idx.size:
         a1[idx] = rng.integers(0, den, size=idx.size) < slack[idx]
-    odd = ~a1
-    active = np.flatnonzero(a1)
-    k = 2
-    while active.size:
-        success = _bernoulli_ratio(num[active], den, k, rng)
-        odd[active[~success]] = k % 2 == 1
-        active = active[success]
-        k += 1
-    return odd
+    return _later_rounds(num, den, a1, rng)
 
 
 def _gaussian_exponent_parts(ay, t, a):
