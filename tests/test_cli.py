@@ -274,3 +274,10 @@ def test_synthesize_correlated_gaussian_picks_the_largest_max_bins_that_fits(
     assert list(synthetic.columns) == columns and len(synthetic) == 300
     for column in columns:
         assert synthetic[column].between(0, adult.domain[column] - 1).all()
+
+
+@pytest.mark.parametrize("method", ["noisy-microaggregation", "correlated-gaussian"])
+def test_partial_domain_warns_naming_the_learned_columns(tmp_path, adult, method):
+    declared = {c: k for c, k in adult.domain.items() if c != "age"}
+    with pytest.warns(PrivacyLeakWarning, match="age"):
+        assert _dp_run(tmp_path, adult, declared, "--method", method) == 0
