@@ -98,8 +98,8 @@ def rescale_rows_l1(X, row_l1_bound):
 
     Returns
     -------
-    ndarray of shape (n, p)
-        A new array when some row was rescaled, else ``X`` itself.
+    ndarray of shape (n, p), float64
+        A new array when some row was rescaled, else ``X`` itself (as float64).
 
     Examples
     --------
@@ -108,8 +108,15 @@ def rescale_rows_l1(X, row_l1_bound):
     [[0.5, 0.5, 0.5, 0.5], [1.0, 0.0, 1.0, 0.0]]
     """
     bound = float(row_l1_bound)
+    if not (math.isfinite(bound) and bound > 0):
+        raise ValueError(f"row_l1_bound must be a positive finite number; got {row_l1_bound!r}.")
+    X = np.asarray(X, dtype=np.float64)
     norms = X.sum(axis=1)
     over = norms > bound
+    # A float row sum can round down onto B: rows within its rounding error of B are
+    # decided exactly (math.fsum is correctly rounded, so its sign is the exact one).
+    for i in np.flatnonzero(~over & (norms > bound * (1.0 - (X.shape[1] + 2) * 2.0**-53))):
+        over[i] = math.fsum([*X[i].tolist(), -bound]) > 0
     if not over.any():
         return X
     shrink = 1.0 - 4.0 * (X.shape[1] + 4) * 2.0**-53  # public, see above

@@ -573,3 +573,20 @@ def test_adult_row_l1_bound_improves_decoded_two_way_marginals(adult):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_rescale_rows_l1_decides_borderline_rows_exactly_and_accepts_integers():
+    from fractions import Fraction
+
+    # The float sum of this row rounds to exactly 1.0; its exact sum is 1 + 2**-53 > B.
+    row = [0.5, 0.5 + 2.0**-53, 0.0]
+    assert sum(row) == 1.0
+    out = rescale_rows_l1(np.array([row, [1.0, 0.0, 0.0]]), 1)
+    assert sum(Fraction(v) for v in out[0]) <= 1
+    assert out[1].tolist() == [1.0, 0.0, 0.0]  # exactly on the bound: untouched
+    # Integer 0/1 data (the package's usual input) is accepted.
+    ints = np.array([[1, 1, 1], [1, 0, 0]])
+    np.testing.assert_allclose(rescale_rows_l1(ints, 2)[0], [2 / 3] * 3, rtol=1e-12)
+    for bad in (0, -1, np.inf, np.nan):
+        with pytest.raises(ValueError, match="row_l1_bound"):
+            rescale_rows_l1(ints, bad)
