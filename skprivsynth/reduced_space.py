@@ -454,6 +454,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             stats[1:], sensitivity, eps_lp, noise_rng, noise=self.noise
         )
         noisy = np.r_[1.0, noisy]
+        split = "(1 - independent_fraction) * epsilon = " if eps_lp != epsilon else ""
         report.add(
             step="workload statistics",
             mechanism=f"Laplace ({self.noise})",
@@ -463,8 +464,8 @@ class ReducedSpaceLP(BaseSynthesizer):
             derivation=(
                 f"{workload!r}: replace-one L1 sensitivity {sensitivity:.6g} computed "
                 f"from the workload ({rule}; constant function: 0, released exactly); "
-                f"epsilon = {'(1 - independent_fraction) * ' if eps_lp != epsilon else ''}"
-                f"epsilon = {eps_lp:.6g}; scale = sensitivity / epsilon = {scale:.6g}. "
+                f"epsilon = {split}{eps_lp:.6g}; "
+                f"scale = sensitivity / epsilon = {scale:.6g}. "
                 "The LP over the data-independent reduced space is post-processing "
                 "(seed 001, Theorem 2.2)."
             ),
