@@ -133,7 +133,8 @@ def test_eighth_threshold_table_is_exact():
 
 def test_geometric_exp_minus_eighth_law():
     rng = np.random.default_rng(11)
-    w = dn._geometric_exp_minus_eighth(100_000, rng)
+    r = dn._random_words(rng, 100_000).view(np.int64) & ((1 << dn._W_BITS) - 1)
+    w = dn._floor_neg_8log(r, rng)  # floor(-8 ln ξ) from 32-bit uniforms, as the fast loop
     observed = np.bincount(np.minimum(w, 30), minlength=31)
     expected = (1 - math.exp(-1 / 8)) * np.exp(-np.arange(31) / 8)
     expected[-1] = math.exp(-30 / 8)
@@ -411,7 +412,8 @@ def test_gamma_continuation_and_scalar_bracketed_are_exact():
     r30 = rng.integers(0, 2**dn._G_BITS, size=n)
     open_ = r30 * den < (num << dn._G_BITS)  # the entries the sampler continues
     out = np.ones(n, dtype=bool)
-    out[open_] = dn._gamma_continue(np.full(open_.sum(), num), r30[open_], den, rng)
+    nums = np.full(open_.sum(), num)
+    out[open_] = dn._alg1_finish(nums, (nums << dn._G_BITS) - r30[open_] * den, den, rng)
     assert stats.binomtest(int(out.sum()), n, math.exp(-0.75)).pvalue > 1e-3
     third = lambda prec: (Fraction(1, 3), Fraction(1, 3))  # noqa: E731
     hits = sum(dn._scalar_bernoulli_bracketed(0, 0, third, rng) for _ in range(3000))

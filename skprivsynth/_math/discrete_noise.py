@@ -318,13 +318,6 @@ def _random_words(rng, m):
     return rng.integers(0, 2**64, size=m, dtype=np.uint64)
 
 
-def _geometric_exp_minus_eighth(m, rng):
-    """``m`` draws of ``floor(-8·ln ξ)``: ``P(W >= w) = e^{-w/8}`` (see :func:`_floor_neg_8log`)."""
-    r = _random_words(rng, m).view(np.int64)
-    r &= (1 << _W_BITS) - 1
-    return _floor_neg_8log(r, rng)
-
-
 def _all_exp_minus_one(counts, rng):
     """Per entry, Bernoulli(exp(-counts[i])) (``counts[i]`` successes of Bernoulli(e^-1))."""
     return _uniform_below_exp(counts, rng)
@@ -786,9 +779,6 @@ class _GaussianEnvelope:
             high = (K * highs[b] << _C_BITS) // (per_point[b] << fix)
             thresholds.append(low if low == high else self._c_floor(b, _C_BITS))
         self.threshold = np.array(thresholds, dtype=np.int64)
-        # per alias entry; -1 (never passed) for the tail, reject and padding entries
-        self.threshold_all = np.full(ncol, -1, dtype=np.int64)
-        self.threshold_all[:n_blocks] = self.threshold
         # Fused lookup tables of the sampling loop, indexed by j = col + ncol·[coin < prob]
         # (j < ncol: the alias of col was drawn; j >= ncol: col itself): the block start
         # b·w (M0 for the tail entry, 0 for reject / padding) and the c_b threshold
@@ -798,7 +788,8 @@ class _GaussianEnvelope:
         start = np.zeros(ncol, dtype=np.int64)
         start[:n_blocks] = np.arange(n_blocks, dtype=np.int64) << self.log_w
         start[n_blocks] = self.m0
-        thr = self.threshold_all.copy()
+        thr = np.full(ncol, -1, dtype=np.int64)  # -1: reject and padding entries
+        thr[:n_blocks] = self.threshold
         thr[n_blocks] = 1 << (_C_BITS + 1)
         self.start2 = start[entry_of]
         self.threshold2 = thr[entry_of]
@@ -930,10 +921,7 @@ def _discrete_gaussian_envelope(a, total, rng):
     return out
 
 
-def _gamma_continue(num, r30, den, rng):
-    """Finish Algorithm 1 for ``γ = num/den`` given 30 leading bits ``r30`` of round 1's ξ."""
-    return _alg1_finish(num, (num << _G_BITS) - r30 * den, den, rng)
-
-
 def _scalar_gamma(num, den, r30, rng):
-    return bool(_gamma_continue(np.array([num]), np.array([r30]), den, rng)[0])
+    """Finish Algorithm 1 for ``γ = num/den`` given 30 leading bits ``r30`` of round 1's ξ."""
+    num, r30 = np.array([num]), np.array([r30])
+    return bool(_alg1_finish(num, (num << _G_BITS) - r30 * den, den, rng)[0])
