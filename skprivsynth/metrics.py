@@ -800,6 +800,14 @@ class MarginalScorer:
     def _n_rows(self, X):
         return self.n_samples if self.n_samples is not None else len(X)
 
+    def _released(self, pipeline, n, X):
+        """The pipeline's decoded sample, as a DataFrame with ``X``'s columns when ``X``
+        is one (decoders such as OneHotEncoder return arrays)."""
+        released = pipeline.sample(n_samples=n, random_state=self.random_state)
+        if isinstance(X, pd.DataFrame) and not isinstance(released, pd.DataFrame):
+            released = pd.DataFrame(np.asarray(released), columns=X.columns)
+        return released
+
     def __call__(self, estimator, X, y=None):
         """Score ``estimator`` (a fitted synthesizer or synthesis pipeline) on ``X``.
 
@@ -828,9 +836,7 @@ class MarginalScorer:
                         "space='decoded' needs a pipeline with a decoding sample() method "
                         f"(e.g. SynthesisPipeline); got {type(estimator).__name__}."
                     )
-                synthetic = estimator.sample(n_samples=n, random_state=self.random_state)
-                if not isinstance(synthetic, pd.DataFrame) and isinstance(X, pd.DataFrame):
-                    synthetic = pd.DataFrame(np.asarray(synthetic), columns=X.columns)
+                synthetic = self._released(estimator, n, X)
                 return -categorical_marginal_tvd(
                     X,
                     synthetic,
@@ -848,11 +854,7 @@ class MarginalScorer:
                     # SynthesisPipeline rounds fractional records block-wise, never
                     # giving an invalid one-hot block, while a synthesizer's sample
                     # rounds every coordinate independently).
-                    released = estimator.sample(n_samples=n, random_state=self.random_state)
-                    if isinstance(X, pd.DataFrame) and not isinstance(released, pd.DataFrame):
-                        # decoders such as OneHotEncoder return arrays: give them back
-                        # the columns the encoder was fitted on
-                        released = pd.DataFrame(released, columns=X.columns)
+                    released = self._released(estimator, n, X)
                     return -marginal_error(
                         X_real,
                         encoder.transform(released),
