@@ -121,25 +121,20 @@ def test_seeded_dp_release_warns_and_unseeded_release_draws_fresh_noise(tmp_path
     assert outputs[0] != outputs[1]
 
 
-def _dp_run(tmp_path, adult, domain, *extra):
+def _synthesize(tmp_path, adult, domain, *options, rows=500):
+    """`skprivsynth synthesize` on the first Adult rows with a declared domain file."""
     source = tmp_path / "real.csv"
-    adult.data.iloc[:500].to_csv(source, index=False)
+    adult.data.iloc[:rows].to_csv(source, index=False)
     domain_file = tmp_path / "domain.json"
     domain_file.write_text(json.dumps(domain))
-    return main(
-        [
-            "synthesize",
-            str(source),
-            "-o",
-            str(tmp_path / "out.csv"),
-            "--domain",
-            str(domain_file),
-            "--method",
-            "noisy-microaggregation",
-            "--param",
-            "epsilon=1",
-            *extra,
-        ]
+    argv = ["synthesize", str(source), "-o", str(tmp_path / "out.csv")]
+    return main([*argv, "--domain", str(domain_file), *options])
+
+
+def _dp_run(tmp_path, adult, domain, *extra):
+    return _synthesize(
+        tmp_path, adult, domain, "--method", "noisy-microaggregation", "--param", "epsilon=1",
+        *extra,
     )
 
 
@@ -184,31 +179,10 @@ def test_negative_decode_epsilon_is_an_error(tmp_path, adult, capsys):
 
 
 def test_private_sampler_with_a_zero_record_cap_fails_clearly(tmp_path, adult, capsys):
-    source = tmp_path / "real.csv"
-    adult.data.iloc[:300].to_csv(source, index=False)
-    domain = tmp_path / "domain.json"
-    domain.write_text(json.dumps(adult.domain))
+    options = ["--method", "private-sampler", "--max-bins", "2", "--param", "epsilon=1",
+               "--param", "degree=1", "--seed", "0"]
     with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
-        code = main(
-            [
-                "synthesize",
-                str(source),
-                "-o",
-                str(tmp_path / "out.csv"),
-                "--domain",
-                str(domain),
-                "--method",
-                "private-sampler",
-                "--max-bins",
-                "2",
-                "--param",
-                "epsilon=1",
-                "--param",
-                "degree=1",
-                "--seed",
-                "0",
-            ]
-        )
+        code = _synthesize(tmp_path, adult, adult.domain, *options, rows=300)
     assert code == 2
     err = capsys.readouterr().err.splitlines()[-1]
     assert "max_samples_=0" in err and "Traceback" not in err
@@ -216,27 +190,7 @@ def test_private_sampler_with_a_zero_record_cap_fails_clearly(tmp_path, adult, c
 
 
 def test_microaggregation_reports_decoding_epsilon(tmp_path, adult, capsys):
-    source = tmp_path / "real.csv"
-    adult.data.iloc[:500].to_csv(source, index=False)
-    domain = tmp_path / "domain.json"
-    domain.write_text(json.dumps(adult.domain))
-    assert (
-        main(
-            [
-                "synthesize",
-                str(source),
-                "-o",
-                str(tmp_path / "out.csv"),
-                "--domain",
-                str(domain),
-                "--max-bins",
-                "8",
-                "--param",
-                "k=5",
-            ]
-        )
-        == 0
-    )
+    assert _synthesize(tmp_path, adult, adult.domain, "--max-bins", "8", "--param", "k=5") == 0
     err = capsys.readouterr().err
     assert "k = 5" in err and "decoding weights: epsilon = 0.1" in err
 
