@@ -52,12 +52,16 @@ __all__ = [
     "check_noise",
     "discrete_gaussian_calibration",
     "discrete_laplace_calibration",
+    "exponential_mechanism",
     "gaussian_mechanism",
+    "gaussian_sigma_for_rho",
     "gaussian_noise",
     "laplace_mechanism",
     "laplace_noise",
     "laplace_scale",
     "warn_privacy_leak",
+    "zcdp_epsilon",
+    "zcdp_rho",
 ]
 
 NEIGHBOURING_RELATION = (
@@ -498,57 +502,262 @@ def gaussian_noise(scale, size, rng):
     return rng.normal(0.0, scale, size=size) if scale > 0 else np.zeros(size)
 
 
+# ----------------------------------------------------------------- zero-concentrated DP
+
+
+def _zcdp_epsilon_at(alpha, rho, log_inv_delta):
+    # CKS 2020, Prop. 12 with the Rényi curve tau = alpha * rho of rho-zCDP.
+    return alpha * rho + (log_inv_delta - math.log(alpha)) / (alpha - 1) + math.log1p(-1 / alpha)
+
+
+def zcdp_epsilon(rho, delta):
+    """Smallest ε such that ``rho``-zCDP implies (ε, ``delta``)-DP.
+
+    The conversion of Canonne, Kamath & Steinke (NeurIPS 2020, Prop. 12 and Cor. 13):
+    for every order ``α > 1``,
+    ``ε = αρ + (log(1/δ) − log α)/(α − 1) + log(1 − 1/α)`` is valid; the infimum over
+    ``α`` is found by a golden-section search (any ``α`` gives a valid bound, so the
+    value returned is never below the true infimum).  Tighter than the classical
+    ``ρ + 2·sqrt(ρ log(1/δ))`` of Bun & Steinke (2016, Prop. 1.3).
+
+    Examples
+    --------
+    >>> from skprivsynth.privacy import zcdp_epsilon
+    >>> round(zcdp_epsilon(0.01, 1e-9), 3)
+    0.81
+    """
+    rho = float(rho)
+    if not (math.isfinite(rho) and rho >= 0):
+        raise ValueError(f"rho must be finite and >= 0; got {rho!r}.")
+    delta = check_delta(delta)
+    if rho == 0:
+        return 0.0
+    log_inv_delta = math.log(1 / delta)
+    # The bound is convex in log(α - 1); search it on [1e-9, 1e9] (golden section).
+    lo, hi = math.log(1e-9), math.log(1e9)
+    g = (math.sqrt(5) - 1) / 2
+
+    def f(t):
+        return _zcdp_epsilon_at(1 + math.exp(t), rho, log_inv_delta)
+
+    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+    fa, fb = f(a), f(b)
+    for _ in range(200):
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = f(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = f(b)
+    return max(min(fa, fb), 0.0)
+
+
+def zcdp_rho(epsilon, delta):
+    """Largest ρ (to 1e-12 relative) such that ρ-zCDP implies (``epsilon``, ``delta``)-DP.
+
+    The inverse of :func:`zcdp_epsilon` (monotone in ρ), found by bisection keeping the
+    lower end, so that ``zcdp_epsilon(zcdp_rho(ε, δ), δ) <= ε`` always holds.  This is the
+    budget conversion of MST and AIM (McKenna et al. 2021, 2022).
+
+    Examples
+    --------
+    >>> from skprivsynth.privacy import zcdp_epsilon, zcdp_rho
+    >>> rho = zcdp_rho(1.0, 1e-9)
+    >>> round(rho, 5), zcdp_epsilon(rho, 1e-9) <= 1.0
+    (0.01497, True)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    lo, hi = 0.0, max(epsilon, 1.0)
+    while zcdp_epsilon(hi, delta) <= epsilon:
+        hi *= 2
+    while hi - lo > 1e-12 * hi:
+        mid = (lo + hi) / 2
+        if zcdp_epsilon(mid, delta) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def gaussian_sigma_for_rho(sensitivity, rho):
+    """Standard deviation of the Gaussian mechanism that is ``rho``-zCDP.
+
+    A statistic of L2 sensitivity ``Δ`` plus ``N(0, σ²)`` noise per coordinate is
+    ``Δ²/(2σ²)``-zCDP (Bun & Steinke 2016, Prop. 1.6); the discrete Gaussian with the
+    same σ is too (Canonne, Kamath & Steinke 2020, Thm. 14).  So ``σ = Δ/sqrt(2ρ)``.
+    """
+    sensitivity = _check_sensitivity(sensitivity)
+    rho = float(rho)
+    if not (math.isfinite(rho) and rho > 0):
+        raise ValueError(f"rho must be a positive finite number; got {rho!r}.")
+    return sensitivity / math.sqrt(2 * rho)
+
+
+def exponential_mechanism(scores, sensitivity, rho, rng):
+    """Index of a candidate chosen by the exponential mechanism, ``rho``-zCDP.
+
+    Picks ``i`` with probability proportional to ``exp(ε·score_i / (2Δ))`` where ``Δ``
+    is the sensitivity of every score and ``ε = sqrt(8ρ)``: the exponential mechanism
+    is ε-DP (McSherry & Talwar 2007) and, having bounded range, ε²/8-zCDP (Cesar &
+    Rogers 2021, Lemma 3.2).  Sampled by the Gumbel-max trick (continuous noise).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 1 or scores.size == 0 or not np.all(np.isfinite(scores)):
+        raise ValueError("scores must be a non-empty 1-D array of finite numbers.")
+    sensitivity = _check_sensitivity(sensitivity)
+    rho = float(rho)
+    if not (math.isfinite(rho) and rho > 0) or sensitivity == 0:
+        raise ValueError(
+            f"rho and sensitivity must be positive; got rho={rho!r}, sensitivity={sensitivity!r}."
+        )
+    epsilon = math.sqrt(8 * rho)
+    logits = epsilon * scores / (2 * sensitivity)
+    return int(np.argmax(logits + rng.gumbel(size=scores.size)))
+
+
 @dataclass
 class PrivacyReport:
     """How a fitted mechanism spent its privacy budget, step by step.
 
     Each entry records one private release: what was released, the mechanism,
     its sensitivity (with the neighbouring relation), the budget it spent, the
-    noise scale and the derivation that links them.  ``str(report)`` prints a
-    readable table; ``epsilon`` / ``delta`` are the totals by basic composition.
+    noise scale and the derivation that links them.  A budget is pure ``epsilon``,
+    ``(epsilon, delta)`` or zero-concentrated ``rho`` (zCDP, Bun & Steinke 2016).
+
+    Totals (:attr:`epsilon`, :attr:`delta`): the zCDP entries compose by adding their
+    ρ (:attr:`rho`), converted once to (ε, ``zcdp_delta``)-DP by :func:`zcdp_epsilon`;
+    that pair and the (ε, δ) entries then compose by basic composition (ε and δ
+    add).  :meth:`compose` joins the reports of successive releases on the same data.
+    ``str(report)`` prints a readable table.
     """
 
     mechanism: str
     entries: list = field(default_factory=list)
     neighbouring_relation: str = NEIGHBOURING_RELATION
+    zcdp_delta: float | None = None
 
-    def add(self, step, mechanism, sensitivity, epsilon, scale, derivation, delta=0.0):
-        """Append one release (``step``) to the report."""
+    def add(self, step, mechanism, sensitivity, epsilon, scale, derivation, delta=0.0, rho=None):
+        """Append one release (``step``) to the report.
+
+        Give either ``epsilon`` (with ``delta``, default 0) or ``rho`` (with
+        ``epsilon=None``).
+        """
+        if (epsilon is None) == (rho is None):
+            raise ValueError("give exactly one of epsilon and rho for a report entry.")
+        if rho is not None and self.zcdp_delta is None:
+            raise ValueError("a zCDP entry needs the report's zcdp_delta (its conversion δ).")
         self.entries.append(
             {
                 "step": step,
                 "mechanism": mechanism,
                 "sensitivity": sensitivity,
-                "epsilon": float(epsilon),
+                "epsilon": None if epsilon is None else float(epsilon),
                 "delta": float(delta),
+                "rho": None if rho is None else float(rho),
                 "scale": scale,
                 "derivation": derivation,
             }
         )
         return self
 
+    def release_gaussian(self, step, values, sensitivity, rho, rng, noise="continuous"):
+        """Release ``values`` with Gaussian noise spending ``rho`` and record the entry.
+
+        ``σ = Δ/sqrt(2ρ)`` (:func:`gaussian_sigma_for_rho`), through
+        :func:`gaussian_mechanism` (``noise="discrete"``: the exact discrete Gaussian,
+        same ρ).  Returns the noisy values.
+        """
+        sigma = gaussian_sigma_for_rho(sensitivity, rho)
+        noisy, scale = gaussian_mechanism(values, sigma, rng, noise=noise, sensitivity=sensitivity)
+        kind = "discrete Gaussian" if noise == "discrete" else "Gaussian"
+        self.add(
+            step,
+            f"{kind} mechanism",
+            sensitivity,
+            None,
+            scale,
+            f"L2 sensitivity {sensitivity:.6g}; σ = Δ/sqrt(2ρ) = {sigma:.6g} gives "
+            f"ρ = Δ²/(2σ²) = {rho:.6g} (Bun & Steinke 2016, Prop. 1.6; CKS 2020, Thm. 14)",
+            rho=rho,
+        )
+        return noisy
+
+    def release_choice(self, step, scores, sensitivity, rho, rng):
+        """Choose an index by :func:`exponential_mechanism` spending ``rho``; record it."""
+        index = exponential_mechanism(scores, sensitivity, rho, rng)
+        self.add(
+            step,
+            "exponential mechanism",
+            sensitivity,
+            None,
+            None,
+            f"score sensitivity {sensitivity:.6g}; ε = sqrt(8ρ) = {math.sqrt(8 * rho):.6g} "
+            f"is ρ = {rho:.6g}-zCDP (bounded range; Cesar & Rogers 2021)",
+            rho=rho,
+        )
+        return index
+
+    @property
+    def rho(self):
+        """Total ρ of the zCDP entries (they compose by addition)."""
+        return float(sum(e["rho"] for e in self.entries if e["rho"] is not None))
+
+    def _zcdp_epsilon(self):
+        return zcdp_epsilon(self.rho, self.zcdp_delta) if self.rho > 0 else 0.0
+
     @property
     def epsilon(self):
-        """Total epsilon by basic sequential composition."""
-        return float(sum(e["epsilon"] for e in self.entries))
+        """Total epsilon: basic composition of the (ε, δ) entries and the converted ρ."""
+        pure = sum(e["epsilon"] for e in self.entries if e["epsilon"] is not None)
+        return float(pure + self._zcdp_epsilon())
 
     @property
     def delta(self):
-        """Total delta by basic sequential composition."""
-        return float(sum(e["delta"] for e in self.entries))
+        """Total delta: the (ε, δ) entries' δ plus ``zcdp_delta`` when ρ > 0."""
+        conversion = self.zcdp_delta if self.rho > 0 else 0.0
+        return float(sum(e["delta"] for e in self.entries) + conversion)
+
+    def compose(self, *others, mechanism=None):
+        """A new report of this release followed by ``others`` on the same data.
+
+        Entries are concatenated; the zCDP parts add their ρ and their conversion δ
+        (one conversion of the summed ρ at the summed δ, valid by Prop. 12 of CKS 2020).
+        """
+        reports = (self, *others)
+        deltas = [r.zcdp_delta for r in reports if r.rho > 0]
+        composed = PrivacyReport(
+            mechanism or " + ".join(r.mechanism for r in reports),
+            zcdp_delta=sum(deltas) if deltas else None,
+        )
+        for r in reports:
+            composed.entries.extend(dict(e, step=f"{r.mechanism}: {e['step']}") for e in r.entries)
+        return composed
 
     def __str__(self):
+        total = f"epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g}"
+        if self.rho > 0:
+            total += f" (zCDP rho = {self.rho:.6g} converted at delta = {self.zcdp_delta:.3g}"
+            total += ", then basic composition)"
+        else:
+            total += " (basic composition)"
         lines = [
             f"Privacy report: {self.mechanism}",
             f"  neighbouring relation: {self.neighbouring_relation}",
-            f"  total: epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g} (basic composition)",
+            f"  total: {total}",
         ]
         for e in self.entries:
-            lines.append(
-                f"  - {e['step']}: {e['mechanism']}, epsilon = {e['epsilon']:.6g}"
-                + (f", delta = {e['delta']:.3g}" if e["delta"] else "")
-                + f", sensitivity = {e['sensitivity']}, scale = {e['scale']}"
-            )
+            if e["rho"] is not None:
+                budget = f"rho = {e['rho']:.6g}"
+            else:
+                budget = f"epsilon = {e['epsilon']:.6g}"
+                budget += f", delta = {e['delta']:.3g}" if e["delta"] else ""
+            line = f"  - {e['step']}: {e['mechanism']}, {budget}, sensitivity = {e['sensitivity']}"
+            if e["scale"] is not None:
+                line += f", scale = {e['scale']}"
+            lines.append(line)
             lines.append(f"      {e['derivation']}")
         return "\n".join(lines)
 

@@ -554,3 +554,76 @@ def test_fast_paths_exact_with_any_bit_generator(bit_generator):
     assert stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue > 1e-3
     words = dn._random_words(rng, 4000)
     assert words.dtype == np.uint64 and (words >> np.uint64(63)).mean() > 0.4
+
+
+# ----------------------------------------------------------------- zero-concentrated DP
+
+
+@pytest.mark.parametrize("mu", [0.05, 0.3, 1.0, 3.0])
+@pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-9])
+def test_zcdp_conversion_holds_for_the_exact_gaussian_privacy_profile(mu, delta):
+    # A Gaussian mechanism with Δ/σ = μ is μ²/2-zCDP; its exact (ε, δ(ε)) curve is
+    # δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) (Balle & Wang 2018, Thm. 8).
+    from scipy.stats import norm
+
+    from skprivsynth.privacy import zcdp_epsilon
+
+    eps = zcdp_epsilon(mu**2 / 2, delta)
+    exact = norm.cdf(mu / 2 - eps / mu) - np.exp(eps) * norm.cdf(-mu / 2 - eps / mu)
+    assert exact <= delta
+    # and it is not loose by more than the known zCDP slack
+    assert eps <= mu**2 / 2 + 2 * np.sqrt(mu**2 / 2 * np.log(1 / delta))
+
+
+def test_zcdp_rho_inverts_zcdp_epsilon():
+    from skprivsynth.privacy import zcdp_epsilon, zcdp_rho
+
+    for epsilon in [0.1, 0.5, 1.0, 2.0, 10.0]:
+        rho = zcdp_rho(epsilon, 1e-9)
+        assert zcdp_epsilon(rho, 1e-9) <= epsilon
+        assert zcdp_epsilon(rho * (1 + 1e-6), 1e-9) > epsilon
+
+
+def test_report_composes_zcdp_entries_before_converting():
+    from skprivsynth.privacy import PrivacyReport, zcdp_epsilon
+
+    a = PrivacyReport("A", zcdp_delta=1e-9)
+    a.add("one-way", "Gaussian", 1.4, None, 1.0, "-", rho=0.01)
+    a.add("pairs", "Gaussian", 1.4, None, 1.0, "-", rho=0.02)
+    assert a.rho == pytest.approx(0.03)
+    assert a.epsilon == pytest.approx(zcdp_epsilon(0.03, 1e-9))
+    assert a.delta == pytest.approx(1e-9)
+    b = PrivacyReport("B").add("levels", "Laplace", 2, 0.25, 8.0, "-")
+    both = a.compose(b)
+    assert both.epsilon == pytest.approx(a.epsilon + 0.25)
+    assert both.delta == pytest.approx(1e-9)
+    assert "rho = 0.03" in str(both)
+    with pytest.raises(ValueError, match="exactly one of epsilon and rho"):
+        a.add("bad", "Gaussian", 1, 0.1, 1.0, "-", rho=0.1)
+
+
+def test_release_gaussian_spends_rho_with_sigma_from_the_sensitivity():
+    from skprivsynth.privacy import PrivacyReport
+
+    report = PrivacyReport("M", zcdp_delta=1e-9)
+    rng = np.random.default_rng(0)
+    noisy = report.release_gaussian("table", np.zeros(200_000), np.sqrt(2), 0.5, rng)
+    # σ = Δ/sqrt(2ρ) = sqrt(2)/1 ; the sample standard deviation agrees to 1 %
+    assert np.std(noisy) == pytest.approx(np.sqrt(2), rel=0.01)
+    assert report.rho == 0.5
+
+
+def test_exponential_mechanism_frequencies_follow_the_scores():
+    from skprivsynth.privacy import exponential_mechanism
+
+    rng = np.random.default_rng(1)
+    scores = np.array([0.0, 1.0, 2.0])
+    rho = 0.5  # ε = 2, probabilities ∝ exp(ε s / (2Δ)) = exp(s) with Δ = 1
+    picks = (
+        np.bincount(
+            [exponential_mechanism(scores, 1.0, rho, rng) for _ in range(20_000)], minlength=3
+        )
+        / 20_000
+    )
+    expected = np.exp(scores) / np.exp(scores).sum()
+    assert np.abs(picks - expected).max() < 0.015
