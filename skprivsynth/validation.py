@@ -12,7 +12,7 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 __all__ = [
     "BooleanValidator",
@@ -127,12 +127,21 @@ class _PassThroughValidator(TransformerMixin, BaseEstimator):
         return X
 
     def get_feature_names_out(self, input_features=None):
-        """Names of the (unchanged) output columns."""
+        """Names of the (unchanged) output columns.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            Input names: returned as they are (they must match ``feature_names_in_``
+            when it is defined, and have ``n_features_in_`` entries).  Defaults to
+            ``feature_names_in_``, else ``["x0", "x1", ...]``.
+
+        Returns
+        -------
+        ndarray of str objects
+        """
         check_is_fitted(self)
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = np.array([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
-        return np.asarray(names, dtype=object)
+        return _check_feature_names_in(self, input_features)
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "n_features_in_")

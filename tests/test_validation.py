@@ -75,6 +75,20 @@ def test_validators_pass_data_through(Validator):
     assert v.get_feature_names_out().tolist() == ["x0", "x1", "x2"]
 
 
+@pytest.mark.parametrize("Validator", [BooleanValidator, UnitIntervalValidator])
+def test_validators_feature_names_out_honour_input_features(Validator):
+    # sklearn semantics: input_features are returned when given, checked against the
+    # fitted width and, for a DataFrame fit, against feature_names_in_.
+    v = Validator().fit(np.array([[0, 1], [1, 0]]))
+    assert v.get_feature_names_out(["a", "b"]).tolist() == ["a", "b"]
+    with pytest.raises(ValueError, match="input_features should have length"):
+        v.get_feature_names_out(["a", "b", "c"])
+    w = Validator().fit(pd.DataFrame({"a": [0, 1], "b": [1, 0]}))
+    assert w.get_feature_names_out(["a", "b"]).tolist() == ["a", "b"]
+    with pytest.raises(ValueError, match="input_features is not equal to feature_names_in_"):
+        w.get_feature_names_out(["b", "a"])
+
+
 def test_unit_interval_validator_accepts_fractions():
     X = np.array([[0.0, 0.3], [1.0, 0.99]])
     np.testing.assert_array_equal(UnitIntervalValidator().fit_transform(X), X)
