@@ -25,7 +25,7 @@ rows = []
 for epsilon in (0.25, 0.5, 1.0, 2.0, 4.0):
     correlated, plain = [], []
     for seed in seeds:
-        mechanism = CorrelatedGaussianMechanism(epsilon, delta, degree=2, random_state=seed)
+        mechanism = CorrelatedGaussianMechanism(epsilon, delta=delta, degree=2, random_state=seed)
         mechanism.fit(X)
         exact = mechanism.workload_answers(X)
         correlated.append(np.mean((mechanism.noisy_answers_ - exact) ** 2))

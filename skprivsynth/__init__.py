@@ -14,30 +14,39 @@ Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
 """
 
+from .base import is_differentially_private
+from .exceptions import PrivacyLeakWarning, SolverError
 from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
 from .pipeline import SynthesisPipeline, make_synthesis_pipeline
-from .privacy import PrivacyLeakWarning, PrivacyReport
+from .privacy import PrivacyReport
 from .private_sampling import PrivateSampler
 from .reduced_space import ReducedSpaceLP
 
 __version__ = "0.1.0"
 
 __all__ = [
+    # synthesizers (fit, then sample)
     "CorrelatedGaussianMechanism",
     "MicroaggregationSynthesizer",
     "NoisyMicroaggregation",
     "PrivateSampler",
     "ReducedSpaceLP",
-    "PrivacyLeakWarning",
-    "PrivacyReport",
+    # domain, pipelines
     "SynthesisPipeline",
-    "__version__",
+    "make_synthesis_pipeline",
+    # privacy accounting
+    "PrivacyReport",
+    "is_differentially_private",
+    "plain_gaussian_mechanism",
+    # metrics
     "categorical_marginal_tvd",
     "covariance_loss",
     "make_marginal_scorer",
-    "make_synthesis_pipeline",
-    "plain_gaussian_mechanism",
+    # exceptions and warnings
+    "PrivacyLeakWarning",
+    "SolverError",
+    "__version__",
 ]

@@ -13,12 +13,13 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.pipeline import Pipeline
+from sklearn.utils.validation import _get_feature_names, check_array, check_is_fitted
 
 from ._math.sampling import sample_weighted_records
 from .validation import check_boolean_matrix, check_n_samples, check_unit_interval
 
-__all__ = ["BaseSynthesizer", "check_random_generator"]
+__all__ = ["BaseSynthesizer", "check_random_generator", "is_differentially_private"]
 
 
 def check_random_generator(random_state):
@@ -44,11 +45,32 @@ def check_random_generator(random_state):
     )
 
 
+def is_differentially_private(estimator):
+    """Return True if ``estimator`` (or a pipeline's last step) is a DP synthesizer.
+
+    Decided by the class (``_differentially_private``), like
+    :func:`sklearn.base.is_classifier`, never by the parameter names.
+
+    Examples
+    --------
+    >>> from skprivsynth import MicroaggregationSynthesizer, NoisyMicroaggregation
+    >>> is_differentially_private(NoisyMicroaggregation())
+    True
+    >>> is_differentially_private(MicroaggregationSynthesizer())
+    False
+    """
+    if isinstance(estimator, Pipeline):
+        estimator = estimator[-1]
+    return bool(getattr(estimator, "_differentially_private", False))
+
+
 class BaseSynthesizer(BaseEstimator):
     """Base class of all synthesizers.
 
     Subclasses implement ``fit`` (validating ``X`` and getting their generator with
-    :meth:`_validate_fit_data`) and
+    :meth:`_validate_fit_data`, computing into locals, and assigning every fitted
+    attribute at the end with :meth:`_set_fitted`, so that a failed fit changes
+    nothing) and
     :meth:`_candidates`, which returns ``(records, weights, rounding)``.  They get for
     free: :meth:`sample` with default size ``n_samples_fit_``, reproducible
     randomness, ``NotFittedError`` before fit and width checks.
@@ -62,27 +84,56 @@ class BaseSynthesizer(BaseEstimator):
     #: Which values ``fit`` accepts: "boolean" ({0,1}), "unit" ([0,1]) or "real".
     _input_domain = "boolean"
 
+    #: Whether ``fit`` is a differentially private release (read it with
+    #: :func:`is_differentially_private`); DP subclasses set it to True.
+    _differentially_private = False
+
+    # Merged by every subclass: ``{**BaseSynthesizer._parameter_constraints, ...}``.
+    _parameter_constraints: dict = {
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def _validate_fit_data(self, X, domain=None):
-        """Validate ``X`` for fitting; return ``(X, fit_rng)``.
+        """Validate ``X`` for fitting; return ``(X, fit_rng, state)``.
 
         Rejects NaN/inf, 1-D and empty input (sklearn's messages) and values outside
         the synthesizer's input domain (a message naming column, row and value).
-        Records ``n_features_in_`` (and ``feature_names_in_``) and ``n_samples_fit_``.
-        The generator returned is for the randomness of ``fit``; the stream used by
+        Nothing is assigned to ``self``: ``state`` holds ``n_features_in_``,
+        ``feature_names_in_``, ``n_samples_fit_`` and the sampling stream, and
+        :meth:`_set_fitted` assigns them with the other fitted attributes once the
+        whole fit has succeeded (a failed fit leaves the previous fit intact).  The
+        generator returned is for the randomness of ``fit``; the stream used by
         :meth:`sample` is an independent child of the same seed.
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+        names = _get_feature_names(X)
+        X = check_array(X, dtype=np.float64, ensure_min_samples=1, estimator=self)
         domain = self._input_domain if domain is None else domain
-        names = getattr(self, "feature_names_in_", None)
         if domain == "boolean":
             check_boolean_matrix(X, feature_names=names)
         elif domain == "unit":
             check_unit_interval(X, feature_names=names)
-        self.n_samples_fit_ = X.shape[0]
-        fit_rng, self._sample_rng = check_random_generator(
-            getattr(self, "random_state", None)
-        ).spawn(2)
-        return X, fit_rng
+        fit_rng, sample_rng = check_random_generator(getattr(self, "random_state", None)).spawn(2)
+        state = {
+            "n_features_in_": X.shape[1],
+            "feature_names_in_": names,
+            "n_samples_fit_": X.shape[0],
+            "_sample_rng": sample_rng,
+        }
+        return X, fit_rng, state
+
+    def _set_fitted(self, state, **attributes):
+        """Assign the fitted attributes of a successful fit at once; return ``self``.
+
+        ``state`` comes from :meth:`_validate_fit_data`; a ``feature_names_in_`` left
+        by an earlier fit on a DataFrame is removed when the new ``X`` has no names.
+        """
+        for name, value in {**state, **attributes}.items():
+            if name == "feature_names_in_" and value is None:
+                if hasattr(self, name):
+                    delattr(self, name)
+            else:
+                setattr(self, name, value)
+        return self
 
     def _candidates(self):
         """Return ``(records, weights, rounding)`` describing the fitted model."""

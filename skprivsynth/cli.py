@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
+from .base import is_differentially_private
 from .datasets import load_adult
 from .metrics import categorical_marginal_tvd
 from .pipeline import make_synthesis_pipeline
@@ -164,7 +165,7 @@ def _encoder(args, data, domain, synthesizer):
         raise ValueError(
             f"--decode-epsilon must be a finite number >= 0; got {args.decode_epsilon}."
         )
-    private = "epsilon" in synthesizer.get_params()
+    private = is_differentially_private(synthesizer)
     budget = _cube_bits(synthesizer)
     encoding = "onehot" if budget is None else "binary"
     if args.max_bins is not None:
@@ -250,8 +251,8 @@ def _demo(args):
             },
         ]
     )
-    if hasattr(synthesizer, "privacy_report"):
-        print(synthesizer.privacy_report())
+    if hasattr(synthesizer, "privacy_report_"):
+        print(synthesizer.privacy_report_)
     return 0
 
 
@@ -297,7 +298,7 @@ def _synthesize(args):
             stacklevel=2,
         )
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
-    if args.seed is not None and "epsilon" in synthesizer.get_params():
+    if args.seed is not None and is_differentially_private(synthesizer):
         warnings.warn(
             f"--seed {args.seed} makes the privacy noise reproducible: anyone who knows "
             "the seed can regenerate and subtract it, which voids the DP guarantee. "

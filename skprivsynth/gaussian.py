@@ -31,9 +31,10 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._math.ellipsoid import base_decomposition, walsh_base_decomposition
 from ._math.sampling import sample_weighted_records
-from ._math.solvers import SolverError, solve_qp
+from ._math.solvers import solve_qp
 from ._math.workload import MarginalWorkload
 from .base import BaseSynthesizer, check_random_generator
+from .exceptions import SolverError
 from .privacy import (
     PrivacyReport,
     check_delta,
@@ -602,7 +603,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     ``U_1..U_k`` the base decomposition and ``r_i = max_j ||U_iᵀ(a_j - ā)||``:
     ``noise_allocation="paper"`` uses ``s_i = Δ·sqrt(k)·r_i`` (the paper's Algorithm 2);
     ``"optimal"`` (default) uses ``s_i = Δ·r_i·sqrt(γ/λ_i)``, ``λ_i ∝ sqrt(d_i)·r_i``,
-    which the same Corollary 8 argument proves private (see ``privacy_report()``) and
+    which the same Corollary 8 argument proves private (see ``privacy_report_``) and
     whose total variance ``Δ²γ(Σ sqrt(d_i) r_i)²`` never exceeds the paper's
     ``Δ²k Σ d_i r_i²``.  ``c`` is the paper's constant except for very large ε, where
     the paper's Lemma 4 fails and a larger exact Chernoff root is used
@@ -658,7 +659,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     Attributes
     ----------
     epsilon_, delta_ : float
-        Privacy spent by ``fit`` (sampling is post-processing).
+        Privacy spent by ``fit`` (sampling is post-processing): the totals of
+        ``privacy_report_``.
+    privacy_report_ : PrivacyReport
+        How ``fit`` spent ``(epsilon_, delta_)``, built during ``fit``.
     noisy_answers_ : ndarray of shape (n_queries,)
         The raw private answers ``ỹ = A x + noise`` (counts).
     consistent_answers_ : ndarray of shape (n_queries,)
@@ -723,8 +727,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     """
 
     _input_domain = "boolean"
+    _differentially_private = True
 
     _parameter_constraints = {
+        **BaseSynthesizer._parameter_constraints,
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "degree": [Interval(Integral, 1, None, closed="left")],
@@ -733,12 +739,12 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         "max_universe": [Interval(Integral, 1, MAX_UNIVERSE, closed="both")],
         "noise_allocation": [StrOptions({"optimal", "paper"})],
         "noise": [StrOptions({"continuous", "discrete"})],
-        "random_state": ["random_state"],
     }
 
     def __init__(
         self,
         epsilon=1.0,
+        *,
         delta=1e-6,
         degree=2,
         workload=None,
@@ -772,24 +778,26 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         -------
         self
         """
-        X, rng = self._validate_fit_data(X)
+        X, rng, state = self._validate_fit_data(X)
         n, p = X.shape
+        epsilon, delta = float(self.epsilon), float(self.delta)
+        allocation, noise_kind = self.noise_allocation, self.noise
         wl = _Workload(p, self.degree, self.workload, self.universe, self.max_universe)
         counts = wl.histogram(X)
         dec = wl.decompose(eta=0.05)
-        c = gaussian_noise_multiplier(self.epsilon, self.delta)
-        multipliers, gamma = _noise_multipliers(dec, self.noise_allocation)
+        c = gaussian_noise_multiplier(epsilon, delta)
+        multipliers, gamma = _noise_multipliers(dec, allocation)
         scale = c
         answers = wl.answers(counts)
         # Outside the span of the U_i the answers are released as the public n·ā (they
         # equal it when the centred columns lie in the span; the rank decision drops
         # directions below 1e-5·σ_max, which must not be released noise-free).
         public = _public_complement(wl.answers(np.full(wl.N, n / wl.N)), dec.bases)
-        if self.noise == "continuous":
+        if noise_kind == "continuous":
             noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
-            self.noisy_answers_ = public + _in_span(answers, dec.bases) + noise[:, 0]
+            noisy_answers = public + _in_span(answers, dec.bases) + noise[:, 0]
         else:
-            self.noisy_answers_, scale = _discrete_correlated_release(
+            noisy_answers, scale = _discrete_correlated_release(
                 answers, public, dec.bases, multipliers, c, rng
             )
         # Stop when the optimisation error of the answers is small against the noise:
@@ -799,7 +807,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         h, gap, n_iter = _simplex_least_squares(
             wl.answers,
             wl.adjoint,
-            self.noisy_answers_ / n,
+            noisy_answers / n,
             wl.N,
             wl.lipschitz(),
             rtol=1e-3,
@@ -807,23 +815,30 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             warn_gap=float(np.sum(dec.radii**2)) / n,
             columns=wl.columns,
         )
-        self.histogram_ = n * h
-        self.consistent_answers_ = wl.answers(self.histogram_)
-        self.consistency_gap_ = gap
-        self.consistency_iterations_ = n_iter
-        self.noise_scales_ = scale * multipliers
-        self.block_radii_ = dec.radii
-        self.block_ranks_ = dec.ranks
-        self.noise_bases_ = dec.bases
-        self.decomposition_method_ = dec.method
-        self.containment_factor_ = gamma
-        self.universe_size_ = wl.N
-        self.n_queries_ = wl.q
-        self.epsilon_ = float(self.epsilon)
-        self.delta_ = float(self.delta)
-        self._workload = wl
-        self._noise_multiplier = c
-        return self
+        noise_scales = scale * multipliers
+        report = _release_report(
+            epsilon, delta, c, allocation, noise_kind, gamma, wl.q, dec, noise_scales
+        )
+        return self._set_fitted(
+            state,
+            noisy_answers_=noisy_answers,
+            histogram_=n * h,
+            consistent_answers_=wl.answers(n * h),
+            consistency_gap_=gap,
+            consistency_iterations_=n_iter,
+            noise_scales_=noise_scales,
+            block_radii_=dec.radii,
+            block_ranks_=dec.ranks,
+            noise_bases_=dec.bases,
+            decomposition_method_=dec.method,
+            containment_factor_=gamma,
+            universe_size_=wl.N,
+            n_queries_=wl.q,
+            privacy_report_=report,
+            epsilon_=report.epsilon,
+            delta_=report.delta,
+            _workload=wl,
+        )
 
     def noise_covariance(self):
         """Covariance ``c²·Σ_i s_i² U_i U_iᵀ`` of the added noise (``n_queries²`` floats)."""
@@ -847,48 +862,6 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         X = validate_data(self, X, dtype=np.float64, reset=False)
         check_boolean_matrix(X)
         return self._workload.answers(self._workload.histogram(X))
-
-    def privacy_report(self):
-        """How ``fit`` spent ``(epsilon_, delta_)`` (a :class:`PrivacyReport`)."""
-        check_is_fitted(self)
-        report = PrivacyReport("CorrelatedGaussianMechanism")
-        k = len(self.noise_scales_)
-        c = self._noise_multiplier
-        rule = (
-            "s_i = Δ·sqrt(k)·r_i (Algorithm 2)"
-            if self.noise_allocation == "paper"
-            else f"s_i = Δ·r_i·sqrt(γ/λ_i), λ_i ∝ sqrt(d_i)·r_i, γ = {self.containment_factor_:.4g}"
-        )
-        report.add(
-            step=f"workload answers ({self.n_queries_} queries, {k} noise blocks)",
-            mechanism="correlated Gaussian (Nikolov-Talwar-Zhang)",
-            sensitivity=(
-                "A(x - x') = a_u - a_v ∈ Δ·sym conv{a_j - ā}, Δ = 2 "
-                "(replace-one); block radii r_i = "
-                + np.array2string(self.block_radii_, precision=4)
-            ),
-            epsilon=self.epsilon_,
-            delta=self.delta_,
-            scale=np.array2string(self.noise_scales_, precision=4),
-            derivation=(
-                f"c = max((1 + s)/ε, (s + sqrt(s² + 2ε))/(2ε)), s = sqrt(2 ln(1/δ)), "
-                f"= {c:.6g} (Chernoff bound on the privacy loss; the first term is Lemma 4's "
-                "and suffices for ε ≤ 2(1+s)); block i gets N(0, (c·s_i)²) "
-                f"on each of its d_i = {self.block_ranks_.tolist()} coordinates, {rule}; "
-                "every centred column satisfies Σ_i (s_i^-2)·||U_iᵀ Δ b_j||² ≤ 1, so the "
-                "noise ellipsoid contains the sensitivity polytope (Corollaries 8-9, "
-                "Lemma 4 of seed 004). Outside the span of the U_i the release is the "
-                "public n·ā. "
-                + (
-                    "Discrete Gaussian on the whitened block coordinates (sensitivity 1, "
-                    "grid rounding accounted, sub-Gaussian tail: same c). "
-                    if self.noise == "discrete"
-                    else ""
-                )
-                + "Consistency and sampling are post-processing."
-            ),
-        )
-        return report
 
     def _candidates(self):
         check_is_fitted(self)
@@ -920,6 +893,46 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             support[:, None], self.histogram_[support], n, rng, rounding=False
         )
         return self._workload.decode(drawn[:, 0].astype(np.int64))
+
+
+def _release_report(epsilon, delta, c, allocation, noise, gamma, n_queries, dec, noise_scales):
+    """How one fit of :class:`CorrelatedGaussianMechanism` spent ``(epsilon, delta)``."""
+    report = PrivacyReport("CorrelatedGaussianMechanism")
+    k = len(noise_scales)
+    rule = (
+        "s_i = Δ·sqrt(k)·r_i (Algorithm 2)"
+        if allocation == "paper"
+        else f"s_i = Δ·r_i·sqrt(γ/λ_i), λ_i ∝ sqrt(d_i)·r_i, γ = {gamma:.4g}"
+    )
+    report.add(
+        step=f"workload answers ({n_queries} queries, {k} noise blocks)",
+        mechanism="correlated Gaussian (Nikolov-Talwar-Zhang)",
+        sensitivity=(
+            "A(x - x') = a_u - a_v ∈ Δ·sym conv{a_j - ā}, Δ = 2 "
+            "(replace-one); block radii r_i = " + np.array2string(dec.radii, precision=4)
+        ),
+        epsilon=epsilon,
+        delta=delta,
+        scale=np.array2string(noise_scales, precision=4),
+        derivation=(
+            f"c = max((1 + s)/ε, (s + sqrt(s² + 2ε))/(2ε)), s = sqrt(2 ln(1/δ)), "
+            f"= {c:.6g} (Chernoff bound on the privacy loss; the first term is Lemma 4's "
+            "and suffices for ε ≤ 2(1+s)); block i gets N(0, (c·s_i)²) "
+            f"on each of its d_i = {dec.ranks.tolist()} coordinates, {rule}; "
+            "every centred column satisfies Σ_i (s_i^-2)·||U_iᵀ Δ b_j||² ≤ 1, so the "
+            "noise ellipsoid contains the sensitivity polytope (Corollaries 8-9, "
+            "Lemma 4 of seed 004). Outside the span of the U_i the release is the "
+            "public n·ā. "
+            + (
+                "Discrete Gaussian on the whitened block coordinates (sensitivity 1, "
+                "grid rounding accounted, sub-Gaussian tail: same c). "
+                if noise == "discrete"
+                else ""
+            )
+            + "Consistency and sampling are post-processing."
+        ),
+    )
+    return report
 
 
 def plain_gaussian_mechanism(

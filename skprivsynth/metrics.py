@@ -48,7 +48,7 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array
 
-from .base import check_random_generator
+from .base import check_random_generator, is_differentially_private
 from .privacy import warn_privacy_leak
 from .validation import check_unit_interval
 
@@ -760,8 +760,7 @@ def _warn_if_differentially_private(estimator):
     ICLR 2022); without one, tune on public or proxy data.
     """
     synthesizer = estimator[-1] if isinstance(estimator, Pipeline) else estimator
-    get_params = getattr(synthesizer, "get_params", None)
-    if get_params is not None and "epsilon" in get_params(deep=False):
+    if is_differentially_private(synthesizer):
         warn_privacy_leak(
             f"scoring the differentially private {type(synthesizer).__name__} on real "
             "data: the score, and any choice made from it (e.g. GridSearchCV's "

@@ -121,6 +121,8 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         Dimension of the PCA subspace used.
     alpha_ : float
         Covering radius used.
+    rounding_ : bool
+        ``rounding`` at fit time; :meth:`sample` uses it (not the current parameter).
     n_cells_ : int
         Number of non-empty lattice cells.
     covariance_loss_ : float
@@ -155,14 +157,14 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
     """
 
     _parameter_constraints = {
+        **BaseSynthesizer._parameter_constraints,
         "k": [Interval(Integral, 1, None, closed="left")],
         "t": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "alpha": [Interval(Real, 0, 2, closed="right"), StrOptions({"auto"})],
         "rounding": ["boolean"],
-        "random_state": ["random_state"],
     }
 
-    def __init__(self, k=10, t="auto", alpha="auto", rounding=True, random_state=None):
+    def __init__(self, k=10, *, t="auto", alpha="auto", rounding=True, random_state=None):
         self.k = k
         self.t = t
         self.alpha = alpha
@@ -183,17 +185,18 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         -------
         self
         """
-        X, _ = self._validate_fit_data(X, domain="unit" if self.rounding else "real")
+        rounding = bool(self.rounding)
+        X, _, state = self._validate_fit_data(X, domain="unit" if rounding else "real")
         n, p = X.shape
         check_enough_rows(n, self.k, "k", self.k)
         auto_alpha, auto_t = covering_parameters(n // self.k, p)
-        self.alpha_ = auto_alpha if self.alpha == "auto" else float(self.alpha)
+        alpha = auto_alpha if self.alpha == "auto" else float(self.alpha)
         if self.t == "auto":
-            self.t_ = auto_t
+            t = auto_t
         elif self.t > p:
             raise ValueError(f"t must be at most n_features = {p}; got t={self.t}.")
         else:
-            self.t_ = int(self.t)
+            t = int(self.t)
 
         second_moment = X.T @ X / n
         mean = X.mean(axis=0)
@@ -201,30 +204,36 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         radius = radius if radius > 0 else 1.0
         # Eigenvectors of the second moment of the scaled rows x/R: same vectors.
         _, vectors = np.linalg.eigh(second_moment)
-        self.components_ = vectors[:, ::-1][:, : self.t_]
+        components = vectors[:, ::-1][:, :t]
         # Rows inside a cell are ordered along the top centred principal coordinates.
         _, centred_vectors = np.linalg.eigh(second_moment - np.outer(mean, mean))
         order_basis = centred_vectors[:, ::-1][:, : min(_ORDER_COORDINATES, p)]
         # One pass over X for both projections; centring is applied to the product.
-        projections = X @ np.hstack([self.components_, order_basis])
-        cell_of_row, cell_points = lattice_cells(
-            projections[:, : self.t_] / radius, self.alpha_ / math.sqrt(self.t_)
-        )
-        self.n_cells_ = int(cell_points.shape[0])
-        order_key = spatial_order_key(projections[:, self.t_ :] - mean @ order_basis)
+        projections = X @ np.hstack([components, order_basis])
+        cell_of_row, cell_points = lattice_cells(projections[:, :t] / radius, alpha / math.sqrt(t))
+        order_key = spatial_order_key(projections[:, t:] - mean @ order_basis)
         group_of_row = divide_and_merge(cell_of_row, order_key, self.k)
 
         n_groups = int(group_of_row.max()) + 1
         indicator = sp.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
         sizes = np.bincount(group_of_row, minlength=n_groups)
-        self.group_sizes_ = sizes
-        self.means_ = np.asarray(indicator @ X) / sizes[:, None]
-        self.weights_ = sizes / n
-        group_second_moment = (self.means_ * self.weights_[:, None]).T @ self.means_
+        means = np.asarray(indicator @ X) / sizes[:, None]
+        weights = sizes / n
+        group_second_moment = (means * weights[:, None]).T @ means
         # Σ_X − Σ_Y = E[XXᵀ] − E[YYᵀ]: the means cancel because E[Y] = E[X].
-        self.covariance_loss_ = float(np.linalg.norm(second_moment - group_second_moment))
-        return self
+        return self._set_fitted(
+            state,
+            alpha_=alpha,
+            t_=t,
+            components_=components,
+            n_cells_=int(cell_points.shape[0]),
+            group_sizes_=sizes,
+            means_=means,
+            weights_=weights,
+            rounding_=rounding,
+            covariance_loss_=float(np.linalg.norm(second_moment - group_second_moment)),
+        )
 
     def _candidates(self):
         check_is_fitted(self)
-        return self.means_, self.weights_, self.rounding
+        return self.means_, self.weights_, self.rounding_

@@ -350,7 +350,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
     Attributes
     ----------
     epsilon_ : float
-        Privacy budget spent by ``fit`` (``sample`` spends none).
+        Privacy budget spent by ``fit`` (``sample`` spends none): ``privacy_report_.epsilon``.
     t_, alpha_, b_ : int, float, float
         Parameters used (resolved from ``"auto"``).
     n_cells_ : int
@@ -374,7 +374,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
     mean_noise_scale_ : float
         Laplace scale of each mean coordinate (0/1 units), ``6·min(2B, p)/(b·ε)``.
     privacy_report_ : PrivacyReport
-        Step-by-step derivation; also returned by :meth:`privacy_report`.
+        Step-by-step derivation of the release, built during ``fit``.
     n_features_in_, feature_names_in_, n_samples_fit_
         As usual.
 
@@ -450,20 +450,22 @@ class NoisyMicroaggregation(BaseSynthesizer):
     """
 
     _input_domain = "unit"
+    _differentially_private = True
 
     _parameter_constraints = {
+        **BaseSynthesizer._parameter_constraints,
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "t": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "alpha": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "b": [Interval(Real, 1, None, closed="left"), StrOptions({"auto"})],
         "row_l1_bound": [Interval(Real, 0, None, closed="neither"), None],
         "noise": [StrOptions(set(NOISE_OPTIONS))],
-        "random_state": ["random_state"],
     }
 
     def __init__(
         self,
         epsilon=1.0,
+        *,
         t="auto",
         alpha="auto",
         b="auto",
@@ -529,7 +531,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         warning, since either would reveal that one row violates the bound.
         """
         epsilon = check_epsilon(self.epsilon)
-        X, rng = self._validate_fit_data(X)
+        X, rng, state = self._validate_fit_data(X)
         n, p = X.shape
         # Declared bound B: rows above it are rescaled onto it (row-wise, DP-safe); the
         # rescaled rows are the mechanism's input in all three steps.
@@ -550,8 +552,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         # Step 4: Laplace noise (Theorem 5.12), eps/3 each, on every cell (empty too).
         # Weights: a replaced row leaves one cell and enters one: ||Δw||_1 <= 2/n,
         # scale (2/n)/(ε/3) = 6/(nε).
+        noise = self.noise
         weights_noisy, weight_scale = laplace_mechanism(
-            counts / n, 2.0 / n, eps_step, rng, noise=self.noise
+            counts / n, 2.0 / n, eps_step, rng, noise=noise
         )
         # Means: at most two damped means change, each by Δ = x/m' − S(m − m')/(m m')
         # (m = max(f, b), m' = max(f − 1, b)): a difference of non-negative vectors with
@@ -561,34 +564,50 @@ class NoisyMicroaggregation(BaseSynthesizer):
         L = vector_sensitivity_numerator(p, bound)
         mean_sensitivity = 2.0 * L / b
         means_noisy, mean_scale = laplace_mechanism(
-            damped, mean_sensitivity, eps_step, rng, noise=self.noise
+            damped, mean_sensitivity, eps_step, rng, noise=noise
         )
 
         # Step 5: metric projections onto the simplex and the cube (post-processing).
         positive = np.maximum(weights_noisy, 0.0)
         total = positive.sum()
-        self.weights_ = positive / total if total > 0 else np.full(s, 1.0 / s)
-        self.records_ = np.clip(means_noisy, 0.0, 1.0)
-
-        self.components_ = components
-        self.lattice_points_ = points
-        self.epsilon_ = epsilon
-        self.t_ = t
-        self.alpha_ = alpha
-        self.b_ = b
-        self.n_cells_ = s
-        self.projection_beta_ = beta
-        self.weight_noise_scale_ = weight_scale
-        self.row_l1_bound_ = bound
-        self.mean_sensitivity_ = mean_sensitivity
-        self.mean_noise_scale_ = mean_scale
-        self.privacy_report_ = self._build_report(
-            n, p, t, b, bound, beta, weight_scale, mean_sensitivity, mean_scale
+        report = self._build_report(
+            epsilon,
+            n,
+            p,
+            s,
+            t,
+            b,
+            bound,
+            self.row_l1_bound is not None,
+            beta,
+            weight_scale,
+            mean_sensitivity,
+            mean_scale,
         )
-        return self
+        return self._set_fitted(
+            state,
+            weights_=positive / total if total > 0 else np.full(s, 1.0 / s),
+            records_=np.clip(means_noisy, 0.0, 1.0),
+            components_=components,
+            lattice_points_=points,
+            t_=t,
+            alpha_=alpha,
+            b_=b,
+            n_cells_=s,
+            projection_beta_=beta,
+            weight_noise_scale_=weight_scale,
+            row_l1_bound_=bound,
+            mean_sensitivity_=mean_sensitivity,
+            mean_noise_scale_=mean_scale,
+            privacy_report_=report,
+            epsilon_=report.epsilon,
+        )
 
-    def _build_report(self, n, p, t, b, bound, beta, weight_scale, mean_sensitivity, mean_scale):
-        eps = self.epsilon_
+    @staticmethod
+    def _build_report(
+        eps, n, p, n_cells, t, b, bound, declared, beta, weight_scale, mean_sensitivity, mean_scale
+    ):
+        """The :class:`PrivacyReport` of one fit, from fit-time values only."""
         report = PrivacyReport(mechanism="NoisyMicroaggregation (seed 000, Algorithm 4)")
         report.add(
             "projection V = PROJ(A, t)",
@@ -604,7 +623,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         )
         report.add(
             "cell weights w + ρ",
-            f"Laplace on all {self.n_cells_} cells (empty ones included)",
+            f"Laplace on all {n_cells} cells (empty ones included)",
             2.0 / n,
             eps / 3.0,
             weight_scale,
@@ -614,7 +633,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         )
         report.add(
             "damped cell means ỹ + r",
-            f"Laplace on all {self.n_cells_} x {p} mean coordinates",
+            f"Laplace on all {n_cells} x {p} mean coordinates",
             mean_sensitivity,
             eps / 3.0,
             mean_scale,
@@ -622,7 +641,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
             f"||x_i||_1 <= B = {bound:.6g} ("
             + (
                 "declared row_l1_bound; fit rescales any row above it to norm B, row by row"
-                if self.row_l1_bound is not None
+                if declared
                 else "B = p, the cube's own bound"
             )
             + "); at most two means change; a cell of f rows losing x changes by "
@@ -636,11 +655,6 @@ class NoisyMicroaggregation(BaseSynthesizer):
             "the bootstrap + randomized rounding of sample() are post-processing.",
         )
         return report
-
-    def privacy_report(self):
-        """Return the :class:`~skprivsynth.privacy.PrivacyReport` of the last fit."""
-        check_is_fitted(self)
-        return self.privacy_report_
 
     def _candidates(self):
         check_is_fitted(self)

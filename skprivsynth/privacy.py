@@ -40,6 +40,7 @@ from ._math.discrete_noise import (
     discrete_gaussian,
     discrete_laplace,
 )
+from .exceptions import PrivacyLeakWarning
 
 __all__ = [
     "NEIGHBOURING_RELATION",
@@ -67,15 +68,6 @@ __all__ = [
 NEIGHBOURING_RELATION = (
     "replace-one (bounded DP): datasets of the same public size n differing in one row"
 )
-
-
-class PrivacyLeakWarning(UserWarning):
-    """A choice made from the private data weakens or voids the privacy guarantee.
-
-    Raised, for instance, when an encoder learns categories or bin edges from the
-    data (the *domain* then depends on private records) or when a parameter is
-    chosen from the data.  Declare the public domain to avoid it.
-    """
 
 
 def warn_privacy_leak(message, stacklevel=3):

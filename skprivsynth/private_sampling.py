@@ -21,7 +21,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._math.sampling import sample_weighted_records
-from ._math.solvers import SolverError, solve_lp, solve_qp
+from ._math.solvers import solve_lp, solve_qp
 from ._math.walsh import (
     conjunction_matrix,
     fourier_coefficients,
@@ -34,6 +34,7 @@ from ._math.walsh import (
     well_conditioning_threshold,
 )
 from .base import BaseSynthesizer
+from .exceptions import SolverError
 from .privacy import PrivacyReport, check_epsilon
 from .validation import check_n_samples
 
@@ -202,7 +203,7 @@ class PrivateSampler(BaseSynthesizer):
        fails): ``h* = argmin ‖h̃ − u‖²``
        subject to ``W_Sᵀh̃ = (1−λ*)c + λ*·W_Sᵀu`` and ``δ/m ≤ h̃ ≤ Δ/m``.  The
        residuals are checked and stored; a solver failure raises
-       :class:`~skprivsynth._math.solvers.SolverError`.
+       :class:`~skprivsynth.exceptions.SolverError`.
     5. *Release.*  :meth:`sample` draws i.i.d. points of ``S`` with probabilities ``h*``.
 
     Both problems are solved in the variable ``g = m·h̃`` (entries of order 1) and with
@@ -316,8 +317,17 @@ class PrivateSampler(BaseSynthesizer):
     epsilon_spent_ : float
         ``samples_released_ · epsilon_per_sample_``.
     epsilon_ : float
-        Privacy actually spent so far (same as ``epsilon_spent_``; 0 right after fit,
-        since fitting releases nothing).
+        Privacy actually spent so far by the records released by :meth:`sample`
+        (``privacy_report_.epsilon``, same as ``epsilon_spent_``; 0 right after fit,
+        since fitting releases nothing).  Not the budget: see ``epsilon_budget_``.
+    privacy_report_ : PrivacyReport
+        What has been released so far; updated by each :meth:`sample`.
+    degree_ : int
+        ``degree`` at fit time.
+    density_bounds_ : tuple of float
+        ``(δ, Δ)`` at fit time.
+    default_n_samples_ : int or None
+        ``n_samples`` at fit time: the default size of :meth:`sample`.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
     n_samples_fit_ : int
@@ -355,20 +365,22 @@ class PrivateSampler(BaseSynthesizer):
     """
 
     _input_domain = "boolean"
+    _differentially_private = True
 
     _parameter_constraints = {
+        **BaseSynthesizer._parameter_constraints,
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "m": [Interval(Integral, 1, None, closed="left")],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "density_bounds": [tuple, list],
         "n_samples": [Interval(Integral, 1, None, closed="left"), None],
         "max_tries": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
     }
 
     def __init__(
         self,
         epsilon=1.0,
+        *,
         m=1000,
         degree=2,
         density_bounds=(0.25, 2.0),
@@ -407,7 +419,7 @@ class PrivateSampler(BaseSynthesizer):
         if self.epsilon is not None:
             check_epsilon(self.epsilon)  # finite and > 0, before any work
         low, high = _check_density_bounds(self.density_bounds)
-        X, rng = self._validate_fit_data(X)
+        X, rng, state = self._validate_fit_data(X)
         n, p = X.shape
         m, d = int(self.m), int(self.degree)
         if d > p:
@@ -445,37 +457,48 @@ class PrivateSampler(BaseSynthesizer):
                     f"{threshold:.4g} (m={m}, L={L}).  Increase m (several times L) or "
                     "max_tries."
                 )
-        self.reduced_space_ = signs_to_boolean(signs)
-        self.n_walsh_functions_ = L
-        self.sigma_min_ = sigma
-        self.well_conditioning_threshold_ = threshold
-        self.n_tries_ = tries
+        reduced_space = signs_to_boolean(signs)
 
         # 2. Fourier coefficients of the data, accumulated in row chunks.
         c = fourier_coefficients(X, d)
-        self.fourier_coefficients_ = c
-        self.max_row_frequency_ = _max_row_frequency(X)
 
         # 3-4. Shrinkage LP and proximal QP.
-        self._solve(W, c, m, low, high, subsets)
+        solution = self._solve(W, c, reduced_space, low, high, subsets)
 
         # Budget (Theorem 12.2): k ≤ C·ε with C from public quantities only.
         constant = _sample_constant(n, m, p, d, (low, high))
-        self.epsilon_per_sample_ = 1.0 / constant
         if self.epsilon is not None:
-            self.epsilon_budget_ = check_epsilon(self.epsilon)
-            self.samples_bound_ = self.epsilon_budget_ * constant
-            self.max_samples_ = int(math.floor(self.samples_bound_))
+            epsilon_budget = check_epsilon(self.epsilon)
+            samples_bound = epsilon_budget * constant
+            max_samples = int(math.floor(samples_bound))
         else:
-            self.max_samples_ = int(self.n_samples)
-            self.epsilon_budget_ = self.max_samples_ / constant
-            self.samples_bound_ = float(self.max_samples_)
-        self.samples_released_ = 0
-        self.epsilon_spent_ = 0.0
-        self.epsilon_ = 0.0
-        return self
+            max_samples = int(self.n_samples)
+            epsilon_budget = max_samples / constant
+            samples_bound = float(max_samples)
+        fitted = {
+            **state,
+            **solution,
+            "reduced_space_": reduced_space,
+            "n_walsh_functions_": L,
+            "sigma_min_": sigma,
+            "well_conditioning_threshold_": threshold,
+            "n_tries_": tries,
+            "fourier_coefficients_": c,
+            "max_row_frequency_": _max_row_frequency(X),
+            "degree_": d,
+            "density_bounds_": (low, high),
+            "default_n_samples_": None if self.n_samples is None else int(self.n_samples),
+            "epsilon_per_sample_": 1.0 / constant,
+            "epsilon_budget_": epsilon_budget,
+            "samples_bound_": samples_bound,
+            "max_samples_": max_samples,
+            "samples_released_": 0,
+            "epsilon_spent_": 0.0,
+        }
+        report = _release_report(fitted)
+        return self._set_fitted(fitted, privacy_report_=report, epsilon_=report.epsilon)
 
-    def _solve(self, W, c, m, low, high, subsets):
+    def _solve(self, W, c, reduced_space, low, high, subsets):
         """Shrinkage LP then proximal QP, in the scaled variable ``g = m·h``.
 
         Both are posed with the sparse conjunction matrix ``M_S`` instead of ``W_S``:
@@ -483,12 +506,13 @@ class PrivateSampler(BaseSynthesizer):
         the feasible sets, ``λ*`` and ``h*`` are those of the Walsh formulation exactly;
         only the solvers' work changes (at m = 10⁴, p = 20, d = 2: 28 % of the nonzeros;
         LP 4.4 s → 2.1 s, QP with setup 3.2 s → 0.4 s).  The accuracy check below is
-        done in the Walsh basis.
+        done in the Walsh basis.  Returns the fitted attributes of the solution (a
+        dict); nothing is assigned to ``self``.
         """
-        L = W.shape[1]
+        m, L = W.shape
         c_uniform = W.mean(axis=0)  # W_Sᵀu: the coefficients of the uniform density on S
         t, t_uniform = walsh_to_conjunction(np.column_stack([c, c_uniform]), subsets).T
-        MT = _conjunction_transpose_csc(self.reduced_space_, subsets)
+        MT = _conjunction_transpose_csc(reduced_space, subsets)
         # LP in (λ, g): M_Sᵀg + λ·m(t − M_Sᵀu) = m t  ⇔  W_Sᵀh = (1−λ)c + λ W_Sᵀu.
         A_lp = sp.hstack([sp.csc_matrix((m * (t - t_uniform))[:, None]), MT], format="csc")
         cost = np.zeros(m + 1)
@@ -564,15 +588,20 @@ class PrivateSampler(BaseSynthesizer):
                 f"OSQP status {qp.status!r}, polished={qp.polished}.  Nothing was released; "
                 f"try another random_state or a larger m (L={L})."
             )
-        self.shrinkage_ = shrinkage
-        self.density_ = density
-        self.lp_status_, self.lp_time_ = lp.status, lp.solve_time
-        self.qp_status_, self.qp_time_ = qp.status, qp.solve_time
-        self.qp_iterations_, self.qp_polished_ = qp.iterations, qp.polished
-        self.qp_primal_residual_ = qp.primal_residual
-        self.qp_dual_residual_ = qp.dual_residual
-        self.constraint_residual_ = residual
-        self.box_violation_ = box_violation
+        return {
+            "shrinkage_": shrinkage,
+            "density_": density,
+            "lp_status_": lp.status,
+            "lp_time_": lp.solve_time,
+            "qp_status_": qp.status,
+            "qp_time_": qp.solve_time,
+            "qp_iterations_": qp.iterations,
+            "qp_polished_": qp.polished,
+            "qp_primal_residual_": qp.primal_residual,
+            "qp_dual_residual_": qp.dual_residual,
+            "constraint_residual_": residual,
+            "box_violation_": box_violation,
+        }
 
     def _candidates(self):
         """The (non-private) fitted state: points of ``S`` and ``h*``; no rounding.
@@ -583,10 +612,10 @@ class PrivateSampler(BaseSynthesizer):
 
     def _budget_message(self, requested):
         n, p = self.n_samples_fit_, self.n_features_in_
-        m, d = int(self.m), int(self.degree)
+        m, d = self.reduced_space_.shape[0], self.degree_
         remaining = self.max_samples_ - self.samples_released_
         total = self.samples_released_ + requested
-        bounds = tuple(self.density_bounds)
+        bounds = self.density_bounds_
         constant = 1.0 / self.epsilon_per_sample_
         need_eps = total / constant
         need_n = math.ceil(n * (total / (self.epsilon_budget_ * constant)) ** 2)
@@ -613,11 +642,12 @@ class PrivateSampler(BaseSynthesizer):
         Parameters
         ----------
         n_samples : int, optional
-            Number of records; defaults to the ``n_samples`` parameter, or else to all
-            the records the budget still allows.
+            Number of records; defaults to the ``n_samples`` parameter at fit time
+            (``default_n_samples_``), or else to all the records the budget still allows.
         random_state : None, int or numpy.random.Generator, optional
             Seed of this draw; None continues the estimator's own stream.  Every call
-            spends budget, even one that repeats a seed.
+            spends budget, even one that repeats a seed; ``privacy_report_`` and
+            ``epsilon_`` are updated.
 
         Returns
         -------
@@ -632,7 +662,7 @@ class PrivateSampler(BaseSynthesizer):
         """
         check_is_fitted(self)
         remaining = self.max_samples_ - self.samples_released_
-        default = self.n_samples if self.n_samples is not None else remaining
+        default = self.default_n_samples_ if self.default_n_samples_ is not None else remaining
         if n_samples is None and default < 1:
             raise ValueError(self._budget_message(1))
         k = check_n_samples(n_samples, default)
@@ -642,38 +672,9 @@ class PrivateSampler(BaseSynthesizer):
         out = sample_weighted_records(self.reduced_space_, self.density_, k, rng, rounding=False)
         self.samples_released_ += k
         self.epsilon_spent_ = self.samples_released_ * self.epsilon_per_sample_
-        self.epsilon_ = self.epsilon_spent_
+        self.privacy_report_ = _release_report(vars(self))
+        self.epsilon_ = self.privacy_report_.epsilon
         return out
-
-    def privacy_report(self):
-        """Return the :class:`~skprivsynth.privacy.PrivacyReport` of what was released so far."""
-        check_is_fitted(self)
-        report = PrivacyReport(mechanism="PrivateSampler (noise-free private sampling)")
-        report.add(
-            step=f"reduced space S (m={self.m}, {self.n_tries_} draw(s))",
-            mechanism="data-independent uniform draws + well-conditioning test",
-            sensitivity=0.0,
-            epsilon=0.0,
-            scale=None,
-            derivation="S and its redraws depend only on random_state, never on X.",
-        )
-        report.add(
-            step=f"release of {self.samples_released_} of max {self.max_samples_} records",
-            mechanism="i.i.d. sampling from the bounded density h* (Lemma 3.3)",
-            sensitivity=(f"pointwise log-ratio of h* <= {self.epsilon_per_sample_:.4g} per record"),
-            epsilon=self.epsilon_spent_,
-            scale=None,
-            derivation=(
-                "Theorem 12.2 (seed 003) = Theorem 4.1 (seed 002): k <= (1/(4*sqrt 2)) eps "
-                "(delta/Delta)^(3/2) e^(-d/2) L^(-1/4) sqrt(n)/m^(3/4), i.e. eps = k * "
-                f"{self.epsilon_per_sample_:.4g} for n={self.n_samples_fit_}, m={self.m}, "
-                f"L={self.n_walsh_functions_}, d={self.degree}, "
-                f"density_bounds={tuple(self.density_bounds)}; budget "
-                f"{self.epsilon_budget_:.6g}, unspent "
-                f"{self.epsilon_budget_ - self.epsilon_spent_:.6g}."
-            ),
-        )
-        return report
 
     def diagnostics(self, gamma=0.1, n_samples=None):
         """Which preconditions of the accuracy theorem hold, with the numbers.
@@ -693,8 +694,9 @@ class PrivateSampler(BaseSynthesizer):
         gamma : float, default=0.1
             Failure probability parameter ``γ`` (0 < γ < 1/4 for a useful statement).
         n_samples : int, optional
-            Release size ``k`` to check; defaults to the ``n_samples`` parameter, else
-            the records the budget still allows (``max_samples_ − samples_released_``).
+            Release size ``k`` to check; defaults to the ``n_samples`` parameter at fit
+            time (``default_n_samples_``), else the records the budget still allows
+            (``max_samples_ − samples_released_``).
 
         Returns
         -------
@@ -709,12 +711,13 @@ class PrivateSampler(BaseSynthesizer):
         check_is_fitted(self)
         if not (0 < gamma < 1):
             raise ValueError(f"gamma must be in (0, 1); got {gamma!r}.")
-        low, high = _check_density_bounds(self.density_bounds)
+        low, high = self.density_bounds_
         n, p = self.n_samples_fit_, self.n_features_in_
-        m, d, L = int(self.m), int(self.degree), self.n_walsh_functions_
+        m, d, L = self.reduced_space_.shape[0], self.degree_, self.n_walsh_functions_
         remaining = self.max_samples_ - self.samples_released_
         if n_samples is None:
-            n_samples = self.n_samples if self.n_samples is not None else remaining
+            default = self.default_n_samples_
+            n_samples = default if default is not None else remaining
         k = int(n_samples)
         e2d = math.exp(2 * d)
         n_req = 16 / (low**2 * gamma) * e2d * L
@@ -779,6 +782,41 @@ class PrivateSampler(BaseSynthesizer):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+def _release_report(fitted):
+    """The :class:`PrivacyReport` of what a fitted PrivateSampler has released so far.
+
+    ``fitted`` maps fitted-attribute names to values (fit-time state only, never the
+    current hyperparameters).
+    """
+    m = fitted["reduced_space_"].shape[0]
+    per_sample, budget = fitted["epsilon_per_sample_"], fitted["epsilon_budget_"]
+    report = PrivacyReport(mechanism="PrivateSampler (noise-free private sampling)")
+    report.add(
+        step=f"reduced space S (m={m}, {fitted['n_tries_']} draw(s))",
+        mechanism="data-independent uniform draws + well-conditioning test",
+        sensitivity=0.0,
+        epsilon=0.0,
+        scale=None,
+        derivation="S and its redraws depend only on random_state, never on X.",
+    )
+    report.add(
+        step=(f"release of {fitted['samples_released_']} of max {fitted['max_samples_']} records"),
+        mechanism="i.i.d. sampling from the bounded density h* (Lemma 3.3)",
+        sensitivity=f"pointwise log-ratio of h* <= {per_sample:.4g} per record",
+        epsilon=fitted["epsilon_spent_"],
+        scale=None,
+        derivation=(
+            "Theorem 12.2 (seed 003) = Theorem 4.1 (seed 002): k <= (1/(4*sqrt 2)) eps "
+            "(delta/Delta)^(3/2) e^(-d/2) L^(-1/4) sqrt(n)/m^(3/4), i.e. eps = k * "
+            f"{per_sample:.4g} for n={fitted['n_samples_fit_']}, m={m}, "
+            f"L={fitted['n_walsh_functions_']}, d={fitted['degree_']}, "
+            f"density_bounds={fitted['density_bounds_']}; budget {budget:.6g}, unspent "
+            f"{budget - fitted['epsilon_spent_']:.6g}."
+        ),
+    )
+    return report
 
 
 def _max_row_frequency(X, chunk_size=65_536):

@@ -16,9 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from ._math.solvers import SolverError, solve_lp
+from ._math.solvers import solve_lp
 from ._math.workload import (
     BlockMarginalWorkload,
     FunctionWorkload,
@@ -28,6 +27,7 @@ from ._math.workload import (
     project_one_hot,
 )
 from .base import BaseSynthesizer
+from .exceptions import SolverError
 from .privacy import PrivacyReport, check_epsilon, laplace_mechanism, warn_privacy_leak
 
 __all__ = ["MAX_LP_NONZEROS", "MAX_PRICING_ENTRIES", "ReducedSpaceLP"]
@@ -70,7 +70,7 @@ class ReducedSpaceLP(BaseSynthesizer):
        (least absolute deviations, still an LP and more robust to the few largest
        noise draws).  HiGHS (``highspy``) solves it exactly by column generation
        (Notes); any non-optimal model status raises
-       :class:`~skprivsynth._math.solvers.SolverError`.
+       :class:`~skprivsynth.exceptions.SolverError`.
     4. *Sample.*  Bootstrap from ``Ω*`` with probabilities ``h`` (post-processing: any
        number of samples at no extra privacy cost).
 
@@ -164,7 +164,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         with ``workload="block_tables"`` for the one-hot-aware statistics.
     time_limit : float, default=300.0
         Seconds allowed to the whole LP stage (all column-generation rounds); reaching
-        it raises :class:`~skprivsynth._math.solvers.SolverError` with HiGHS's status.
+        it raises :class:`~skprivsynth.exceptions.SolverError` with HiGHS's status.
     solver : {"ipm", "simplex", "choose"}, default="ipm"
         HiGHS algorithm for the master LPs (interior point with crossover; simplex was
         not faster on these dense-column LPs in ``benchmarks/bench_reduced_space_lp.py``).
@@ -178,7 +178,9 @@ class ReducedSpaceLP(BaseSynthesizer):
     Attributes
     ----------
     epsilon_ : float
-        Privacy budget spent by ``fit`` (sum of the steps in ``privacy_report()``).
+        Privacy budget spent by ``fit``: ``privacy_report_.epsilon``.
+    privacy_report_ : PrivacyReport
+        Each release of ``fit`` with its sensitivity, budget and noise scale.
     support_ : ndarray of shape (m', n_features_in)
         The reduced space ``Ω*`` (duplicates possible; they are harmless).
     weights_ : ndarray of shape (m',)
@@ -289,8 +291,10 @@ class ReducedSpaceLP(BaseSynthesizer):
     """
 
     _input_domain = "boolean"
+    _differentially_private = True
 
     _parameter_constraints = {
+        **BaseSynthesizer._parameter_constraints,
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "m": [Interval(Integral, 1, None, closed="left")],
@@ -310,12 +314,12 @@ class ReducedSpaceLP(BaseSynthesizer):
         "time_limit": [Interval(Real, 0, None, closed="neither")],
         "solver": [StrOptions({"ipm", "simplex", "choose"})],
         "noise": [StrOptions({"continuous", "discrete"})],
-        "random_state": ["random_state"],
     }
 
     def __init__(
         self,
         epsilon=1.0,
+        *,
         degree=2,
         m=10_000,
         reduced_space="uniform",
@@ -358,7 +362,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         """
         epsilon = check_epsilon(self.epsilon)
         X_given = X
-        X, rng = self._validate_fit_data(X)
+        X, rng, state = self._validate_fit_data(X)
         n, p = X.shape
         if (
             _is_array_space(self.reduced_space)
@@ -404,30 +408,27 @@ class ReducedSpaceLP(BaseSynthesizer):
                     f"({p}); choose degree in [1, {p}]."
                 )
             workload = check_workload(self.workload, p, self.degree)
-        self.feature_blocks_ = None if blocks is None else [slice(a, b) for a, b in blocks]
         space_rng, noise_rng, marg_rng = rng.spawn(3)
         report = PrivacyReport(mechanism="ReducedSpaceLP (seed 001, Algorithm 1)")
 
         if not _is_array_space(self.reduced_space):
             self._check_lp_size(workload, self.m)
-        eps_lp = epsilon
-        self.marginal_epsilon_ = 0.0
+        eps_lp, eps_marg, space_means = epsilon, 0.0, None
         if isinstance(self.reduced_space, str) and self.reduced_space == "independent":
             eps_marg = self.independent_fraction * epsilon
             eps_lp = epsilon - eps_marg
             if blocks is None:
-                support = self._independent_space(X, eps_marg, marg_rng, space_rng, report)
+                support, space_means = self._independent_space(
+                    X, eps_marg, marg_rng, space_rng, report
+                )
             else:
-                support = self._independent_block_space(
+                support, space_means = self._independent_block_space(
                     X, blocks, eps_marg, marg_rng, space_rng, report
                 )
-            self.marginal_epsilon_ = eps_marg
         elif blocks is not None and isinstance(self.reduced_space, str):  # "uniform"
             support = _one_hot_records(blocks, p, None, self.m, space_rng)
-            self.reduced_space_means_ = None
         else:
             support = self._public_space(p, space_rng)
-            self.reduced_space_means_ = None
 
         Xb = X.astype(np.uint8)
         self._check_lp_size(workload, support.shape[0])
@@ -478,27 +479,33 @@ class ReducedSpaceLP(BaseSynthesizer):
             lp, support.shape[0], _INITIAL_COLUMNS, self.time_limit, self.solver, space_rng, what
         )
         # Build time = everything but HiGHS: query matrices, assembly and pricing.
-        self.build_time_ = time.perf_counter() - start - info["solve_time"]
-        self.lp_shape_ = info["shape"]
-        self.n_lp_rounds_ = info["rounds"]
+        build_time = time.perf_counter() - start - info["solve_time"]
         total = h.sum()
         if not np.isfinite(total) or abs(total - 1.0) > 1e-6:
             raise RuntimeError(
                 f"HiGHS returned weights summing to {total!r} instead of 1 "
                 f"(status {result.status!r})."
             )
-        self.support_ = support.astype(np.float64)
-        self.weights_ = h / total
-        self.lp_objective_ = float(result.objective)
-        self.solver_status_ = result.status
-        self.solve_time_ = float(info["solve_time"])
-        self.noise_scale_ = float(scale)
-        self.sensitivity_ = float(sensitivity)
-        self.workload_ = workload
-        self.noisy_answers_ = noisy
-        self.epsilon_ = report.epsilon
-        self._report = report
-        return self
+        return self._set_fitted(
+            state,
+            feature_blocks_=None if blocks is None else [slice(a, b) for a, b in blocks],
+            marginal_epsilon_=eps_marg,
+            reduced_space_means_=space_means,
+            build_time_=build_time,
+            lp_shape_=info["shape"],
+            n_lp_rounds_=info["rounds"],
+            support_=support.astype(np.float64),
+            weights_=h / total,
+            lp_objective_=float(result.objective),
+            solver_status_=result.status,
+            solve_time_=float(info["solve_time"]),
+            noise_scale_=float(scale),
+            sensitivity_=float(sensitivity),
+            workload_=workload,
+            noisy_answers_=noisy,
+            privacy_report_=report,
+            epsilon_=report.epsilon,
+        )
 
     # ------------------------------------------------------------------ reduced space
     def _public_space(self, p, rng):
@@ -532,7 +539,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         return Z.astype(np.uint8)
 
     def _independent_space(self, X, eps_marg, noise_rng, space_rng, report):
-        """Ω* from the product of noisy column means (ε_marg-DP, Laplace)."""
+        """``(Ω*, means)``: Ω* from the product of noisy column means (ε_marg-DP, Laplace)."""
         n, p = X.shape
         means_workload = MarginalWorkload(p, 1, kind="conjunction", include_constant=False)
         # Column means: a replaced row moves each of the p means by at most 1/n, so the
@@ -556,11 +563,10 @@ class ReducedSpaceLP(BaseSynthesizer):
                 "product distribution (post-processing)."
             ),
         )
-        self.reduced_space_means_ = probs
-        return (space_rng.random((self.m, p)) < probs).astype(np.uint8)
+        return (space_rng.random((self.m, p)) < probs).astype(np.uint8), probs
 
     def _independent_block_space(self, X, blocks, eps_marg, noise_rng, space_rng, report):
-        """Valid one-hot Ω* from noisy per-block category frequencies (ε_marg-DP)."""
+        """``(Ω*, frequencies)``: one-hot Ω* from noisy per-block frequencies (ε_marg-DP)."""
         n, p = X.shape
         n_blocks = len(blocks)
         # The category frequencies of all blocks, concatenated, are the 1-way block
@@ -599,8 +605,7 @@ class ReducedSpaceLP(BaseSynthesizer):
                 "(post-processing)."
             ),
         )
-        self.reduced_space_means_ = probs
-        return _one_hot_records(blocks, p, probs, self.m, space_rng)
+        return _one_hot_records(blocks, p, probs, self.m, space_rng), probs
 
     @staticmethod
     def _check_lp_size(workload, m):
@@ -619,11 +624,6 @@ class ReducedSpaceLP(BaseSynthesizer):
     # ------------------------------------------------------------------ outputs
     def _candidates(self):
         return self.support_, self.weights_, False
-
-    def privacy_report(self):
-        """Return the :class:`~skprivsynth.privacy.PrivacyReport` of the last fit."""
-        check_is_fitted(self)
-        return self._report
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

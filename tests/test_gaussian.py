@@ -105,7 +105,7 @@ def test_noise_ellipsoid_contains_every_sensitivity_vector(allocation, explicit_
     X = _data(p=p)
     universe = _cube(p) if explicit_universe else None
     est = CorrelatedGaussianMechanism(
-        EPS, DELTA, universe=universe, noise_allocation=allocation, random_state=0
+        EPS, delta=DELTA, universe=universe, noise_allocation=allocation, random_state=0
     ).fit(X)
     assert est.decomposition_method_ == ("mvee" if explicit_universe else "walsh")
     A = np.column_stack([est.workload_answers(_cube(p)[[i]]) for i in range(2**p)])
@@ -137,7 +137,7 @@ def test_directions_dropped_by_the_rank_decision_are_not_released(noise):
     comps = []
     for data in (X, X2):
         est = CorrelatedGaussianMechanism(
-            EPS, DELTA, workload=A, noise=noise, random_state=0
+            EPS, delta=DELTA, workload=A, noise=noise, random_state=0
         ).fit(data)
         U = np.hstack(est.noise_bases_)
         assert U.shape[1] == 2                          # the thin direction was dropped
@@ -151,7 +151,7 @@ def test_directions_dropped_by_the_rank_decision_are_not_released(noise):
 
 
 def test_noise_covariance_matches_empirical():
-    est = CorrelatedGaussianMechanism(EPS, DELTA, degree=2, random_state=0).fit(_data(p=5))
+    est = CorrelatedGaussianMechanism(EPS, delta=DELTA, degree=2, random_state=0).fit(_data(p=5))
     rng = np.random.default_rng(7)
     draws = _correlated_noise(
         est.noise_bases_, est.noise_scales_, est.n_queries_, rng, n_draws=40_000
@@ -167,7 +167,7 @@ def test_noise_covariance_matches_empirical():
 def test_public_table_totals_get_no_noise():
     """Centring the sensitivity polytope: the total of every table is n (public)."""
     X = _data(n=321, p=6)
-    est = CorrelatedGaussianMechanism(EPS, DELTA, random_state=3).fit(X)
+    est = CorrelatedGaussianMechanism(EPS, delta=DELTA, random_state=3).fit(X)
     totals = [est.noisy_answers_[rows].sum() for _, rows in est._workload.marginal.table_slices()]
     np.testing.assert_allclose(totals, 321.0, atol=1e-8)
 
@@ -178,7 +178,7 @@ def test_noise_is_unbiased_and_scales_with_epsilon():
     for eps in (0.5, 2.0):
         e = []
         for seed in range(20):
-            est = CorrelatedGaussianMechanism(eps, DELTA, random_state=seed).fit(X)
+            est = CorrelatedGaussianMechanism(eps, delta=DELTA, random_state=seed).fit(X)
             e.append(est.noisy_answers_ - est.workload_answers(X))
         errs[eps] = np.array(e)
     ratio = np.mean(errs[0.5] ** 2) / np.mean(errs[2.0] ** 2)
@@ -200,7 +200,7 @@ def test_consistency_is_a_kkt_point_and_matches_osqp(explicit_universe, n, p, ep
     universe = _cube(p)[:24] if explicit_universe else None
     if explicit_universe:
         X = universe[np.random.default_rng(0).integers(0, 24, size=n)]
-    est = CorrelatedGaussianMechanism(eps, DELTA, universe=universe, random_state=1).fit(X)
+    est = CorrelatedGaussianMechanism(eps, delta=DELTA, universe=universe, random_state=1).fit(X)
     if n == 30:
         assert est.consistency_iterations_ == 100 and est.consistency_gap_ < 1e-9
     x = est.histogram_
@@ -239,7 +239,7 @@ def test_consistency_is_a_kkt_point_and_matches_osqp(explicit_universe, n, p, ep
 def test_consistency_reduces_error_when_n_is_small():
     """Sparse regime: the least-squares histogram beats the raw noisy answers."""
     X = _data(n=40, p=8)
-    est = CorrelatedGaussianMechanism(0.5, DELTA, random_state=0).fit(X)
+    est = CorrelatedGaussianMechanism(0.5, delta=DELTA, random_state=0).fit(X)
     truth = est.workload_answers(X)
     raw = np.mean((est.noisy_answers_ - truth) ** 2)
     cons = np.mean((est.consistent_answers_ - truth) ** 2)
@@ -253,7 +253,7 @@ def _mse_ratios(X, workload, allocation, seeds):
     corr, plain = [], []
     for seed in seeds:
         est = CorrelatedGaussianMechanism(
-            EPS, DELTA, workload=workload, noise_allocation=allocation, random_state=seed
+            EPS, delta=DELTA, workload=workload, noise_allocation=allocation, random_state=seed
         ).fit(X)
         truth = est.workload_answers(X)
         corr.append(np.mean((est.noisy_answers_ - truth) ** 2))
@@ -314,7 +314,7 @@ def test_explicit_universe_and_sampling_stay_in_universe():
     p = 10
     universe = np.unique((rng.random((150, p)) < 0.4).astype(float), axis=0)
     X = universe[rng.integers(0, len(universe), size=500)]
-    est = CorrelatedGaussianMechanism(2.0, DELTA, universe=universe, random_state=0).fit(X)
+    est = CorrelatedGaussianMechanism(2.0, delta=DELTA, universe=universe, random_state=0).fit(X)
     assert est.universe_size_ == len(universe) and est.decomposition_method_ == "mvee"
     S = est.sample(300)
     keys = {tuple(r) for r in universe}
@@ -325,7 +325,7 @@ def test_explicit_universe_and_sampling_stay_in_universe():
 
 def test_sample_follows_the_histogram_and_is_reproducible():
     X = _data(n=800, p=4)
-    est = CorrelatedGaussianMechanism(4.0, DELTA, random_state=0).fit(X)
+    est = CorrelatedGaussianMechanism(4.0, delta=DELTA, random_state=0).fit(X)
     S1 = est.sample(20_000, random_state=5)
     np.testing.assert_array_equal(S1, est.sample(20_000, random_state=5))
     assert set(np.unique(S1)) <= {0.0, 1.0}
@@ -340,8 +340,8 @@ def test_sample_follows_the_histogram_and_is_reproducible():
 
 
 def test_privacy_report_and_spent_budget():
-    est = CorrelatedGaussianMechanism(0.7, 1e-5, random_state=0).fit(_data())
-    rep = est.privacy_report()
+    est = CorrelatedGaussianMechanism(0.7, delta=1e-5, random_state=0).fit(_data())
+    rep = est.privacy_report_
     assert isinstance(rep, PrivacyReport)
     assert rep.epsilon == pytest.approx(0.7) and rep.delta == pytest.approx(1e-5)
     assert est.epsilon_ == 0.7 and est.delta_ == 1e-5
@@ -350,7 +350,7 @@ def test_privacy_report_and_spent_budget():
 
 def test_reproducible_fit_and_clone():
     X = _data()
-    a = CorrelatedGaussianMechanism(EPS, DELTA, random_state=4).fit(X)
+    a = CorrelatedGaussianMechanism(EPS, delta=DELTA, random_state=4).fit(X)
     b = clone(a).fit(X)
     np.testing.assert_array_equal(a.noisy_answers_, b.noisy_answers_)
 
@@ -360,7 +360,7 @@ def test_custom_matrix_workload():
     rng = np.random.default_rng(0)
     A = rng.random((6, 2**p))
     X = _data(p=p)
-    est = CorrelatedGaussianMechanism(EPS, DELTA, workload=A, random_state=0).fit(X)
+    est = CorrelatedGaussianMechanism(EPS, delta=DELTA, workload=A, random_state=0).fit(X)
     counts = np.bincount((X @ (1 << np.arange(p))).astype(int), minlength=2**p)
     np.testing.assert_allclose(est.workload_answers(X), A @ counts)
     assert est.decomposition_method_ == "mvee"
@@ -373,7 +373,7 @@ def test_plain_gaussian_mechanism_scale_and_variance():
     noisy, scale = plain_gaussian_mechanism(X, EPS, DELTA, degree=2, random_state=0)
     n_tables = 5 + 10
     assert scale == pytest.approx(c * 2 * math.sqrt(n_tables))
-    truth = CorrelatedGaussianMechanism(EPS, DELTA, random_state=0).fit(X).workload_answers(X)
+    truth = CorrelatedGaussianMechanism(EPS, delta=DELTA, random_state=0).fit(X).workload_answers(X)
     z = (noisy - truth) / scale
     assert abs(z.mean()) < 4 / math.sqrt(z.size) and 0.6 < z.var() < 1.5
 

@@ -241,7 +241,7 @@ def test_noise_goes_through_privacy_module_with_the_derived_calibration(monkeypa
 def test_privacy_report_and_budget():
     X = (np.random.default_rng(1).random((300, 5)) < 0.5).astype(float)
     est = NoisyMicroaggregation(epsilon=0.9, random_state=0).fit(X)
-    report = est.privacy_report()
+    report = est.privacy_report_
     assert isinstance(report, PrivacyReport)
     assert est.epsilon_ == pytest.approx(0.9)
     assert report.epsilon == pytest.approx(est.epsilon_)
@@ -252,7 +252,7 @@ def test_privacy_report_and_budget():
                      "B = p, the cube's own bound"):
         assert fragment in text
     X1 = np.eye(3)[np.random.default_rng(1).integers(0, 3, (300, 4))].reshape(300, 12)
-    text = str(NoisyMicroaggregation(row_l1_bound=4, random_state=0).fit(X1).privacy_report())
+    text = str(NoisyMicroaggregation(row_l1_bound=4, random_state=0).fit(X1).privacy_report_)
     assert "declared row_l1_bound; fit rescales any row above it" in text and "B = 4" in text
 
 
@@ -485,8 +485,7 @@ def test_bad_parameters(params, match):
 def test_not_fitted():
     from sklearn.exceptions import NotFittedError
 
-    with pytest.raises(NotFittedError):
-        NoisyMicroaggregation().privacy_report()
+    assert not hasattr(NoisyMicroaggregation(), "privacy_report_")
     with pytest.raises(NotFittedError):
         NoisyMicroaggregation().sample(3)
 

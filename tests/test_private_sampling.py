@@ -9,8 +9,9 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.private_sampling as ps
-from skprivsynth._math.solvers import QPResult, SolverError
+from skprivsynth._math.solvers import QPResult
 from skprivsynth._math.walsh import boolean_to_signs, walsh_matrix, walsh_subsets
+from skprivsynth.exceptions import SolverError
 from skprivsynth.privacy import PrivacyReport
 from skprivsynth.private_sampling import (
     PrivateSampler,
@@ -182,7 +183,7 @@ def test_budget_accounting_and_refusal():
     assert est.epsilon_spent_ == pytest.approx(est.epsilon_budget_)
     with pytest.raises(ValueError, match="0 left"):
         est.sample(1)
-    report = est.privacy_report()
+    report = est.privacy_report_
     assert isinstance(report, PrivacyReport)
     assert report.epsilon == pytest.approx(est.epsilon_)
     assert "replace-one" in str(report)

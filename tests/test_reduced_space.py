@@ -8,8 +8,8 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.reduced_space as rs
-from skprivsynth._math.solvers import SolverError
 from skprivsynth._math.workload import FunctionWorkload, MarginalWorkload
+from skprivsynth.exceptions import SolverError
 from skprivsynth.metrics import make_marginal_scorer
 from skprivsynth.pipeline import make_synthesis_pipeline
 from skprivsynth.preprocessing import BooleanEncoder
@@ -89,7 +89,7 @@ def test_fitted_attributes_and_privacy_accounting():
     assert est.epsilon_ == pytest.approx(0.7)
     assert est.support_.shape == (300, 5) and est.weights_.shape == (300,)
     assert est.noisy_answers_[0] == 1.0  # constant released exactly
-    report = est.privacy_report()
+    report = est.privacy_report_
     assert isinstance(report, PrivacyReport) and report.epsilon == pytest.approx(0.7)
     assert est.solve_time_ >= 0 and est.build_time_ >= 0 and len(est.lp_shape_) == 3
 
@@ -98,7 +98,7 @@ def test_fitted_attributes_and_privacy_accounting():
     ).fit(X)
     assert ind.epsilon_ == pytest.approx(2.0)
     assert ind.marginal_epsilon_ == pytest.approx(0.5)
-    steps = ind.privacy_report().entries
+    steps = ind.privacy_report_.entries
     assert [e["epsilon"] for e in steps] == pytest.approx([0.5, 1.5])
     assert steps[0]["sensitivity"] == pytest.approx(5 / 2000)  # p / n
     assert ind.noise_scale_ == pytest.approx(2 * n_tables / 2000 / 1.5)
@@ -281,7 +281,7 @@ def test_infeasible_lp_raises(monkeypatch):
 def test_discrete_noise_passthrough():
     X = product_data(500, [0.3, 0.6, 0.5], seed=12)
     est = ReducedSpaceLP(epsilon=1.0, m=50, noise="discrete", random_state=0).fit(X)
-    assert "discrete" in str(est.privacy_report()).lower()
+    assert "discrete" in str(est.privacy_report_).lower()
     assert est.epsilon_ == pytest.approx(1.0)
 
 
@@ -362,7 +362,7 @@ def test_feature_blocks_accept_encoder_blocks_and_account_privacy():
         epsilon=2.0, m=300, reduced_space="independent", independent_fraction=0.25,
         feature_blocks=enc.feature_blocks_, random_state=0,
     ).fit(X)
-    steps = est.privacy_report().entries
+    steps = est.privacy_report_.entries
     assert [e["epsilon"] for e in steps] == pytest.approx([0.5, 1.5])
     assert steps[0]["sensitivity"] == pytest.approx(2 * 3 / 800)  # 2 * n_blocks / n
     assert "2 * n_blocks / n" in steps[0]["derivation"]
@@ -381,7 +381,7 @@ def test_block_frequency_sensitivity_brute_force():
     est = ReducedSpaceLP(
         epsilon=1.0, m=40, reduced_space="independent", feature_blocks=BLOCKS, random_state=0
     ).fit(one_hot_data(n, seed=99))
-    bound = est.privacy_report().entries[0]["sensitivity"]
+    bound = est.privacy_report_.entries[0]["sensitivity"]
     assert bound == pytest.approx(2 * len(BLOCKS) / n)
     worst = 0.0
     for trial in range(300):
@@ -501,7 +501,7 @@ def test_block_sensitivities_hold_on_every_dataset_of_the_cube():
     F1 = rs.BlockMarginalWorkload(BLOCKS, 9, degree=1)
     F1 = F1.query_matrix(cube).toarray().T[:, 1:]
     brute1 = np.abs(F1[:, None, :] - F1[None, :, :]).sum(axis=2).max() / n
-    assert brute1 == pytest.approx(est.privacy_report().entries[0]["sensitivity"])
+    assert brute1 == pytest.approx(est.privacy_report_.entries[0]["sensitivity"])
 
 
 def test_block_workload_object_is_safe_without_feature_blocks():

@@ -19,6 +19,8 @@ import numpy as np
 import osqp
 import scipy.sparse as sp
 
+from ..exceptions import SolverError
+
 __all__ = ["LPResult", "QPResult", "SolverError", "solve_lp", "solve_qp"]
 
 
@@ -57,10 +59,6 @@ def _new_highs():
     h = highspy.Highs()
     h.silent()
     return h
-
-
-class SolverError(RuntimeError):
-    """An LP/QP solver did not return an optimal solution (the status is in the message)."""
 
 
 @dataclass

@@ -1,0 +1,329 @@
+"""The estimator contract, checked on every synthesizer and transformer of the package.
+
+One instance list; adding an estimator is one line in ``SYNTHESIZERS`` or
+``TRANSFORMERS``.  The data are small (a few hundred rows, five columns) so that the
+whole module runs in seconds.  These checks replace what the sklearn common checks
+that cannot feed Boolean data (``tests/estimator_checks.py``) no longer verify.
+"""
+
+import inspect
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+
+from skprivsynth import (
+    CorrelatedGaussianMechanism,
+    MicroaggregationSynthesizer,
+    NoisyMicroaggregation,
+    PrivateSampler,
+    ReducedSpaceLP,
+)
+from skprivsynth.base import BaseSynthesizer, is_differentially_private
+from skprivsynth.exceptions import SolverError
+from skprivsynth.preprocessing import BooleanEncoder
+from skprivsynth.validation import BooleanValidator, UnitIntervalValidator
+
+SYNTHESIZERS = [
+    MicroaggregationSynthesizer(k=5),
+    NoisyMicroaggregation(epsilon=2.0),
+    ReducedSpaceLP(epsilon=2.0, m=128),
+    PrivateSampler(epsilon=None, n_samples=12, m=64),
+    CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6),
+]
+TRANSFORMERS = [
+    BooleanValidator(),
+    UnitIntervalValidator(),
+    BooleanEncoder(categories={"c0": [0, 1, 2], "c1": [0, 1], "c2": [0, 1, 2, 3]}),
+]
+ESTIMATORS = SYNTHESIZERS + TRANSFORMERS
+DP_CLASSES = (NoisyMicroaggregation, ReducedSpaceLP, PrivateSampler, CorrelatedGaussianMechanism)
+
+
+def _ids(estimators):
+    return [type(est).__name__ for est in estimators]
+
+
+def _data(estimator, seed=0, n=240, p=5):
+    """Small data in the estimator's input domain: correlated Boolean columns (a frame of
+    codes for the encoder)."""
+    rng = np.random.default_rng(seed)
+    if isinstance(estimator, BooleanEncoder):
+        return pd.DataFrame(
+            {c: rng.integers(0, k, n) for c, k in zip(("c0", "c1", "c2"), (3, 2, 4), strict=True)}
+        )
+    latent = rng.random((n, 1))
+    return (rng.random((n, p)) < 0.2 + 0.6 * latent).astype(float)
+
+
+def _fitted(estimator, **params):
+    est = clone(estimator).set_params(**params)
+    return est.fit(_data(est))
+
+
+def _state(estimator):
+    """Everything the estimator holds, as bytes (arrays, generators, reports included)."""
+    return pickle.dumps(vars(estimator))
+
+
+def _sample(est, random_state=0, n_samples=6):
+    return est.sample(n_samples, random_state=random_state)
+
+
+# ------------------------------------------------------------------ parameters
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_clone_and_get_params_round_trip(estimator):
+    params = estimator.get_params()
+    twin = clone(estimator)
+    assert twin is not estimator
+    assert pickle.dumps(twin.get_params()) == pickle.dumps(params)
+    assert pickle.dumps(type(estimator)(**params).get_params()) == pickle.dumps(params)
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_parameters_after_the_first_are_keyword_only(estimator):
+    parameters = list(inspect.signature(type(estimator)).parameters.values())
+    assert parameters[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[1:])
+    with pytest.raises(TypeError, match="positional"):
+        type(estimator)(*[p.default for p in parameters[:2]])
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_parameter_constraints_merge_the_base(estimator):
+    constraints = type(estimator)._parameter_constraints
+    for name, constraint in BaseSynthesizer._parameter_constraints.items():
+        assert constraints[name] == constraint
+    assert set(constraints) == set(estimator.get_params())
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+@pytest.mark.parametrize("kind", ["int", "RandomState", "Generator"])
+def test_every_seed_type_is_accepted_and_reproducible(estimator, kind):
+    def seed():
+        return {
+            "int": 3,
+            "RandomState": np.random.RandomState(3),
+            "Generator": np.random.default_rng(3),
+        }[kind]
+
+    a = _fitted(estimator, random_state=seed())
+    b = _fitted(estimator, random_state=seed())
+    np.testing.assert_array_equal(a.sample(5), b.sample(5))
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_bad_random_state_names_the_parameter(estimator):
+    with pytest.raises(ValueError, match="random_state"):
+        clone(estimator).set_params(random_state="seed").fit(_data(estimator))
+
+
+# ------------------------------------------------------------------ fit
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_not_fitted_error_before_fit(estimator):
+    est = clone(estimator)
+    with pytest.raises(NotFittedError):
+        if isinstance(est, BaseSynthesizer):
+            est.sample(3)
+        else:
+            est.transform(_data(est))
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_fit_returns_self_and_leaves_hyperparameters_unchanged(estimator):
+    est = clone(estimator)
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    before = pickle.dumps(est.get_params())
+    assert est.fit(_data(est)) is est
+    assert pickle.dumps(est.get_params()) == before
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_pickle_round_trip(estimator):
+    est = _fitted(
+        estimator, **({"random_state": 0} if "random_state" in estimator.get_params() else {})
+    )
+    twin = pickle.loads(pickle.dumps(est))
+    if isinstance(est, BaseSynthesizer):
+        np.testing.assert_array_equal(_sample(twin), _sample(est))
+    else:
+        X = _data(est)
+        np.testing.assert_array_equal(twin.transform(X), est.transform(X))
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_seeded_fits_are_identical(estimator):
+    a, b = _fitted(estimator, random_state=0), _fitted(estimator, random_state=0)
+    np.testing.assert_array_equal(_sample(a, random_state=1), _sample(b, random_state=1))
+    np.testing.assert_array_equal(a.sample(4), b.sample(4))  # the default streams too
+    if is_differentially_private(a):
+        assert str(a.privacy_report_) == str(b.privacy_report_)
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_sample_shape_and_values_in_the_input_domain(estimator):
+    est = _fitted(estimator, random_state=0)
+    X = _data(est)
+    out = est.sample(7)
+    assert out.shape == (7, X.shape[1])
+    assert np.isfinite(out).all()
+    if est._input_domain == "boolean":
+        assert set(np.unique(out)) <= {0.0, 1.0}
+    else:
+        assert out.min() >= 0.0 and out.max() <= 1.0
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_ids(ESTIMATORS))
+def test_refit_resets_the_fitted_state(estimator):
+    est = clone(estimator)
+    if isinstance(est, BooleanEncoder):
+        est.fit(_data(est))
+        first = est.get_feature_names_out().tolist()
+        est.set_params(categories={"c0": [0, 1, 2], "c1": [0, 1], "c2": [0, 1, 2, 3, 4]})
+        est.fit(_data(est))
+        assert est.get_feature_names_out().tolist() != first
+        return
+    X = _data(est)
+    est.fit(pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]))
+    assert hasattr(est, "feature_names_in_")
+    if isinstance(est, PrivateSampler):
+        est.sample(3)
+    X4 = _data(est, seed=1, p=4)
+    est.fit(X4)
+    assert est.n_features_in_ == 4
+    assert not hasattr(est, "feature_names_in_")
+    if isinstance(est, BaseSynthesizer):
+        assert est.n_samples_fit_ == X4.shape[0]
+        assert est.sample(3).shape == (3, 4)
+    if isinstance(est, PrivateSampler):
+        assert est.samples_released_ == 3  # the 3 just drawn from the refit, not 6
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_failed_refit_leaves_the_previous_fit_intact(estimator, monkeypatch):
+    # The last step of every fit is the one assignment of its results: if it fails,
+    # nothing computed by the failed fit may have reached the estimator.
+    est = _fitted(estimator, random_state=0)
+    expected = _sample(est)  # (PrivateSampler: spends budget, so before the snapshot)
+    before = _state(est)
+
+    def fail(*args, **kwargs):
+        raise SolverError("injected failure")
+
+    monkeypatch.setattr(type(est), "_set_fitted", fail)
+    with pytest.raises(SolverError, match="injected"):
+        est.set_params(random_state=1).fit(_data(est, seed=1, p=4))
+    monkeypatch.undo()
+    assert _state(est.set_params(random_state=0)) == before
+    np.testing.assert_array_equal(_sample(est), expected)
+
+    fresh = clone(estimator)
+    monkeypatch.setattr(type(fresh), "_set_fitted", fail)
+    with pytest.raises(SolverError):
+        fresh.fit(_data(fresh))
+    assert vars(fresh).keys() == vars(clone(estimator)).keys()
+    with pytest.raises(NotFittedError):
+        fresh.sample(2)
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_differential_privacy_is_a_class_property(estimator):
+    assert is_differentially_private(estimator) is isinstance(estimator, DP_CLASSES)
+    est = _fitted(estimator, random_state=0)
+    if is_differentially_private(est):
+        if isinstance(est, PrivateSampler):
+            est.sample(5)  # its epsilon_ is what sample has released so far
+            assert est.epsilon_ > 0
+        assert est.privacy_report_.epsilon == est.epsilon_
+        assert est.privacy_report_.delta == getattr(est, "delta_", 0.0)
+    else:
+        assert not hasattr(est, "privacy_report_")
+        assert not hasattr(est, "privacy_report")
+
+
+# ------------------------------------------------------------------ fit-time state
+
+
+def test_reports_diagnostics_and_samples_read_fit_time_values():
+    X = _data(CorrelatedGaussianMechanism())
+    cgm = CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, random_state=0).fit(X)
+    report = str(cgm.privacy_report_)
+    cgm.set_params(epsilon=5.0, delta=1e-3, noise_allocation="paper", noise="discrete")
+    assert str(cgm.privacy_report_) == report
+    assert (cgm.epsilon_, cgm.delta_) == (1.0, 1e-6)
+
+    sampler = PrivateSampler(epsilon=None, n_samples=12, m=64, random_state=0).fit(X)
+    diagnostics = repr(sampler.diagnostics())
+    sampler.set_params(m=200, degree=1, density_bounds=(0.5, 1.5), n_samples=3)
+    assert repr(sampler.diagnostics()) == diagnostics
+    assert sampler.sample().shape == (12, X.shape[1])  # the n_samples of the fit
+    assert "m=64" in str(sampler.privacy_report_) and "d=2" in str(sampler.privacy_report_)
+
+    micro = MicroaggregationSynthesizer(k=5, rounding=True, random_state=0).fit(X / 2)
+    micro.set_params(rounding=False)
+    assert set(np.unique(micro.sample(50))) <= {0.0, 1.0}  # still rounded, as fitted
+
+    noisy = NoisyMicroaggregation(epsilon=2.0, random_state=0).fit(X)
+    report = str(noisy.privacy_report_)
+    noisy.set_params(epsilon=4.0, row_l1_bound=2.0)
+    assert str(noisy.privacy_report_) == report and noisy.epsilon_ == 2.0
+
+
+def test_private_sampler_solver_failure_keeps_the_previous_fit(monkeypatch):
+    # The defect of the issue: a SolverError in the QP of a refit left the new
+    # reduced_space_ with the old density_, and sample() still returned records.
+    import skprivsynth.private_sampling as module
+
+    X = _data(PrivateSampler())
+    est = PrivateSampler(epsilon=None, n_samples=12, m=64, random_state=0).fit(X)
+    space, density = est.reduced_space_.copy(), est.density_.copy()
+
+    def fail(*args, **kwargs):
+        raise SolverError("OSQP status 'maximum iterations reached'")
+
+    monkeypatch.setattr(module, "solve_qp", fail)
+    with pytest.raises(SolverError, match="OSQP"):
+        est.set_params(random_state=1).fit(X)
+    np.testing.assert_array_equal(est.reduced_space_, space)
+    np.testing.assert_array_equal(est.density_, density)
+    fresh = PrivateSampler(epsilon=None, n_samples=12, m=64)
+    with pytest.raises(SolverError):
+        fresh.fit(X)
+    with pytest.raises(NotFittedError):
+        fresh.sample(1)
+
+
+def test_scorer_warning_reads_the_class_not_the_parameter_names():
+    from skprivsynth.metrics import make_marginal_scorer
+    from skprivsynth.exceptions import PrivacyLeakWarning
+
+    class KAnonymousWithEpsilon(MicroaggregationSynthesizer):
+        # A non-DP estimator whose parameters happen to include "epsilon".
+        def __init__(
+            self, k=5, *, epsilon=0.0, t="auto", alpha="auto", rounding=True, random_state=None
+        ):
+            super().__init__(k, t=t, alpha=alpha, rounding=rounding, random_state=random_state)
+            self.epsilon = epsilon
+
+        _parameter_constraints = {
+            **MicroaggregationSynthesizer._parameter_constraints,
+            "epsilon": "no_validation",
+        }
+
+    X = _data(NoisyMicroaggregation())
+    scorer = make_marginal_scorer(degree=1)
+    assert not is_differentially_private(KAnonymousWithEpsilon())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        scorer(KAnonymousWithEpsilon(random_state=0).fit(X), X)
+    with pytest.warns(PrivacyLeakWarning, match="differentially private NoisyMicroaggregation"):
+        scorer(NoisyMicroaggregation(random_state=0).fit(X), X)
