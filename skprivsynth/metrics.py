@@ -345,6 +345,25 @@ def _chunked_errors(blocks, sets, form):
     return 0.5 * np.abs(acc).sum(axis=1)
 
 
+_ROUND_OFF = 1e-9
+
+
+def _clip_round_off(errors, what):
+    """Clip errors in ``[-1e-9, 1 + 1e-9]`` (float round-off) to ``[0, 1]``; raise beyond.
+
+    An error outside that band is a bug, never round-off: it is reported, not hidden.
+    """
+    errors = np.asarray(errors, dtype=np.float64)
+    bad = (errors < -_ROUND_OFF) | (errors > 1.0 + _ROUND_OFF)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise RuntimeError(
+            f"{what}: error {errors[i]!r} of marginal {i} lies outside [0, 1] by more than "
+            f"the round-off tolerance {_ROUND_OFF:g}; this is a bug, please report it."
+        )
+    return np.clip(errors, 0.0, 1.0)
+
+
 def marginal_errors(
     X,
     Y,
@@ -423,7 +442,8 @@ def marginal_errors(
     else:
         errors = _chunked_errors(blocks, sets, form)
     # Round-off may leave a tiny overshoot above 1 for total variation distance.
-    return MarginalErrors(column_sets=sets, errors=np.clip(errors, 0.0, 1.0), form=form)
+    errors = _clip_round_off(errors, "marginal_errors")
+    return MarginalErrors(column_sets=sets, errors=errors, form=form)
 
 
 def marginal_error(
@@ -631,7 +651,7 @@ def categorical_marginal_errors(
     )
     return MarginalErrors(
         column_sets=sets,
-        errors=np.clip(errors, 0.0, 1.0),
+        errors=_clip_round_off(errors, "categorical_marginal_errors"),
         form="table",
         feature_names=np.asarray(real.columns, dtype=object),
     )

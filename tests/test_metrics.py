@@ -517,3 +517,26 @@ def test_scorer_warns_that_selection_on_real_data_is_outside_the_dp_guarantee():
     with warnings.catch_warnings():  # k-anonymous, not DP: nothing to warn about
         warnings.simplefilter("error", PrivacyLeakWarning)
         scorer(MicroaggregationSynthesizer(k=5, random_state=0).fit(X), X)
+
+
+@pytest.mark.parametrize("overshoot", [1.5, -0.25, 1.0 + 1e-6])
+def test_errors_outside_the_unit_interval_raise_instead_of_being_clipped(monkeypatch, overshoot):
+    # Only float round-off (<= 1e-9) is clipped; anything beyond is a bug and raises, so
+    # that the "error in [0, 1]" assertions of the tests can fail.
+    rng = np.random.default_rng(0)
+    X, Y = _boolean(rng, 30, 4), _boolean(rng, 20, 4)
+    for path in ("_degree2_gram_errors", "_chunked_errors"):
+        monkeypatch.setattr(metrics, path, lambda blocks, *a: np.full(6, overshoot))
+    with pytest.raises(RuntimeError, match="outside \\[0, 1\\].*round-off"):
+        marginal_errors(X, Y, 2)
+    real = pd.DataFrame({"a": [0, 1, 1], "b": [1, 0, 1]})
+    monkeypatch.setattr(metrics, "_categorical_tvd", lambda *a: overshoot)
+    with pytest.raises(RuntimeError, match="categorical_marginal_errors"):
+        categorical_marginal_errors(real, real, degree=1)
+
+
+def test_round_off_overshoot_is_clipped(monkeypatch):
+    rng = np.random.default_rng(0)
+    X, Y = _boolean(rng, 30, 4), _boolean(rng, 20, 4)
+    monkeypatch.setattr(metrics, "_degree2_gram_errors", lambda *a: np.full(6, 1.0 + 1e-12))
+    np.testing.assert_array_equal(marginal_errors(X, Y, 2).errors, 1.0)
