@@ -106,7 +106,7 @@ class BaseSynthesizer(BaseEstimator):
         :meth:`sample` is an independent child of the same seed.
         """
         names = _get_feature_names(X)
-        X = check_array(X, dtype=np.float64, ensure_min_samples=1, estimator=self)
+        X = check_array(X, dtype=np.float64, ensure_min_samples=1, estimator=self, input_name="X")
         domain = self._input_domain if domain is None else domain
         if domain == "boolean":
             check_boolean_matrix(X, feature_names=names)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from skprivsynth import gaussian, noisy_microaggregation, private_sampling, reduced_space
 from skprivsynth.auditing import (
     AuditResult,
     audit_mechanism,
@@ -276,14 +277,10 @@ def _scaled_laplace(module, factor, monkeypatch):
     monkeypatch.setattr(module, "laplace_mechanism", broken)
 
 
-def _reduced_space():
-    return pytest.importorskip("skprivsynth.reduced_space")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("broken", [False, True], ids=["honest", "noise-halved"])
 def test_audit_reduced_space_lp(broken, monkeypatch):
-    module = _reduced_space()
+    module = reduced_space
     if broken:
         _scaled_laplace(module, 0.5, monkeypatch)
     n, eps = 20, 1.0
@@ -309,7 +306,7 @@ def test_audit_reduced_space_lp(broken, monkeypatch):
 @pytest.mark.parametrize("noise", ["continuous", "discrete"])
 @pytest.mark.parametrize("broken", [False, True], ids=["honest", "noise-divided-by-10"])
 def test_audit_correlated_gaussian_mechanism(broken, noise, monkeypatch):
-    module = pytest.importorskip("skprivsynth.gaussian")
+    module = gaussian
     if broken:
         real = module.gaussian_noise_multiplier
         monkeypatch.setattr(module, "gaussian_noise_multiplier",
@@ -349,7 +346,7 @@ def test_audit_noisy_microaggregation(broken, monkeypatch):
     event is a function of the released model only.  Broken: the weight release uses
     1/6 of its sensitivity (it is then 2ε-DP on its own).
     """
-    module = pytest.importorskip("skprivsynth.noisy_microaggregation")
+    module = noisy_microaggregation
     real = module.laplace_mechanism
     factor = 1 / 6 if broken else 1.0
     recorded = []
@@ -400,7 +397,7 @@ def test_audit_private_sampler_density_ratio(broken, monkeypatch):
     worst-case pair; the broken variant overstates the sample-size constant 1e5 times
     (so it claims 1e5 times less ε per record) and violates it.
     """
-    module = pytest.importorskip("skprivsynth.private_sampling")
+    module = private_sampling
     if broken:
         real = module._sample_constant
         monkeypatch.setattr(module, "_sample_constant", lambda *a, **k: 1e5 * real(*a, **k))
@@ -423,7 +420,7 @@ def test_audit_private_sampler_density_ratio(broken, monkeypatch):
 @pytest.mark.slow
 def test_audit_private_sampler_release():
     """End-to-end audit of ``sample`` at a size the bound allows (one record)."""
-    module = pytest.importorskip("skprivsynth.private_sampling")
+    module = private_sampling
     X0, X1 = cube_corner_neighbours(20, 2)
     params = {"epsilon": None, "n_samples": 1, "m": 4, "degree": 1}
 
@@ -457,7 +454,7 @@ def test_audit_private_sampler_many_records(broken, monkeypatch):
     Broken: the Theorem 12.2 constant is inflated 10⁵ times, so ``max_samples_`` goes
     far beyond the cap and the same 1000 records claim ε ≈ 0.94; the audit refutes it.
     """
-    module = pytest.importorskip("skprivsynth.private_sampling")
+    module = private_sampling
     if broken:
         real = module._sample_constant
         monkeypatch.setattr(module, "_sample_constant", lambda *a, **k: 1e5 * real(*a, **k))
