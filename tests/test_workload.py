@@ -121,9 +121,35 @@ def test_function_workload_requires_and_enforces_bounds():
         FunctionWorkload(lambda Z: Z[:, :1], bounds=(1, 0), n_features=2)
     W = FunctionWorkload(lambda Z: 3.0 * Z[:, :1], bounds=(0, 1), n_features=2)
     with pytest.raises(ValueError, match="declared bounds"):
-        W.answers(np.array([[1, 0]]))
+        W.query_matrix(np.array([[1, 0]]))  # public records: the user's error, raised
     with pytest.raises(TypeError, match="bounds"):
         check_workload(lambda Z: Z, 3, 2)
+
+
+def test_function_workload_clips_private_rows_to_the_declared_bounds():
+    # On the data a raise would be a data-dependent event: the values are clipped
+    # to the declared bounds (NaN to lower), so the declared sensitivity still holds.
+    def func(Z):
+        out = 2.0 * Z[:, :1]  # in [0, 2], declared [0, 1]
+        out[Z[:, 1] == 1] = np.nan
+        return out
+
+    W = FunctionWorkload(func, bounds=(0, 1), n_features=2)
+    X = np.array([[1, 0], [0, 0], [1, 1], [1, 0]])
+    np.testing.assert_allclose(W.answers(X), [1.0, (1 + 0 + 0 + 1) / 4])
+    assert W.l1_sensitivity(n=4) == 0.25
+
+
+def test_fit_does_not_mutate_a_function_workload():
+    from skprivsynth import ReducedSpaceLP
+
+    W = FunctionWorkload(lambda Z: Z[:, :2] - Z[:, 2:], bounds=(-1, 1), n_features=4)
+    before = dict(vars(W))
+    X = np.random.default_rng(0).integers(0, 2, (300, 4))
+    est = ReducedSpaceLP(epsilon=1.0, m=64, workload=W, random_state=0).fit(X)
+    assert vars(W).keys() == before.keys()
+    assert all(vars(W)[k] is v for k, v in before.items())  # not even sized lazily
+    assert W.n_queries is None and est.workload_.n_queries == 3
 
 
 def test_never_dense_over_the_cube():

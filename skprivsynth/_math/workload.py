@@ -48,6 +48,7 @@ All of these are *computed* from the workload by :meth:`l1_sensitivity`.
 
 from __future__ import annotations
 
+import copy
 import math
 from itertools import combinations, product
 from numbers import Integral, Real
@@ -609,8 +610,11 @@ class FunctionWorkload:
         ``values`` an array (r, n_functions) of real numbers.
     bounds : tuple (lower, upper) of floats or arrays of shape (n_functions,)
         Declared range of every function: ``lower_f <= f(x) <= upper_f`` for *every*
-        ``x`` in the cube.  Required: the sensitivity is derived from them.  Evaluated
-        values outside the declared range raise ``ValueError``.
+        ``x`` in the cube.  Required: the sensitivity is derived from them.  On the
+        data (:meth:`answers`, private rows) values outside the declared range are
+        clipped to it (NaN to ``lower``) silently: an error would depend on one private
+        row; the sensitivity holds for the clipped functions.  On public records
+        (:meth:`query_matrix`) they raise ``ValueError``.
     n_features : int
         Number of Boolean columns.
     include_constant : bool, default=True
@@ -667,7 +671,9 @@ class FunctionWorkload:
         self.n_tables = None
         self.n_queries = None
 
-    def _evaluate(self, Z):
+    def _evaluate(self, Z, clip=False):
+        """``func(Z)`` as an (r, n_functions) array; out-of-bounds values are clipped
+        (``clip=True``, private rows) or raise (public records)."""
         V = np.asarray(self.func(Z.astype(np.float64)), dtype=np.float64)
         if V.ndim == 1:
             V = V[:, None]
@@ -692,6 +698,10 @@ class FunctionWorkload:
             raise ValueError(
                 f"func returned {V.shape[1]} functions; earlier calls returned {self.n_tables}."
             )
+        if clip:
+            # Row-wise map onto the declared range: neighbours stay neighbours and the
+            # sensitivity sum(upper - lower)/n holds, with no data-dependent event.
+            return np.clip(np.where(np.isnan(V), self._lower, V), self._lower, self._upper)
         if not np.all(np.isfinite(V)) or np.any(V < self._lower) or np.any(V > self._upper):
             raise ValueError(
                 "func returned values outside the declared bounds (or "
@@ -743,7 +753,10 @@ class FunctionWorkload:
         return sp.hstack(blocks, format="csc")
 
     def answers(self, X, chunk_size=None):
-        """Statistic vector ``(1/n) Σ_i f(x_i)`` of the Boolean dataset ``X``, in chunks."""
+        """Statistic vector ``(1/n) Σ_i f(x_i)`` of the Boolean dataset ``X``, in chunks.
+
+        Values outside the declared bounds are clipped to them (``X`` is private).
+        """
         Z = _check_records(X, self.n_features, name="X")
         if Z.shape[0] == 0:
             raise ValueError("X must have at least one row.")
@@ -751,7 +764,7 @@ class FunctionWorkload:
         total = np.zeros(self.n_tables)
         step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
         for start in range(0, Z.shape[0], step):
-            total += self._evaluate(Z[start : start + step]).sum(axis=0)
+            total += self._evaluate(Z[start : start + step], clip=True).sum(axis=0)
         total /= Z.shape[0]
         return np.r_[1.0, total] if self.include_constant else total
 
@@ -818,6 +831,11 @@ def check_workload(workload, n_features, degree):
                 "workload must include the constant function "
                 "(include_constant=True): it is the density constraint."
             )
+        if isinstance(workload, FunctionWorkload):
+            # A FunctionWorkload sizes itself on first use: size a copy, so that an
+            # estimator's fit never mutates the object passed as a hyperparameter.
+            workload = copy.copy(workload)
+            workload._ensure_sized()
         return workload
     if callable(workload):
         raise TypeError(
