@@ -1,0 +1,378 @@
+"""A distribution over a product domain from noisy marginals: junction tree, belief
+propagation, mirror descent, ancestral sampling.
+
+This is the *generate* step of select–measure–generate synthesizers (Private-PGM:
+McKenna, Sheldon & Miklau, "Graphical-model based estimation and inference for
+differential privacy", ICML 2019).  Given noisy measurements ``y_r ≈ n·μ_r`` of the
+marginals of some attribute sets ``r``, it finds the distribution of a graphical model
+whose cliques contain every ``r`` minimising ``Σ_r ||n·μ_r − y_r||² / σ_r²`` by mirror
+descent on the clique potentials, with marginals computed by belief propagation on a
+junction tree.  Everything here is post-processing of the measurements: no data.
+
+Attributes are integers ``0..d-1`` with public sizes; an attribute set is a sorted tuple.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Factor",
+    "GraphicalModel",
+    "Measurement",
+    "estimate",
+    "junction_tree",
+    "model_size",
+]
+
+
+def _logsumexp(values, axis=None):
+    """``log Σ exp`` over ``axis`` (finite inputs; scipy's is slow on small arrays)."""
+    top = np.max(values, axis=axis, keepdims=True)
+    out = np.log(np.sum(np.exp(values - top), axis=axis, keepdims=True)) + top
+    return out.squeeze(axis=axis) if axis is not None else out.item()
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A nonnegative (or log-) table over the sorted attribute tuple ``attrs``."""
+
+    attrs: tuple
+    values: np.ndarray
+
+    def expand(self, attrs):
+        """The values broadcastable against a table over the superset ``attrs``."""
+        shape = [self.values.shape[self.attrs.index(a)] if a in self.attrs else 1 for a in attrs]
+        return self.values.reshape(shape)
+
+    def sum_to(self, attrs):
+        axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
+        return Factor(tuple(a for a in self.attrs if a in attrs), self.values.sum(axis=axes))
+
+    def logsumexp_to(self, attrs):
+        axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
+        kept = tuple(a for a in self.attrs if a in attrs)
+        return Factor(kept, _logsumexp(self.values, axis=axes) if axes else self.values)
+
+    def __mul__(self, other):
+        attrs = tuple(sorted(set(self.attrs) | set(other.attrs)))
+        return Factor(attrs, self.expand(attrs) * other.expand(attrs))
+
+
+def _contract(factors, keep):
+    """The product of ``factors`` summed over every attribute not in ``keep``."""
+    attrs = sorted(set().union(*(f.attrs for f in factors)))
+    index = {a: k for k, a in enumerate(attrs)}
+    operands = []
+    for f in factors:
+        operands += [f.values, [index[a] for a in f.attrs]]
+    out = tuple(a for a in attrs if a in keep)
+    return Factor(out, np.einsum(*operands, [index[a] for a in out], optimize=True))
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A noisy marginal: ``counts`` ≈ ``n·μ_attrs`` with Gaussian noise of std ``sigma``."""
+
+    attrs: tuple
+    counts: np.ndarray
+    sigma: float
+
+
+# ---------------------------------------------------------------------- structure
+
+
+def _eliminate(cliques, sizes):
+    """Greedy elimination (smallest created clique first); return the maximal cliques."""
+    d = len(sizes)
+    adj = {v: set() for v in range(d)}
+    for c in cliques:
+        for v in c:
+            adj[v].update(u for u in c if u != v)
+    log_size = [math.log(s) for s in sizes]
+    created = []
+    remaining = set(range(d))
+    while remaining:
+        v = min(remaining, key=lambda u: (sum(log_size[w] for w in adj[u]) + log_size[u], u))
+        nbrs = adj[v]
+        created.append(tuple(sorted(nbrs | {v})))
+        for u in nbrs:
+            adj[u].update(nbrs - {u})
+            adj[u].discard(v)
+        remaining.discard(v)
+        del adj[v]
+    sets = [frozenset(c) for c in created]
+    maximal = [c for i, c in enumerate(sets) if not any(c < s for s in sets) and c not in sets[:i]]
+    return [tuple(sorted(c)) for c in maximal]
+
+
+def junction_tree(cliques, sizes):
+    """Maximal cliques of a triangulation covering ``cliques`` and the tree joining them.
+
+    Every attribute ``0..len(sizes)-1`` is covered.  The tree is a maximum spanning tree
+    of the clique graph weighted by separator size, which has the running intersection
+    property for the cliques of an elimination ordering (Koller & Friedman 2009, 10.4).
+
+    Returns
+    -------
+    nodes : list of tuple
+    edges : list of (int, int)
+        Parent-child pairs with node 0 the root, in breadth-first order.
+    """
+    nodes = _eliminate(cliques, sizes)
+    k = len(nodes)
+    in_tree, edges = {0}, []
+    best = {j: (len(set(nodes[0]) & set(nodes[j])), 0) for j in range(1, k)}
+    while len(in_tree) < k:
+        j = max(best, key=lambda u: (best[u][0], -u))
+        edges.append((best[j][1], j))
+        in_tree.add(j)
+        del best[j]
+        for u in best:
+            w = len(set(nodes[j]) & set(nodes[u]))
+            if w > best[u][0]:
+                best[u] = (w, j)
+    return nodes, edges
+
+
+def model_size(cliques, sizes):
+    """Number of cells of the junction tree of ``cliques`` (public sizes only)."""
+    return sum(math.prod(sizes[a] for a in c) for c in _eliminate(cliques, sizes))
+
+
+# ------------------------------------------------------------------------ the model
+
+
+class GraphicalModel:
+    """A distribution ``∝ exp(Σ_C θ_C)`` over the junction tree of ``cliques``.
+
+    Parameters
+    ----------
+    cliques : list of tuple
+        Attribute sets that the model must represent jointly.
+    sizes : sequence of int
+        Public number of levels of each attribute.
+    """
+
+    def __init__(self, cliques, sizes):
+        self.sizes = tuple(int(s) for s in sizes)
+        self.nodes, self.edges = junction_tree(cliques, self.sizes)
+        self.parent = {child: parent for parent, child in self.edges}
+        self.children = {i: [] for i in range(len(self.nodes))}
+        for parent, child in self.edges:
+            self.children[parent].append(child)
+        self.potentials = [self._zeros(c) for c in self.nodes]
+        self.marginals = None
+
+    def _zeros(self, attrs):
+        return Factor(attrs, np.zeros([self.sizes[a] for a in attrs]))
+
+    def host(self, attrs):
+        """Index of a junction-tree node containing ``attrs``, or None."""
+        s = set(attrs)
+        fits = [i for i, c in enumerate(self.nodes) if s <= set(c)]
+        return min(fits, key=lambda i: len(self.nodes[i])) if fits else None
+
+    def warm_start(self, other):
+        """Start from the potentials of ``other`` (those this model can host)."""
+        for factor in other.potentials:
+            i = self.host(factor.attrs)
+            if i is None:
+                continue
+            node = self.potentials[i]
+            self.potentials[i] = Factor(node.attrs, node.values + factor.expand(node.attrs))
+        return self.calibrate()
+
+    def calibrate(self):
+        """Belief propagation (two passes, log space); sets ``marginals``. Returns self."""
+        order = [0] + [child for _, child in self.edges]
+        up = {}
+        for i in reversed(order[1:]):
+            belief = self.potentials[i].values
+            attrs = self.nodes[i]
+            for c in self.children[i]:
+                belief = belief + up[c].expand(attrs)
+            sep = tuple(a for a in attrs if a in self.nodes[self.parent[i]])
+            up[i] = Factor(attrs, belief).logsumexp_to(sep)
+        down = {}
+        beliefs = [None] * len(self.nodes)
+        for i in order:
+            attrs = self.nodes[i]
+            belief = self.potentials[i].values
+            if i in down:
+                belief = belief + down[i].expand(attrs)
+            for c in self.children[i]:
+                belief = belief + up[c].expand(attrs)
+            beliefs[i] = belief
+            for c in self.children[i]:
+                sep = tuple(a for a in attrs if a in self.nodes[c])
+                down[c] = Factor(attrs, belief - up[c].expand(attrs)).logsumexp_to(sep)
+        log_z = _logsumexp(beliefs[0])
+        self.marginals = [Factor(c, np.exp(b - log_z)) for c, b in zip(self.nodes, beliefs)]
+        return self
+
+    def marginal(self, attrs):
+        """The model's marginal table over the sorted tuple ``attrs`` (probabilities)."""
+        attrs = tuple(sorted(attrs))
+        i = self.host(attrs)
+        if i is not None:
+            return self.marginals[i].sum_to(attrs).values
+        return self._marginal_across(set(attrs)).sum_to(attrs).values
+
+    def _marginal_across(self, targets):
+        """Variable elimination over ``Π μ_C / Π μ_sep`` restricted to the subtree
+        spanning the nodes that hold ``targets`` (other leaves sum to one)."""
+        keep = set(range(len(self.nodes)))
+        changed = True
+        while changed:  # prune leaves that hold no target beyond their separator
+            changed = False
+            for i in list(keep):
+                nbrs = [j for j in keep if self.parent.get(j) == i or self.parent.get(i) == j]
+                if len(nbrs) <= 1 and len(keep) > 1:
+                    others = set().union(*(self.nodes[j] for j in nbrs)) if nbrs else set()
+                    if not ((set(self.nodes[i]) - others) & targets):
+                        keep.discard(i)
+                        changed = True
+        root = min(keep)
+        while self.parent.get(root) in keep:
+            root = self.parent[root]
+
+        def collect(i):
+            factors = [self.marginals[i]] + [collect(c) for c in self.children[i] if c in keep]
+            if i == root:
+                return _contract(factors, targets)
+            sep = tuple(a for a in self.nodes[i] if a in self.nodes[self.parent[i]])
+            sep_marginal = self.marginals[i].sum_to(sep).values
+            inverse = np.divide(
+                1.0, sep_marginal, where=sep_marginal > 0, out=np.zeros_like(sep_marginal)
+            )
+            return _contract(factors + [Factor(sep, inverse)], targets | set(sep))
+
+        return collect(root)
+
+    # -------------------------------------------------------------------- sampling
+
+    def sample(self, n_samples, rng):
+        """``n_samples`` records by ancestral sampling along the junction tree.
+
+        Within each group of records sharing the values of a separator, the new
+        attributes are drawn by systematic sampling from the conditional distribution
+        (one uniform offset per group, records in random order), so the counts of each
+        group follow the model to within one record: the sampling error of a bootstrap
+        is avoided where it can be.
+        """
+        out = np.zeros((n_samples, len(self.sizes)), dtype=np.int64)
+        order = [0] + [child for _, child in self.edges]
+        for i in order:
+            attrs = self.nodes[i]
+            table = self.marginals[i].values
+            if i == 0:
+                sep = ()
+            else:
+                sep = tuple(a for a in attrs if a in self.nodes[self.parent[i]])
+            new = tuple(a for a in attrs if a not in sep)
+            if not new:
+                continue
+            perm = [attrs.index(a) for a in sep + new]
+            sep_cells = math.prod(self.sizes[a] for a in sep)
+            cond = np.transpose(table, perm).reshape(sep_cells, -1)
+            if sep:
+                group = np.ravel_multi_index(
+                    tuple(out[:, a] for a in sep), [self.sizes[a] for a in sep]
+                )
+            else:
+                group = np.zeros(n_samples, dtype=np.int64)
+            cells = _systematic_draws(cond, group, rng)
+            values = np.unravel_index(cells, [self.sizes[a] for a in new])
+            for a, v in zip(new, values):
+                out[:, a] = v
+        return out
+
+
+def _systematic_draws(cond, group, rng):
+    """For each record, a column of ``cond[group]`` (rows normalised), systematically."""
+    n = group.size
+    totals = cond.sum(axis=1, keepdims=True)
+    width = cond.shape[1]
+    probs = np.divide(cond, totals, where=totals > 0, out=np.full_like(cond, 1.0 / width))
+    cum = np.cumsum(probs, axis=1)
+    cum[:, -1] = 1.0
+    order = np.lexsort((rng.random(n), group))  # by group, random order inside
+    g = group[order]
+    counts = np.bincount(g, minlength=cond.shape[0])
+    starts = np.cumsum(counts) - counts
+    rank = np.arange(n) - starts[g]
+    offset = rng.random(cond.shape[0])
+    position = (rank + offset[g]) / counts[g]
+    flat = (cum + np.arange(cond.shape[0])[:, None]).ravel()
+    picked = np.searchsorted(flat, g + position, side="right") - g * width
+    result = np.empty(n, dtype=np.int64)
+    result[order] = np.minimum(picked, width - 1)
+    return result
+
+
+# ---------------------------------------------------------------------- estimation
+
+
+def _loss_and_gradient(model, measurements, hosts, n):
+    loss = 0.0
+    grads = [None] * len(model.nodes)
+    for m, i in zip(measurements, hosts):
+        node = model.marginals[i]
+        diff = n * node.sum_to(m.attrs).values - m.counts
+        weight = 1.0 / np.square(m.sigma)
+        loss += 0.5 * float(np.sum(weight * diff * diff))
+        g = Factor(m.attrs, weight * n * diff).expand(node.attrs)
+        grads[i] = g if grads[i] is None else grads[i] + g
+    return loss, grads
+
+
+def estimate(measurements, sizes, n, cliques=(), iterations=500, warm_start=None):
+    """The graphical model that best explains ``measurements`` (Private-PGM).
+
+    Minimises ``L(μ) = ½ Σ_r ||n·μ_r − y_r||² / σ_r²`` over the marginals ``μ`` of the
+    model over the cliques of the measurements (and ``cliques``), by entropic mirror
+    descent on the potentials ``θ`` (``θ ← θ − η ∇_μ L``, McKenna et al. 2019, Alg. 1)
+    with an Armijo backtracking step size.  ``n`` is the public number of records.
+
+    Returns
+    -------
+    GraphicalModel
+        Calibrated: ``marginals`` holds the junction-tree clique marginals.
+    """
+    all_cliques = [m.attrs for m in measurements] + [tuple(c) for c in cliques]
+    model = GraphicalModel(all_cliques, sizes)
+    if warm_start is not None:
+        model.warm_start(warm_start)
+    else:
+        model.calibrate()
+    hosts = [model.host(m.attrs) for m in measurements]
+    loss, grads = _loss_and_gradient(model, measurements, hosts, n)
+    step = 1.0 / max(float(np.max(n * n / np.square(m.sigma))) for m in measurements)
+    for _ in range(iterations):
+        old = model.potentials, model.marginals
+        while True:
+            model.potentials = [
+                p if g is None else Factor(p.attrs, p.values - step * g)
+                for p, g in zip(old[0], grads)
+            ]
+            model.calibrate()
+            new_loss, new_grads = _loss_and_gradient(model, measurements, hosts, n)
+            # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2
+            decrease = sum(
+                float(np.sum(g * (mu.values - nu.values)))
+                for g, mu, nu in zip(grads, old[1], model.marginals)
+                if g is not None
+            )
+            if new_loss <= loss - 0.5 * decrease or step < 1e-30:
+                break
+            step *= 0.5
+        converged = loss - new_loss <= 1e-9 * max(loss, 1.0)
+        loss, grads = new_loss, new_grads
+        step *= 1.5
+        if converged:
+            break
+    return model
