@@ -17,6 +17,7 @@ Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 from .base import is_differentially_private
 from .exceptions import PrivacyLeakWarning, SolverError
 from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
+from .marginal import MarginalSynthesizer
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
@@ -30,6 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     # synthesizers (fit, then sample)
     "CorrelatedGaussianMechanism",
+    "MarginalSynthesizer",
     "MicroaggregationSynthesizer",
     "NoisyMicroaggregation",
     "PrivateSampler",
