@@ -55,9 +55,7 @@ class _Compression:
                 w / w.sum() if w.sum() > 0 else np.full(rare.size, 1 / max(rare.size, 1))
             )
             self.encode.append(encode)
-        self.sizes = tuple(
-            k.size + (r.size > 0) for k, r in zip(self.kept, self.rare, strict=False)
-        )
+        self.sizes = tuple(k.size + (r.size > 0) for k, r in zip(self.kept, self.rare, strict=True))
 
     def transform(self, codes):
         return np.column_stack([e[codes[:, j]] for j, e in enumerate(self.encode)])

@@ -212,7 +212,7 @@ class GraphicalModel:
                 down[c] = Factor(attrs, belief - up[c].expand(attrs)).logsumexp_to(sep)
         log_z = _logsumexp(beliefs[0])
         self.marginals = [
-            Factor(c, np.exp(b - log_z)) for c, b in zip(self.nodes, beliefs, strict=False)
+            Factor(c, np.exp(b - log_z)) for c, b in zip(self.nodes, beliefs, strict=True)
         ]
         return self
 
@@ -289,7 +289,7 @@ class GraphicalModel:
                 group = np.zeros(n_samples, dtype=np.int64)
             cells = _systematic_draws(cond, group, rng)
             values = np.unravel_index(cells, [self.sizes[a] for a in new])
-            for a, v in zip(new, values, strict=False):
+            for a, v in zip(new, values, strict=True):
                 out[:, a] = v
         return out
 
@@ -322,7 +322,7 @@ def _systematic_draws(cond, group, rng):
 def _loss_and_gradient(model, measurements, hosts, n):
     loss = 0.0
     grads = [None] * len(model.nodes)
-    for m, i in zip(measurements, hosts, strict=False):
+    for m, i in zip(measurements, hosts, strict=True):
         node = model.marginals[i]
         diff = n * node.sum_to(m.attrs).values - m.counts
         weight = 1.0 / np.square(m.sigma)
@@ -359,14 +359,14 @@ def estimate(measurements, sizes, n, cliques=(), iterations=500, warm_start=None
         while True:
             model.potentials = [
                 p if g is None else Factor(p.attrs, p.values - step * g)
-                for p, g in zip(old[0], grads, strict=False)
+                for p, g in zip(old[0], grads, strict=True)
             ]
             model.calibrate()
             new_loss, new_grads = _loss_and_gradient(model, measurements, hosts, n)
             # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2
             decrease = sum(
                 float(np.sum(g * (mu.values - nu.values)))
-                for g, mu, nu in zip(grads, old[1], model.marginals, strict=False)
+                for g, mu, nu in zip(grads, old[1], model.marginals, strict=True)
                 if g is not None
             )
             if new_loss <= loss - 0.5 * decrease or step < 1e-30:
