@@ -350,13 +350,15 @@ class MarginalSynthesizer(BaseSynthesizer):
         score_sensitivity = _TABLE_L1 * max(weight.values())
         model = estimate(measurements, sizes, n, iterations=self.iterations // 10 or 1)
         cliques = []
-        while used < rho:
+        last = False
+        while not last:
             remaining = rho - used
-            if remaining < 2 * (1 / sigma**2 + eps**2 / 8):  # spend all of it now
+            last = remaining < 2 * (1 / sigma**2 + eps**2 / 8)
+            if last:  # spend exactly what remains: α·remaining + (1 − α)·remaining
                 sigma = math.sqrt(1 / (alpha * remaining))
-                eps = math.sqrt(8 * (1 - alpha) * remaining) * (1 - 1e-12)
+                eps = math.sqrt(8 * (1 - alpha) * remaining)
             used += 1 / sigma**2 + eps**2 / 8
-            limit = self.max_model_size * used / rho
+            limit = self.max_model_size * min(used / rho, 1.0)
             current = [m.attrs for m in measurements]
             allowed = [
                 c

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 
 from sklearn.pipeline import Pipeline, _name_estimators
+from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from ._math.sampling import sample_weighted_records
@@ -18,7 +19,7 @@ from .base import BaseSynthesizer, check_random_generator
 from .preprocessing import BooleanEncoder
 from .validation import check_n_samples
 
-__all__ = ["SynthesisPipeline", "make_synthesis_pipeline"]
+__all__ = ["SynthesisPipeline", "declared_code_sizes", "make_synthesis_pipeline"]
 
 
 class SynthesisPipeline(Pipeline):
@@ -51,6 +52,32 @@ class SynthesisPipeline(Pipeline):
     >>> list(synthetic.columns) == list(adult.data.columns), synthetic.shape
     (True, (5, 14))
     """
+
+    def fit(self, X, y=None, **params):
+        """Fit the transformers, then the synthesizer on their output.
+
+        As :meth:`sklearn.pipeline.Pipeline.fit`, except for a synthesizer whose
+        ``fit`` takes the public ``domain`` of its integer-coded input (such as
+        :class:`~skprivsynth.MarginalSynthesizer`): it receives the domain declared by
+        the last transformer (:func:`declared_code_sizes`) unless ``domain`` is set
+        on the synthesizer or passed as ``<step>__domain``.
+        """
+        name, final = self.steps[-1]
+        wants_domain = (
+            final not in (None, "passthrough")
+            and "domain" in inspect.signature(final.fit).parameters
+            and getattr(final, "domain", None) is None
+            and f"{name}__domain" not in params
+            and len(self.steps) > 1
+        )
+        if not wants_domain:
+            return super().fit(X, y, **params)
+        prefix = f"{name}__"
+        head = {k: v for k, v in params.items() if not k.startswith(prefix)}
+        last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
+        Xt = self[:-1].fit_transform(X, y, **head)
+        final.fit(Xt, y, domain=declared_code_sizes(self._last_transformer()), **last)
+        return self
 
     def sample(self, n_samples=None, random_state=None):
         """Draw synthetic records from the last step and decode them.
@@ -119,6 +146,23 @@ class SynthesisPipeline(Pipeline):
             if step is not None and step != "passthrough":
                 return step
         return None
+
+
+def declared_code_sizes(transformer):
+    """Number of integer codes of each output column that ``transformer`` declares.
+
+    ``BooleanEncoder(encoding="ordinal")``: its ``n_codes_``; scikit-learn's
+    :class:`~sklearn.preprocessing.OrdinalEncoder` with declared ``categories``: the
+    number of categories of each column.  None otherwise -- in particular for a
+    domain learned from the data, whose sizes would depend on private records.
+    """
+    if isinstance(transformer, BooleanEncoder):
+        if transformer.encoding == "ordinal" and not transformer.learned_columns_:
+            return list(transformer.n_codes_)
+        return None
+    if isinstance(transformer, OrdinalEncoder) and not isinstance(transformer.categories, str):
+        return [len(c) for c in transformer.categories_]
+    return None
 
 
 def make_synthesis_pipeline(*steps, memory=None, verbose=False):

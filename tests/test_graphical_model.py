@@ -1,0 +1,107 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from skprivsynth._math.graphical_model import (
+    Factor,
+    GraphicalModel,
+    Measurement,
+    estimate,
+    junction_tree,
+    model_size,
+)
+
+SIZES = [2, 3, 2, 4, 3, 2]
+CLIQUES = [(0, 1), (1, 2), (2, 3), (3, 4), (1, 5), (0, 2), (3, 5)]  # has cycles
+
+
+def _random_model(rng, cliques=CLIQUES, sizes=SIZES):
+    model = GraphicalModel(cliques, sizes)
+    model.potentials = [Factor(c, rng.normal(size=[sizes[a] for a in c])) for c in model.nodes]
+    return model.calibrate()
+
+
+def _joint(model):
+    attrs = tuple(range(len(model.sizes)))
+    log_p = sum(f.expand(attrs) for f in model.potentials)
+    p = np.exp(log_p - log_p.max())
+    return p / p.sum()
+
+
+def test_junction_tree_covers_cliques_and_has_running_intersection():
+    nodes, edges = junction_tree(CLIQUES, SIZES)
+    assert all(any(set(c) <= set(node) for node in nodes) for c in CLIQUES)
+    assert len(edges) == len(nodes) - 1
+    # running intersection: the nodes holding any attribute form a connected subtree
+    for a in range(len(SIZES)):
+        holding = {i for i, node in enumerate(nodes) if a in node}
+        inner = sum(1 for p, c in edges if p in holding and c in holding)
+        assert inner == len(holding) - 1
+    assert model_size(CLIQUES, SIZES) == sum(math.prod(SIZES[a] for a in c) for c in nodes)
+
+
+def test_belief_propagation_gives_the_exact_marginals():
+    model = _random_model(np.random.default_rng(0))
+    joint = _joint(model)
+    for attrs in [(0,), (1, 2), (0, 3), (2, 5), (0, 3, 5), (1, 3, 4), (0, 1, 2, 3, 4, 5)]:
+        exact = joint.sum(axis=tuple(a for a in range(len(SIZES)) if a not in attrs))
+        np.testing.assert_allclose(model.marginal(attrs), exact, atol=1e-12)
+
+
+def test_estimate_recovers_marginals_from_exact_measurements():
+    rng = np.random.default_rng(1)
+    truth = _joint(_random_model(rng))
+    n = 10_000
+    measurements = [
+        Measurement(c, n * truth.sum(axis=tuple(a for a in range(6) if a not in c)), 1.0)
+        for c in CLIQUES + [(j,) for j in range(6)]
+    ]
+    model = estimate(measurements, SIZES, n, iterations=3000)
+    for c in CLIQUES:
+        exact = truth.sum(axis=tuple(a for a in range(6) if a not in c))
+        assert 0.5 * np.abs(model.marginal(c) - exact).sum() < 2e-3
+
+
+def test_estimate_weights_measurements_by_their_noise():
+    # Two conflicting measurements of one column: the estimate is their precision-weighted
+    # mean (the least-squares optimum), here 0.8·precise + 0.2·rough.
+    n = 1000
+    precise = Measurement((0,), np.array([600.0, 400.0]), 1.0)
+    rough = Measurement((0,), np.array([400.0, 600.0]), 2.0)
+    model = estimate([precise, rough], [2], n, iterations=2000)
+    np.testing.assert_allclose(n * model.marginal((0,)), [560.0, 440.0], atol=0.5)
+
+
+def test_systematic_sampling_matches_the_model_within_one_record_per_group():
+    rng = np.random.default_rng(2)
+    model = _random_model(rng)
+    n = 5000
+    sample = model.sample(n, rng)
+    assert sample.shape == (n, 6) and sample.min() >= 0
+    assert all(sample[:, j].max() < s for j, s in enumerate(SIZES))
+    root = model.nodes[0]
+    counts = np.zeros([SIZES[a] for a in root])
+    np.add.at(counts, tuple(sample[:, a] for a in root), 1)
+    assert np.abs(counts - n * model.marginals[0].values).max() < 1 + 1e-9
+    # every other marginal within a sampling error far below a bootstrap's
+    for attrs in itertools.combinations(range(6), 2):
+        tab = np.zeros([SIZES[a] for a in attrs])
+        np.add.at(tab, tuple(sample[:, a] for a in attrs), 1)
+        assert 0.5 * np.abs(tab / n - model.marginal(attrs)).sum() < 0.03
+
+
+def test_sampling_randomises_records_within_groups():
+    # Two independent uniform bits: the second must not follow the first's sort order.
+    model = GraphicalModel([(0,), (1,)], [2, 2]).calibrate()
+    sample = model.sample(4000, np.random.default_rng(3))
+    table = np.histogram2d(sample[:, 0], sample[:, 1], bins=2)[0]
+    np.testing.assert_allclose(table / 4000, 0.25, atol=0.03)
+
+
+@pytest.mark.parametrize("bad", [[(0, 1)], [(0,), (5,)]])
+def test_model_over_every_attribute_even_when_not_in_a_clique(bad):
+    model = GraphicalModel(bad, SIZES).calibrate()
+    assert set().union(*map(set, model.nodes)) == set(range(len(SIZES)))
+    np.testing.assert_allclose(model.marginal((4,)), np.full(3, 1 / 3))

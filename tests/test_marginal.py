@@ -1,0 +1,183 @@
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.preprocessing import OrdinalEncoder
+from sklearn.utils._param_validation import InvalidParameterError
+
+import skprivsynth.marginal as marginal
+from skprivsynth import MarginalSynthesizer, make_synthesis_pipeline
+from skprivsynth.privacy import PrivacyReport, zcdp_epsilon, zcdp_rho
+
+SIZES = [3, 4, 2, 5]
+
+
+def _correlated_codes(n, rng):
+    """Columns 0-1 and 2-3 strongly dependent; the pairs independent of each other."""
+    a = rng.integers(0, 3, n)
+    b = np.where(rng.random(n) < 0.8, a, rng.integers(0, 4, n))
+    c = rng.integers(0, 2, n)
+    d = np.where(rng.random(n) < 0.8, 2 * c, rng.integers(0, 5, n))
+    return np.column_stack([a, b, c, d])
+
+
+def _tvd2(X, S, sizes):
+    errors = []
+    for pair in itertools.combinations(range(len(sizes)), 2):
+        shape = [sizes[j] for j in pair]
+        real = np.bincount(np.ravel_multi_index(X[:, pair].T, shape), minlength=math.prod(shape))
+        synth = np.bincount(np.ravel_multi_index(S[:, pair].T, shape), minlength=math.prod(shape))
+        errors.append(0.5 * np.abs(real / len(X) - synth / len(S)).sum())
+    return float(np.mean(errors))
+
+
+@pytest.fixture(scope="module")
+def codes():
+    return _correlated_codes(3000, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("selection", ["adaptive", "mst"])
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
+def test_budget_spent_is_exactly_rho_of_epsilon_delta(codes, selection, noise):
+    est = MarginalSynthesizer(
+        2.0, delta=1e-6, domain=SIZES, selection=selection, noise=noise, random_state=0
+    ).fit(codes)
+    rho = zcdp_rho(2.0, 1e-6)
+    assert est.rho_ == pytest.approx(rho, rel=1e-9) and est.rho_ <= rho * (1 + 1e-12)
+    assert est.epsilon_ <= 2.0 + 1e-9 and est.epsilon_ == pytest.approx(2.0, rel=1e-6)
+    assert est.delta_ == 1e-6
+    assert est.privacy_report_.epsilon == est.epsilon_
+    assert all(e["rho"] > 0 for e in est.privacy_report_.entries)
+    steps = [e["step"] for e in est.privacy_report_.entries]
+    assert sum(s.startswith("1-way") for s in steps) == len(SIZES)
+
+
+def test_mst_splits_the_budget_in_thirds(codes):
+    est = MarginalSynthesizer(1.0, domain=SIZES, selection="mst", random_state=0).fit(codes)
+    entries = est.privacy_report_.entries
+    one_way = sum(e["rho"] for e in entries if e["step"].startswith("1-way"))
+    select = sum(e["rho"] for e in entries if e["mechanism"] == "exponential mechanism")
+    assert one_way == pytest.approx(est.rho_ / 3) and select == pytest.approx(est.rho_ / 3)
+    assert len(est.cliques_) == len(SIZES) - 1  # a spanning tree
+    assert all(len(c) == 2 for c in est.cliques_)
+
+
+def test_count_table_sensitivities_on_worst_case_neighbours():
+    # Replace-one: moving one record between two cells changes a count table by (−1, +1):
+    # L2 sqrt(2) (the calibration of every measurement), L1 2 (the score sensitivity).
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, size=(50, 3))
+    sizes = [3, 3, 3]
+    for attrs in [(0,), (0, 1), (0, 1, 2)]:
+        for row, new in itertools.product(range(3), itertools.product(range(3), repeat=3)):
+            Y = X.copy()
+            Y[row] = new
+            diff = marginal._counts(X, attrs, sizes) - marginal._counts(Y, attrs, sizes)
+            assert np.sqrt((diff**2).sum()) <= marginal._TABLE_L2 + 1e-12
+            assert np.abs(diff).sum() <= marginal._TABLE_L1
+
+
+def test_error_decreases_with_epsilon_and_beats_independent_marginals():
+    rng = np.random.default_rng(2)
+    X = _correlated_codes(20_000, rng)
+    errors = {
+        eps: np.mean(
+            [
+                _tvd2(
+                    X, MarginalSynthesizer(eps, domain=SIZES, random_state=s).fit(X).sample(), SIZES
+                )
+                for s in range(2)
+            ]
+        )
+        for eps in [0.1, 1.0, 10.0]
+    }
+    assert errors[0.1] > errors[1.0] > errors[10.0]
+    # independent product of the exact 1-way marginals: no privacy, no correlation
+    independent = np.column_stack([rng.permutation(X[:, j]) for j in range(4)])
+    assert errors[1.0] < 0.5 * _tvd2(X, independent, SIZES)
+
+
+def test_rare_levels_are_merged_and_decoded_by_noisy_frequencies():
+    rng = np.random.default_rng(3)
+    n = 5000
+    X = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 2, n)])
+    X[:40, 0] = np.arange(2, 10).repeat(5)  # eight rare levels of column 0
+    est = MarginalSynthesizer(1.0, domain=[10, 2], random_state=0).fit(X)
+    assert est._compression.sizes[0] == 3  # two common levels + one merged code
+    S = est.sample(200_000, random_state=1)
+    rare = S[:, 0] >= 2
+    assert 0 < rare.mean() < 0.05 and set(np.unique(S[rare, 0])) <= set(range(2, 10))
+
+
+def test_missing_domain_and_bad_codes_fail_before_any_release(codes, monkeypatch):
+    def no_release(*args, **kwargs):
+        raise AssertionError("a release was made before the input was checked")
+
+    monkeypatch.setattr(PrivacyReport, "release_gaussian", no_release)
+    with pytest.raises(ValueError, match="domain is required"):
+        MarginalSynthesizer().fit(codes)
+    with pytest.raises(ValueError, match="one positive integer number of levels per column"):
+        MarginalSynthesizer(domain=[3, 4]).fit(codes)
+    bad = codes.copy()
+    bad[17, 3] = 7  # a private value outside the declared domain
+    with pytest.raises(ValueError, match=r"column 3 of X must hold integer codes 0\.\.4") as err:
+        MarginalSynthesizer(domain=SIZES).fit(bad)
+    assert "7" not in str(err.value) and "17" not in str(err.value)  # no private value echoed
+    with pytest.raises(ValueError, match="max_model_size=10 is below"):
+        MarginalSynthesizer(domain=SIZES, max_model_size=10).fit(codes)
+
+
+@pytest.mark.parametrize(
+    "params", [{"epsilon": 0}, {"epsilon": -1.0}, {"delta": 0}, {"delta": 1.0}, {"selection": "x"}]
+)
+def test_invalid_parameters_are_refused(codes, params):
+    with pytest.raises(InvalidParameterError):
+        MarginalSynthesizer(domain=SIZES, **params).fit(codes)
+
+
+def test_model_size_cap_is_respected(codes):
+    cap = 40
+    est = MarginalSynthesizer(5.0, domain=SIZES, max_model_size=cap, random_state=0).fit(codes)
+    assert sum(math.prod(est.model_.sizes[a] for a in c) for c in est.model_.nodes) <= cap
+
+
+def test_seeded_fits_and_samples_are_reproducible(codes):
+    est = MarginalSynthesizer(1.0, domain=SIZES, random_state=np.random.default_rng(5))
+    first = clone(est).set_params(random_state=5).fit(codes)
+    second = clone(est).set_params(random_state=5).fit(codes)
+    assert first.cliques_ == second.cliques_
+    np.testing.assert_array_equal(
+        first.sample(100, random_state=3), second.sample(100, random_state=3)
+    )
+    sample = first.sample()
+    assert sample.shape == codes.shape and sample.dtype.kind == "i"
+    assert (sample.min(axis=0) >= 0).all() and (sample.max(axis=0) < SIZES).all()
+
+
+def test_pipeline_passes_the_encoders_declared_domain():
+    rng = np.random.default_rng(6)
+    X = _correlated_codes(2000, rng)
+    frame = pd.DataFrame(
+        {name: pd.Series(X[:, j]).map(lambda v: f"v{v}") for j, name in enumerate("abcd")}
+    )
+    categories = [[f"v{v}" for v in range(k)] for k in SIZES]
+    pipe = make_synthesis_pipeline(
+        OrdinalEncoder(categories=categories), MarginalSynthesizer(1.0, random_state=0)
+    ).fit(frame)
+    assert pipe[-1].n_features_in_ == 4
+    synthetic = pipe.sample(10)
+    assert synthetic.shape == (10, 4) and set(np.unique(synthetic)) <= {f"v{v}" for v in range(5)}
+    # a domain learned from the data is not public: refused, not used
+    learned = make_synthesis_pipeline(OrdinalEncoder(), MarginalSynthesizer(1.0, random_state=0))
+    with pytest.raises(ValueError, match="domain is required"):
+        learned.fit(frame)
+
+
+def test_report_epsilon_is_the_conversion_of_the_summed_rho(codes):
+    est = MarginalSynthesizer(0.5, domain=SIZES, random_state=0).fit(codes)
+    total = sum(e["rho"] for e in est.privacy_report_.entries)
+    assert est.epsilon_ == pytest.approx(zcdp_epsilon(total, 1e-9))
+    assert "rho" in str(est.privacy_report_)
