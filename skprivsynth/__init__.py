@@ -15,6 +15,7 @@ Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 """
 
 from .base import is_differentially_private
+from .domain import Domain
 from .exceptions import PrivacyLeakWarning, SolverError
 from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
 from .marginal import MarginalSynthesizer
@@ -37,6 +38,7 @@ __all__ = [
     "PrivateSampler",
     "ReducedSpaceLP",
     # domain, pipelines
+    "Domain",
     "SynthesisPipeline",
     "make_synthesis_pipeline",
     # privacy accounting

@@ -40,7 +40,8 @@ def load_adult(as_frame=True):
     sklearn.utils.Bunch
         ``data`` (DataFrame or ndarray, shape (48842, 14)), ``frame`` (the DataFrame,
         or None when ``as_frame=False``), ``domain`` (dict column -> number of
-        categories), ``feature_names`` (list of str) and ``DESCR``.
+        categories; ``skprivsynth.Domain(adult.domain)`` makes it a
+        :class:`~skprivsynth.Domain`), ``feature_names`` (list of str) and ``DESCR``.
 
     Examples
     --------
