@@ -38,8 +38,10 @@ m = 2 * L
 est = PrivateSampler(epsilon=1.0, m=m, density_bounds=(0.25, 8.0), random_state=0).fit(X)
 print(f"Adult one-hot (max_bins=2): n = {n:,}, p = {p}, L = {L}, m = {m}")
 print(f"shrinkage lambda* = {est.shrinkage_:.3f} (0 = data marginals matched exactly)")
-print(f"Theorem 12.2 bound at epsilon = 1: k <= {est.samples_bound_:.3g} -> "
-      f"max_samples_ = {est.max_samples_}")
+print(
+    f"Theorem 12.2 bound at epsilon = 1: k <= {est.samples_bound_:.3g} -> "
+    f"max_samples_ = {est.max_samples_}"
+)
 try:
     est.sample(1)
 except ValueError as err:
@@ -54,8 +56,10 @@ for name, weights in [("h*", est.density_), ("uniform on S", None)]:
 epsilons = np.logspace(-1, 2, 20)
 ns = [n, 10**6, 10**8, 10**10]
 curves = {
-    size: [max_samples_bound(e, n=size, m=m, p=p, degree=2, density_bounds=(0.25, 8.0))
-           for e in epsilons]
+    size: [
+        max_samples_bound(e, n=size, m=m, p=p, degree=2, density_bounds=(0.25, 8.0))
+        for e in epsilons
+    ]
     for size in ns
 }
 for size in ns:

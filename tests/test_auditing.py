@@ -66,9 +66,7 @@ def test_clopper_pearson_errors(kwargs, match):
 def test_epsilon_lower_bound_formula():
     lo = clopper_pearson(600, 1000, 0.025, side="lower")[0]
     hi = clopper_pearson(100, 1000, 0.025, side="upper")[1]
-    assert epsilon_lower_bound(600, 1000, 100, 1000, alpha=0.05) == pytest.approx(
-        math.log(lo / hi)
-    )
+    assert epsilon_lower_bound(600, 1000, 100, 1000, alpha=0.05) == pytest.approx(math.log(lo / hi))
     assert epsilon_lower_bound(600, 1000, 100, 1000, alpha=0.05, delta=0.1) == pytest.approx(
         math.log((lo - 0.1) / hi)
     )
@@ -240,8 +238,9 @@ def test_likelihood_ratio_statistic():
     assert lap([0.0, 1.0, 5.0]) == 0.0  # at D's answers
     assert lap([1.0, 0.0, -3.0]) == 2.0  # at D''s answers: the maximum Σ|b − a|
     assert lap([9.0, -9.0, 0.0]) == 2.0  # clipped
-    gau = likelihood_ratio_statistic([0.0, 0.0], [1.0, 1.0], noise="gaussian",
-                                     covariance=np.diag([1.0, 4.0]))
+    gau = likelihood_ratio_statistic(
+        [0.0, 0.0], [1.0, 1.0], noise="gaussian", covariance=np.diag([1.0, 4.0])
+    )
     assert gau([1.0, 1.0]) == pytest.approx(1.25)
     with pytest.raises(ValueError, match="answers0"):
         likelihood_ratio_statistic([0.0], [1.0, 2.0])
@@ -292,8 +291,9 @@ def test_audit_reduced_space_lp(broken, monkeypatch):
 
     stat = likelihood_ratio_statistic([0.0], [1.0 / n])
     events = _threshold_events(stat, [1.0 / n, 0.5 / n])
-    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=eps, n_runs=600,
-                             random_state=3)
+    result = audit_mechanism(
+        mechanism, X0, X1, events=events, epsilon=eps, n_runs=600, random_state=3
+    )
     print(result.summary())  # shown with pytest -s: the numbers of the audit table
     if broken:
         assert result.violation and result.epsilon_lower > eps, result.summary()
@@ -309,8 +309,9 @@ def test_audit_correlated_gaussian_mechanism(broken, noise, monkeypatch):
     module = gaussian
     if broken:
         real = module.gaussian_noise_multiplier
-        monkeypatch.setattr(module, "gaussian_noise_multiplier",
-                            lambda eps, delta: real(eps, delta) / 10)
+        monkeypatch.setattr(
+            module, "gaussian_noise_multiplier", lambda eps, delta: real(eps, delta) / 10
+        )
     eps, delta = 1.0, 1e-6
     X0, X1 = cube_corner_neighbours(20, 2)
     params = {"epsilon": eps, "delta": delta, "degree": 1, "noise": noise}
@@ -324,9 +325,16 @@ def test_audit_correlated_gaussian_mechanism(broken, noise, monkeypatch):
         return module.CorrelatedGaussianMechanism(random_state=seed, **params).fit(X).noisy_answers_
 
     cuts = [k * sd for k in (0.0, 0.5, 1.0, 1.5)]
-    result = audit_mechanism(mechanism, X0, X1, events=_threshold_events(stat, cuts),
-                             epsilon=eps, delta=delta, n_runs=600 if broken else 400,
-                             random_state=4)
+    result = audit_mechanism(
+        mechanism,
+        X0,
+        X1,
+        events=_threshold_events(stat, cuts),
+        epsilon=eps,
+        delta=delta,
+        n_runs=600 if broken else 400,
+        random_state=4,
+    )
     print(result.summary())  # shown with pytest -s: the numbers of the audit table
     if broken:
         assert result.violation and result.epsilon_lower > eps, result.summary()
@@ -378,8 +386,15 @@ def test_audit_noisy_microaggregation(broken, monkeypatch):
         return float(np.clip(1.0 - w[origin], 0, 1 / n) + np.clip(w[corner], 0, 1 / n))
 
     events = _threshold_events(statistic, [2.0 / n, 1.0 / n])
-    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=eps,
-                             n_runs=1000 if broken else 500, random_state=5)
+    result = audit_mechanism(
+        mechanism,
+        X0,
+        X1,
+        events=events,
+        epsilon=eps,
+        n_runs=1000 if broken else 500,
+        random_state=5,
+    )
     print(result.summary())  # shown with pytest -s: the numbers of the audit table
     if broken:
         assert result.violation and result.epsilon_lower > eps, result.summary()
@@ -431,8 +446,9 @@ def test_audit_private_sampler_release():
     claimed = mechanism(X0, 0)[1]
     corners = [(0, 0), (0, 1), (1, 0), (1, 1)]
     events = {f"record == {c}": (lambda out, c=c: tuple(out[0]) == c) for c in corners}
-    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=claimed, n_runs=200,
-                             random_state=6)
+    result = audit_mechanism(
+        mechanism, X0, X1, events=events, epsilon=claimed, n_runs=200, random_state=6
+    )
     print(result.summary())
     assert not result.violation and result.epsilon_lower <= claimed, result.summary()
 
@@ -470,8 +486,9 @@ def test_audit_private_sampler_many_records(broken, monkeypatch):
 
     _, claimed, _, _ = mechanism(X0, 0)
     events = {f"#ones >= {c}": (lambda out, c=c: out[0] >= c) for c in (265, 275, 285)}
-    result = audit_mechanism(mechanism, X0, X1, events=events, epsilon=claimed, n_runs=300,
-                             random_state=7)
+    result = audit_mechanism(
+        mechanism, X0, X1, events=events, epsilon=claimed, n_runs=300, random_state=7
+    )
     print(result.summary())  # shown with pytest -s: the numbers of the audit table
     if broken:
         assert claimed < 1.0
@@ -503,8 +520,15 @@ def test_audit_shows_k_anonymous_microaggregation_is_not_differentially_private(
     def mechanism(X, seed):
         return MicroaggregationSynthesizer(k=k, random_state=seed).fit(X).sample(n)
 
-    result = audit_mechanism(mechanism, X0, X1, events={"some 1": lambda Y: Y.max() > 0},
-                             epsilon=3.0, n_runs=300, random_state=0)
+    result = audit_mechanism(
+        mechanism,
+        X0,
+        X1,
+        events={"some 1": lambda Y: Y.max() > 0},
+        epsilon=3.0,
+        n_runs=300,
+        random_state=0,
+    )
     print(result.summary())
     event = result.events[0]
     assert event["freq_D"] == 0.0 and event["freq_D'"] > 0.5, event  # impossible on D

@@ -39,9 +39,7 @@ from skprivsynth.validation import BooleanValidator, UnitIntervalValidator
 ACCEPTED = (ValueError, TypeError, NotFittedError)
 # scikit-learn's finite check first sums the array: inf + (-inf) warns "invalid value
 # encountered in reduce" inside numpy just before the ValueError these tests expect.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:invalid value encountered in reduce:RuntimeWarning"
-)
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
 FUZZ = settings(
     max_examples=int(__import__("os").environ.get("SKPS_FUZZ_EXAMPLES", "40")),
     deadline=None,
@@ -58,8 +56,9 @@ def _float_elements():
 
 
 def _mostly_boolean_elements():
-    return st.one_of(st.sampled_from([0.0, 1.0]), st.sampled_from([0.0, 1.0]),
-                     st.sampled_from(SPECIALS))
+    return st.one_of(
+        st.sampled_from([0.0, 1.0]), st.sampled_from([0.0, 1.0]), st.sampled_from(SPECIALS)
+    )
 
 
 @st.composite
@@ -67,8 +66,7 @@ def matrices(draw, max_rows=8, max_cols=4, boolean_bias=True):
     """Arrays of 0-3 dimensions, various dtypes, mostly 0/1 with special values."""
     ndim = draw(st.sampled_from([2, 2, 2, 1, 0, 3]))
     shape = tuple(
-        draw(st.integers(0 if i == 0 else 1, max_rows if i == 0 else max_cols))
-        for i in range(ndim)
+        draw(st.integers(0 if i == 0 else 1, max_rows if i == 0 else max_cols)) for i in range(ndim)
     )
     kind = draw(st.sampled_from(["float", "float", "int", "bool", "float32", "object"]))
     if kind == "bool":
@@ -160,9 +158,11 @@ def test_synthesizer_fit_sample(cls, kwargs, X, n_samples):
         out = est.sample(n_samples, random_state=1)
     except ACCEPTED as exc:
         _names_input(exc, ["n_samples", "epsilon", "budget"])
-        assert not (isinstance(n_samples, int) and n_samples >= 1) or "budget" in str(
-            exc
-        ).lower() or "epsilon" in str(exc).lower()
+        assert (
+            not (isinstance(n_samples, int) and n_samples >= 1)
+            or "budget" in str(exc).lower()
+            or "epsilon" in str(exc).lower()
+        )
         return
     # n_samples=None: the rows seen in fit, or PrivateSampler's n_samples parameter
     if n_samples is not None:
@@ -221,8 +221,11 @@ def frames(draw):
         elif kind == "float":
             # ±1e308 excluded here: see test_encoder_huge_float_known_bug
             specials = [v for v in SPECIALS if not (np.isfinite(v) and abs(v) > 1e100)]
-            col = draw(st.lists(st.one_of(st.floats(-5, 5), st.sampled_from(specials)),
-                                min_size=n, max_size=n))
+            col = draw(
+                st.lists(
+                    st.one_of(st.floats(-5, 5), st.sampled_from(specials)), min_size=n, max_size=n
+                )
+            )
             series = pd.Series(col, dtype="float64")
         elif kind == "str":
             col = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
@@ -263,8 +266,9 @@ def test_boolean_encoder(df, width_delta, data):
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             Xt = enc.fit_transform(df)
     except ACCEPTED as exc:
-        _names_input(exc, ["X", "column", "c0", "c1", "c2", "dup", "sample", "missing",
-                           "feature", "array"])
+        _names_input(
+            exc, ["X", "column", "c0", "c1", "c2", "dup", "sample", "missing", "feature", "array"]
+        )
         _unchanged(before, df)
         return
     _unchanged(before, df)
@@ -274,8 +278,13 @@ def test_boolean_encoder(df, width_delta, data):
     for block in enc.feature_blocks_:  # one bit per block (all values were seen in fit)
         assert np.all(Xt[:, block].sum(axis=1) == 1)
     # decoding arbitrary [0, 1] matrices (e.g. synthesizer output) of the right width
-    Z = data.draw(hnp.arrays(np.float64, (3, enc.n_features_out_ + width_delta),
-                             elements=st.sampled_from([0.0, 1.0, 0.25])))
+    Z = data.draw(
+        hnp.arrays(
+            np.float64,
+            (3, enc.n_features_out_ + width_delta),
+            elements=st.sampled_from([0.0, 1.0, 0.25]),
+        )
+    )
     Z_before = Z.copy()
     try:
         decoded = enc.inverse_transform(Z)
@@ -293,8 +302,12 @@ def test_boolean_encoder(df, width_delta, data):
 
 
 @FUZZ
-@given(X=matrices(max_rows=6), Y=matrices(max_rows=6), degree=st.integers(-1, 3),
-       form=st.sampled_from(["table", "conjunction", "bogus"]))
+@given(
+    X=matrices(max_rows=6),
+    Y=matrices(max_rows=6),
+    degree=st.integers(-1, 3),
+    form=st.sampled_from(["table", "conjunction", "bogus"]),
+)
 def test_marginal_errors(X, Y, degree, form):
     bx, by = _snapshot(X), _snapshot(Y)
     try:
@@ -355,9 +368,7 @@ def test_noise_mechanisms(values, sensitivity, epsilon, noise):
         _assert_finite(out)
         assert np.shape(out) == np.shape(values) and np.isfinite(scale)
     try:
-        out, scale = gaussian_mechanism(
-            values, sensitivity, rng, noise=noise, sensitivity=1.0
-        )
+        out, scale = gaussian_mechanism(values, sensitivity, rng, noise=noise, sensitivity=1.0)
     except ACCEPTED as exc:
         _names_input(exc, ["values", "sigma", "sensitivity", "noise", "n_coordinates"])
     else:
@@ -394,8 +405,10 @@ def test_pipeline_fit_sample_and_scorer(df, n_samples):
             warnings.simplefilter("ignore", PrivacyLeakWarning)
             pipe.fit(df)
     except ACCEPTED as exc:
-        _names_input(exc, ["X", "column", "c0", "c1", "c2", "dup", "sample", "missing",
-                           "feature", "array", "k="])
+        _names_input(
+            exc,
+            ["X", "column", "c0", "c1", "c2", "dup", "sample", "missing", "feature", "array", "k="],
+        )
         _unchanged(before, df)
         return
     _unchanged(before, df)
@@ -421,11 +434,33 @@ def test_pipeline_fit_sample_and_scorer(df, n_samples):
 @given(
     command=st.sampled_from(["demo", "synthesize", "evaluate"]),
     options=st.lists(
-        st.sampled_from([
-            "--param", "k=0", "k=-3", "k=abc", "epsilon=0", "nope=1", "k", "=", "--seed",
-            "-1", "--max-bins", "0", "1", "--n-rows", "5", "--method", "bogus",
-            "--decode-epsilon", "nan", "-n", "0", "--domain", "missing.json",
-        ]),
+        st.sampled_from(
+            [
+                "--param",
+                "k=0",
+                "k=-3",
+                "k=abc",
+                "epsilon=0",
+                "nope=1",
+                "k",
+                "=",
+                "--seed",
+                "-1",
+                "--max-bins",
+                "0",
+                "1",
+                "--n-rows",
+                "5",
+                "--method",
+                "bogus",
+                "--decode-epsilon",
+                "nan",
+                "-n",
+                "0",
+                "--domain",
+                "missing.json",
+            ]
+        ),
         max_size=6,
     ),
 )
@@ -439,8 +474,11 @@ def test_cli_never_crashes_with_a_traceback(command, options, tmp_path_factory):
     folder = tmp_path_factory.mktemp("cli")
     source = folder / "in.csv"
     pd.DataFrame({"a": [0, 1, 1, 0] * 5, "b": [1, 0, 1, 1] * 5}).to_csv(source, index=False)
-    files = {"demo": [], "synthesize": [str(source), "-o", str(folder / "out.csv")],
-             "evaluate": [str(source), str(source)]}[command]
+    files = {
+        "demo": [],
+        "synthesize": [str(source), "-o", str(folder / "out.csv")],
+        "evaluate": [str(source), str(source)],
+    }[command]
     argv = [command, *files, *options]
     if command == "demo":
         argv += ["--n-rows", "200"]  # keep demo runs small

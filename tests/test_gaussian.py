@@ -133,20 +133,20 @@ def test_directions_dropped_by_the_rank_decision_are_not_released(noise):
     A[2] = rng.random(2**p) * 1e-7
     X = (rng.random((50, p)) < 0.5).astype(float)
     X2 = X.copy()
-    X2[0] = 1 - X2[0]                                   # replace one row
+    X2[0] = 1 - X2[0]  # replace one row
     comps = []
     for data in (X, X2):
         est = CorrelatedGaussianMechanism(
             EPS, delta=DELTA, workload=A, noise=noise, random_state=0
         ).fit(data)
         U = np.hstack(est.noise_bases_)
-        assert U.shape[1] == 2                          # the thin direction was dropped
-        perp = np.linalg.svd(U)[0][:, U.shape[1]:]
+        assert U.shape[1] == 2  # the thin direction was dropped
+        perp = np.linalg.svd(U)[0][:, U.shape[1] :]
         comps.append(perp.T @ est.noisy_answers_)
         truth = est.workload_answers(data)
-        assert abs((perp.T @ truth)[0] - comps[-1][0]) > 0    # released ≠ exact there
+        assert abs((perp.T @ truth)[0] - comps[-1][0]) > 0  # released ≠ exact there
     np.testing.assert_allclose(comps[0], comps[1], rtol=0, atol=1e-13)
-    public = A.sum(axis=1) * 50 / 2**p                  # n·ā
+    public = A.sum(axis=1) * 50 / 2**p  # n·ā
     np.testing.assert_allclose(comps[0], perp.T @ public, rtol=0, atol=1e-12)
 
 
@@ -436,11 +436,17 @@ def test_discrete_noise_has_the_continuous_covariance_and_keeps_table_totals():
     X = (rng.random((300, 5)) < 0.4).astype(float)
     reference = CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, degree=2).fit(X)
     exact = reference.workload_answers(X)
-    draws = np.array([
-        CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, degree=2, noise="discrete",
-                                    random_state=seed).fit(X).noisy_answers_ - exact
-        for seed in range(400)
-    ])
+    draws = np.array(
+        [
+            CorrelatedGaussianMechanism(
+                epsilon=1.0, delta=1e-6, degree=2, noise="discrete", random_state=seed
+            )
+            .fit(X)
+            .noisy_answers_
+            - exact
+            for seed in range(400)
+        ]
+    )
     covariance = reference.noise_covariance()
     # Discrete Gaussian on a fine grid: variance within a few % of the continuous one.
     np.testing.assert_allclose(np.trace(np.cov(draws.T)), np.trace(covariance), rtol=0.1)

@@ -27,8 +27,9 @@ from skprivsynth.privacy import PrivacyReport
 # --------------------------------------------------------------------------- lattice
 
 
-@pytest.mark.parametrize("t,spacing,radius", [(1, 0.3, 1.2), (2, 0.25, 1.1), (3, 0.4, 1.3),
-                                              (4, 0.7, 1.5)])
+@pytest.mark.parametrize(
+    "t,spacing,radius", [(1, 0.3, 1.2), (2, 0.25, 1.1), (3, 0.4, 1.3), (4, 0.7, 1.5)]
+)
 def test_lattice_enumeration_matches_brute_force(t, spacing, radius):
     points = enumerate_lattice_ball(t, spacing, radius)
     m = int(radius / spacing) + 1
@@ -248,8 +249,14 @@ def test_privacy_report_and_budget():
     assert [e["epsilon"] for e in report.entries] == pytest.approx([0.3, 0.3, 0.3])
     assert "replace-one" in report.neighbouring_relation
     text = str(report)
-    for fragment in ("||S − S'|| <= 1/n", "2/n", "2·min(2B, p)/b", "6L/(bε)", "6/(nε)",
-                     "B = p, the cube's own bound"):
+    for fragment in (
+        "||S − S'|| <= 1/n",
+        "2/n",
+        "2·min(2B, p)/b",
+        "6L/(bε)",
+        "6/(nε)",
+        "B = p, the cube's own bound",
+    ):
         assert fragment in text
     X1 = np.eye(3)[np.random.default_rng(1).integers(0, 3, (300, 4))].reshape(300, 12)
     text = str(NoisyMicroaggregation(row_l1_bound=4, random_state=0).fit(X1).privacy_report_)
@@ -298,8 +305,7 @@ def test_error_decreases_with_epsilon_on_boolean_cube():
     for eps in (0.1, 4.0, 100.0):
         e = [
             marginal_error(X, est.records_, degree=2, sample_weight_Y=est.weights_)
-            for est in (NoisyMicroaggregation(epsilon=eps, random_state=s).fit(X)
-                        for s in range(3))
+            for est in (NoisyMicroaggregation(epsilon=eps, random_state=s).fit(X) for s in range(3))
         ]
         errors.append(np.mean(e))
     assert all(a > b for a, b in itertools.pairwise(errors)), errors
@@ -329,9 +335,16 @@ def test_discrete_noise_option():
 
 
 def test_auto_parameters_use_public_quantities_and_keep_cells_small():
-    cases = [(100, 3, 0.1, None), (48842, 94, 1.0, None), (48842, 94, 100.0, None),
-             (10**6, 20, 5.0, None), (48842, 94, 1.0, 14), (48842, 94, 4.0, 14),
-             (48842, 94, 100.0, 14), (5000, 12, 2.0, 50.0)]
+    cases = [
+        (100, 3, 0.1, None),
+        (48842, 94, 1.0, None),
+        (48842, 94, 100.0, None),
+        (10**6, 20, 5.0, None),
+        (48842, 94, 1.0, 14),
+        (48842, 94, 4.0, 14),
+        (48842, 94, 100.0, 14),
+        (5000, 12, 2.0, 50.0),
+    ]
     for n, p, eps, bound in cases:
         t, alpha, b = noisy_microaggregation_parameters(n, p, eps, row_l1_bound=bound)
         L = min(2 * min(bound or p, p), p)
@@ -547,8 +560,7 @@ def test_adult_row_l1_bound_improves_decoded_two_way_marginals(adult):
     def tvd2(bound, seed):
         weights = private_level_frequencies(data, domain, 0.1 * eps, seed)
         pipe = make_synthesis_pipeline(
-            BooleanEncoder(categories=domain, max_bins=8, level_weights=weights,
-                           random_state=seed),
+            BooleanEncoder(categories=domain, max_bins=8, level_weights=weights, random_state=seed),
             NoisyMicroaggregation(epsilon=0.9 * eps, row_l1_bound=bound, random_state=seed),
         )
         synthetic = pipe.fit(data).sample(len(data), random_state=seed)
@@ -562,7 +574,6 @@ def test_adult_row_l1_bound_improves_decoded_two_way_marginals(adult):
 
 
 # ------------------------------------------------------------------------ sklearn checks
-
 
 
 @parametrize_with_checks(

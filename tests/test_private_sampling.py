@@ -65,8 +65,13 @@ def test_density_solves_the_shrunk_system_inside_the_box(fitted):
 
     def feasible(lam_try):
         b = (1 - lam_try) * c + lam_try * W.mean(axis=0)
-        res = linprog(np.zeros(m), A_eq=W.T, b_eq=b,
-                      bounds=[(2 * delta / m, (Delta - delta) / m)] * m, method="highs")
+        res = linprog(
+            np.zeros(m),
+            A_eq=W.T,
+            b_eq=b,
+            bounds=[(2 * delta / m, (Delta - delta) / m)] * m,
+            method="highs",
+        )
         return res.status == 0
 
     # (checked in the Walsh basis, independently of the conjunction-basis LP of fit)
@@ -144,16 +149,20 @@ def test_k_bound_formula_by_hand():
     hand = 0.17677670 * 0.19245009 * 0.36787944 * 0.36555522 * 10_000 / 177.827941
     got = max_samples_bound(1.0, n=10**8, m=1000, p=10, degree=2, density_bounds=(0.5, 1.5))
     assert got == pytest.approx(hand, rel=1e-6)
-    assert max_samples_bound(3.0, n=10**8, m=1000, p=10, degree=2,
-                             density_bounds=(0.5, 1.5)) == pytest.approx(3 * hand)
+    assert max_samples_bound(
+        3.0, n=10**8, m=1000, p=10, degree=2, density_bounds=(0.5, 1.5)
+    ) == pytest.approx(3 * hand)
     eps = epsilon_for_samples(7, n=10**8, m=1000, p=10, degree=2, density_bounds=(0.5, 1.5))
     assert eps == pytest.approx(7 / hand, rel=1e-6)
 
 
 @pytest.mark.parametrize(
     "name, p, n, fmax, paper",
-    [("Asia", 8, 20_000, 2.9e-1, 7.3e-4), ("Car", 25, 1_727, 5.8e-4, 2.9e-8),
-     ("Adult", 62, 32_561, 1.8e-2, 9.5e-27)],
+    [
+        ("Asia", 8, 20_000, 2.9e-1, 7.3e-4),
+        ("Car", 25, 1_727, 5.8e-4, 2.9e-8),
+        ("Adult", 62, 32_561, 1.8e-2, 9.5e-27),
+    ],
 )
 def test_k_bound_matches_seed_002_table_2(name, p, n, fmax, paper):
     # Seed 002 Table 2: eps = 1, d = 2, delta = 1/4, Delta = 2^p ||f_n||_inf; it reports
@@ -192,14 +201,12 @@ def test_budget_accounting_and_refusal():
 def test_budget_is_zero_on_real_data_and_sample_says_what_is_needed(adult_boolean):
     X = np.asarray(adult_boolean)[:, :20]
     est = PrivateSampler(epsilon=1.0, m=400, random_state=0).fit(X)
-    bound = max_samples_bound(1.0, n=X.shape[0], m=400, p=20, degree=2,
-                              density_bounds=(0.25, 2.0))
+    bound = max_samples_bound(1.0, n=X.shape[0], m=400, p=20, degree=2, density_bounds=(0.25, 2.0))
     assert est.samples_bound_ == pytest.approx(bound) and bound < 1
     assert est.max_samples_ == math.floor(bound) == 0
     with pytest.raises(ValueError, match="max_samples_=0") as info:
         est.sample()
-    needed = epsilon_for_samples(1, n=X.shape[0], m=400, p=20, degree=2,
-                                 density_bounds=(0.25, 2.0))
+    needed = epsilon_for_samples(1, n=X.shape[0], m=400, p=20, degree=2, density_bounds=(0.25, 2.0))
     assert f"epsilon >= {needed:.4g}" in str(info.value)
     assert est.samples_released_ == 0 and est.epsilon_ == 0.0
 
@@ -219,9 +226,7 @@ def test_diagnostics_numbers(fitted):
     diag = est.diagnostics(gamma=0.1, n_samples=50)
     L = est.n_walsh_functions_
     assert diag["n"]["required"] == pytest.approx(16 / (0.25**2 * 0.1) * math.e**4 * L)
-    assert diag["m_lower"]["required"] == pytest.approx(
-        16 / (0.25**2 * 0.1) * 9.0 * math.e**4 * L
-    )
+    assert diag["m_lower"]["required"] == pytest.approx(16 / (0.25**2 * 0.1) * 9.0 * math.e**4 * L)
     assert diag["m_upper"]["required"] == pytest.approx(2 ** (6 / 4))
     assert diag["k"]["required"] == pytest.approx(4 / 0.25**2 * (math.log(20) + math.log(L)))
     assert not diag["n"]["holds"] and not diag["m_upper"]["holds"]
@@ -266,9 +271,17 @@ def test_bad_input():
 def test_solver_failure_is_loud(monkeypatch):
     def garbage_qp(P, q, A, lower, upper, **kwargs):
         m = P.shape[0]
-        return QPResult(x=np.full(m, 1.3), y=np.zeros(A.shape[0]), objective=0.0,
-                        status="solved", primal_residual=0.0, dual_residual=0.0,
-                        iterations=1, polished=False, solve_time=0.0)
+        return QPResult(
+            x=np.full(m, 1.3),
+            y=np.zeros(A.shape[0]),
+            objective=0.0,
+            status="solved",
+            primal_residual=0.0,
+            dual_residual=0.0,
+            iterations=1,
+            polished=False,
+            solve_time=0.0,
+        )
 
     monkeypatch.setattr(ps, "solve_qp", garbage_qp)
     with pytest.raises(SolverError, match="inaccurate density"):

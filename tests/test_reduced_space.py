@@ -354,13 +354,18 @@ def test_feature_blocks_give_valid_one_hot_candidates(space, blocks):
 
 def test_feature_blocks_accept_encoder_blocks_and_account_privacy():
     rng = np.random.default_rng(21)
-    df = pd.DataFrame({"a": rng.integers(0, 3, 800), "b": rng.integers(0, 2, 800),
-                       "c": rng.integers(0, 5, 800)})
+    df = pd.DataFrame(
+        {"a": rng.integers(0, 3, 800), "b": rng.integers(0, 2, 800), "c": rng.integers(0, 5, 800)}
+    )
     enc = BooleanEncoder(categories={"a": 3, "b": 2, "c": 5}).fit(df)
     X = enc.transform(df)
     est = ReducedSpaceLP(
-        epsilon=2.0, m=300, reduced_space="independent", independent_fraction=0.25,
-        feature_blocks=enc.feature_blocks_, random_state=0,
+        epsilon=2.0,
+        m=300,
+        reduced_space="independent",
+        independent_fraction=0.25,
+        feature_blocks=enc.feature_blocks_,
+        random_state=0,
     ).fit(X)
     steps = est.privacy_report_.entries
     assert [e["epsilon"] for e in steps] == pytest.approx([0.5, 1.5])
@@ -469,8 +474,12 @@ def test_rows_violating_feature_blocks_are_projected_not_reported():
     for workload in (None, "block_tables"):
         for space in ("uniform", "independent"):
             params = dict(
-                epsilon=1.0, m=60, workload=workload, reduced_space=space,
-                feature_blocks=BLOCKS, random_state=0,
+                epsilon=1.0,
+                m=60,
+                workload=workload,
+                reduced_space=space,
+                feature_blocks=BLOCKS,
+                random_state=0,
             )
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
@@ -491,8 +500,12 @@ def test_block_sensitivities_hold_on_every_dataset_of_the_cube():
     cube = np.array(list(itertools.product([0, 1], repeat=9)), dtype=float)
     n = 10
     est = ReducedSpaceLP(
-        epsilon=1.0, m=40, workload="block_tables", reduced_space="independent",
-        feature_blocks=BLOCKS, random_state=0,
+        epsilon=1.0,
+        m=40,
+        workload="block_tables",
+        reduced_space="independent",
+        feature_blocks=BLOCKS,
+        random_state=0,
     ).fit(one_hot_data(n, seed=30))
     W = est.workload_
     F = W.query_matrix(cube).toarray().T[:, 1:]
@@ -548,16 +561,26 @@ def test_feature_blocks_improve_adult_fit():
     for degree in (1, 2):
         for fb in (None, blocks):
             est = ReducedSpaceLP(
-                epsilon=1.0, degree=degree, m=300, reduced_space="independent",
-                objective="l1", feature_blocks=fb, random_state=0,
+                epsilon=1.0,
+                degree=degree,
+                m=300,
+                reduced_space="independent",
+                objective="l1",
+                feature_blocks=fb,
+                random_state=0,
             ).fit(X)
             synth = decode(est.sample(20_000, random_state=0))
             tvd[degree, fb is not None] = categorical_marginal_tvd(
                 real, synth, degree=2, domain=domain
             )
     est = ReducedSpaceLP(
-        epsilon=1.0, m=300, reduced_space="independent", objective="l1",
-        workload="block_tables", feature_blocks=blocks, random_state=0,
+        epsilon=1.0,
+        m=300,
+        reduced_space="independent",
+        objective="l1",
+        workload="block_tables",
+        feature_blocks=blocks,
+        random_state=0,
     ).fit(X)
     assert est.workload_.n_block_tables == 14 + 91
     assert est.sensitivity_ == pytest.approx(2 * 105 / 10_000)

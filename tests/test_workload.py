@@ -214,8 +214,9 @@ def test_block_tables_are_categorical_tables():
     assert ans[0] == 1.0
     # Every categorical table sums to 1 on one-hot data (each row in exactly one cell).
     blocks = [range(0, 2), range(2, 5), range(5, 7), range(7, 8)]
-    for combo in itertools.chain(itertools.combinations(blocks, 1),
-                                 itertools.combinations(blocks, 2)):
+    for combo in itertools.chain(
+        itertools.combinations(blocks, 1), itertools.combinations(blocks, 2)
+    ):
         cells = {tuple(c) for c in itertools.product(*combo)}
         idx = [1 + i for i, J in enumerate(W.column_sets_) if J in cells]
         assert len(idx) == len(cells) and ans[idx].sum() == pytest.approx(1.0)
@@ -251,8 +252,9 @@ def test_block_tables_project_rows_and_bound_holds_on_the_whole_cube():
     )
     assert np.add.reduceat(proj, [0, 2, 5], axis=1).max() <= 1
     keep = np.add.reduceat(cube, [0, 2, 5], axis=1) <= 1  # blocks with <= 1 bit unchanged
-    np.testing.assert_array_equal(proj[np.repeat(keep, [2, 3, 2], axis=1)],
-                                  cube[np.repeat(keep, [2, 3, 2], axis=1)])
+    np.testing.assert_array_equal(
+        proj[np.repeat(keep, [2, 3, 2], axis=1)], cube[np.repeat(keep, [2, 3, 2], axis=1)]
+    )
     F = W.query_matrix(cube).toarray().T
     brute = np.abs(F[:, None, :] - F[None, :, :]).sum(axis=2).max()
     assert brute == W.l1_sensitivity(1) == 2 * W.n_block_tables
