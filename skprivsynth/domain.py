@@ -284,7 +284,7 @@ def _codes(values, spec):
         if spec.clip:
             values = np.clip(values, edges[0], edges[-1])
         codes = np.minimum(np.searchsorted(edges, values, side="right") - 1, edges.size - 2)
-        codes[(values < edges[0]) | (values > edges[-1])] = -1  # the last bin is closed
+        codes[~((values >= edges[0]) & (values <= edges[-1]))] = -1  # NaN is outside too
         return codes
     levels = pd.Index(np.arange(len(spec)) if isinstance(spec, range) else _object_array(spec))
     return levels.get_indexer(np.asarray(values))

@@ -30,6 +30,7 @@ from sklearn.utils.validation import (
 )
 
 from .base import check_random_generator
+from .domain import Bins, Domain, _as_domain, _codes, _object_array
 from .privacy import check_epsilon, laplace_mechanism, warn_privacy_leak
 from .validation import check_unit_interval
 
@@ -112,16 +113,23 @@ def signs_to_boolean_cube(S):
 class _Column:
     """Fitted encoding of one input column (internal).
 
-    ``kind`` is ``"levels"`` (one output bit per level, or per contiguous range of
-    levels when ``ranges`` is set) or ``"bins"`` (one bit per numeric bin).
+    Built from a :class:`~skprivsynth.Domain` column ``spec``: ``kind`` is
+    ``"levels"`` (one code per level, or per contiguous range of levels when
+    ``ranges`` is set) or ``"bins"`` (one code per numeric bin).
     """
 
-    def __init__(self, kind, levels=None, ranges=None, edges=None, clip=False, learned=False):
-        self.kind = kind
-        self.levels = levels  # ndarray of the levels (kind "levels")
-        self.ranges = ranges  # None or int ndarray of range boundaries into levels
-        self.edges = edges  # float ndarray of bin edges (kind "bins")
-        self.clip = clip  # bins: clip out-of-range values into the end bins
+    def __init__(self, spec, learned=False):
+        self.spec = spec  # levels (tuple, or range(K) for codes 0..K-1) or Bins
+        self.kind = "bins" if isinstance(spec, Bins) else "levels"
+        self.levels = None  # ndarray of the levels (kind "levels")
+        self.edges = None  # float ndarray of bin edges (kind "bins")
+        if self.kind == "bins":
+            self.edges = np.asarray(spec.edges, dtype=np.float64)
+        elif isinstance(spec, range):
+            self.levels = np.arange(len(spec), dtype=np.int64)
+        else:
+            self.levels = _object_array(spec)
+        self.ranges = None  # None or int ndarray of range boundaries into levels
         self.learned = learned  # domain learned from the data
         self.level_weights = None  # public weights of the levels (decoding), or None
 
@@ -196,71 +204,8 @@ def _is_bool_dtype(dtype):
     return pd.api.types.is_bool_dtype(dtype)
 
 
-def _as_object_array(values):
-    out = np.empty(len(values), dtype=object)
-    out[:] = list(values)
-    return out
-
-
-def _parse_spec(spec, label):
-    """Turn one user spec of ``categories`` into an unfitted ``_Column`` (or None)."""
-    where = f"categories[{label!r}]"
-    if spec is None or (isinstance(spec, str) and spec == "auto"):
-        return None
-    if isinstance(spec, bool):
-        raise TypeError(
-            f"{where} must be an int, a list of values or {{'bins': [...]}}; got {spec!r}."
-        )
-    if isinstance(spec, Integral | np.integer):
-        if spec < 1:
-            raise ValueError(
-                f"{where} must be a positive number of integer codes 0..K-1; got {spec!r}."
-            )
-        return _Column("levels", levels=np.arange(int(spec), dtype=np.int64))
-    if isinstance(spec, pd.CategoricalDtype):
-        spec = list(spec.categories)
-    if isinstance(spec, dict):
-        unknown = set(spec) - {"bins", "clip"}
-        if "bins" not in spec or unknown:
-            raise ValueError(
-                f"{where} given as a dict must be {{'bins': [e0, ..., eB]}} with optional "
-                f"'clip': bool; got keys {sorted(map(str, spec))}."
-            )
-        try:
-            edges = np.asarray(spec["bins"], dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"{where}['bins'] must be a list of numbers; got {spec['bins']!r}."
-            ) from exc
-        if edges.ndim != 1 or edges.size < 2:
-            raise ValueError(f"{where}['bins'] needs at least 2 edges; got {spec['bins']!r}.")
-        if not np.isfinite(edges).all() or not (np.diff(edges) > 0).all():
-            raise ValueError(
-                f"{where}['bins'] must be finite and strictly increasing; got {spec['bins']!r}."
-            )
-        clip = spec.get("clip", False)
-        if not isinstance(clip, bool | np.bool_):
-            raise TypeError(f"{where}['clip'] must be a bool; got {clip!r}.")
-        return _Column("bins", edges=edges, clip=bool(clip))
-    if isinstance(spec, str):
-        raise TypeError(
-            f"{where} must be 'auto', an int K, a list of values or {{'bins': [...]}}; "
-            f"got the string {spec!r}."
-        )
-    try:
-        levels = _as_object_array(spec)
-    except TypeError as exc:
-        raise TypeError(
-            f"{where} must be 'auto', an int K, a list of values or {{'bins': [...]}}; "
-            f"got {spec!r}."
-        ) from exc
-    if levels.size == 0:
-        raise ValueError(f"{where} must list at least one category; got {spec!r}.")
-    if pd.isna(levels).any():
-        raise ValueError(f"{where} must not contain missing values; got {spec!r}.")
-    if pd.Index(levels).has_duplicates:
-        raise ValueError(f"{where} lists a category twice; got {spec!r}.")
-    return _Column("levels", levels=levels)
+def _is_auto(spec):
+    return isinstance(spec, str) and spec == "auto"
 
 
 def _learn_column(series, n_bins):
@@ -268,9 +213,9 @@ def _learn_column(series, n_bins):
     dtype = series.dtype
     if _is_bool_dtype(dtype):
         # The dtype fixes the domain {False, True}: nothing is learned from the data.
-        return _Column("levels", levels=_as_object_array([False, True]))
+        return _Column((False, True))
     if isinstance(dtype, pd.CategoricalDtype):
-        return _Column("levels", levels=_as_object_array(dtype.categories), learned=True)
+        return _Column(tuple(dtype.categories), learned=True)
     if _is_float_dtype(dtype):
         values = series.to_numpy(dtype=np.float64)
         # Quantiles that are data values (no interpolation): edges never overflow.
@@ -278,13 +223,13 @@ def _learn_column(series, n_bins):
         edges = np.unique(np.quantile(values, quantiles, method="inverted_cdf"))
         if edges.size == 1:
             edges = np.array([edges[0], edges[0]])
-        return _Column("bins", edges=edges, clip=True, learned=True)
+        return _Column(Bins(tuple(edges.tolist()), clip=True), learned=True)
     uniques = pd.unique(series.to_numpy())
     try:
         uniques = sorted(uniques)
     except TypeError:
         pass  # mixed, unorderable types: keep the order of first appearance
-    return _Column("levels", levels=_as_object_array(uniques), learned=True)
+    return _Column(tuple(uniques), learned=True)
 
 
 def _coarsen(column, max_bins):
@@ -307,7 +252,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     Each input column becomes a block of ``{0, 1}`` columns in the output, in column
     order.  With the default ``encoding="onehot"`` the block has one bit per code and
     exactly one bit set per row; with ``encoding="binary"`` it holds the index of the
-    code in ``ceil(log2(K))`` bits (see ``encoding``).  The codes of a column are:
+    code in ``ceil(log2(K))`` bits; with ``encoding="ordinal"`` it is one column holding
+    the index itself (see ``encoding``).  The codes of a column are:
 
     * **levels** (categories): one bit per level, in the declared order;
     * **coarsened levels**: with ``max_bins``, a column with ``L > max_bins`` levels gets
@@ -317,10 +263,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    categories : "auto", dict or list, default="auto"
-        The public domain of the columns.  A dict maps column names (or integer column
-        indices for arrays) to a spec; a list gives one spec per column, in order
-        (``None`` or ``"auto"`` to learn that column).  Spec forms:
+    categories : "auto", dict, list or Domain, default="auto"
+        The public domain of the columns (read as a :class:`~skprivsynth.Domain`).  A
+        dict maps column names (or integer column indices for arrays) to a spec; a list
+        gives one spec per column, in order (``None`` or ``"auto"`` to learn that
+        column).  Spec forms:
 
         - ``int K``: integer codes ``0..K-1`` (the style of
           :func:`skprivsynth.datasets.load_adult` ``.domain``);
@@ -335,7 +282,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         categories of their dtype, other columns their sorted distinct values.  Boolean
         columns are the exception: their domain ``{False, True}`` is fixed by the dtype,
         so no warning is emitted for them.
-    encoding : {"onehot", "binary"}, default="onehot"
+    encoding : {"onehot", "binary", "ordinal"}, default="onehot"
         How the ``K`` codes of a column (its levels, coarsened ranges or bins, after
         ``max_bins``) are written as bits:
 
@@ -352,7 +299,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
           ``BooleanEncoder(categories=load_adult().domain, encoding="binary",
           max_bins=2)`` encodes Adult in 14 bits (``max_bins=4``: 26 bits).
           ``feature_blocks_`` is None in this mode (there are no one-hot blocks; see
-          ``column_blocks_``), and decoding is described in the Notes.
+          ``column_blocks_``), and decoding is described in the Notes;
+        - ``"ordinal"``: one output column per input column holding the code's index
+          ``0..K-1`` as a float, for synthesizers of integer codes such as
+          :class:`~skprivsynth.MarginalSynthesizer` (``n_codes_`` gives each ``K``).
+          Decoding rounds each value to the nearest integer and clips it into
+          ``0..K-1`` (never NaN); ``feature_blocks_`` is None and
+          ``handle_unknown="ignore"`` is refused (no code is left for unknown values).
     n_bins : int, default=8
         Number of quantile bins of a float column learned from the data (fewer when
         quantiles tie).
@@ -366,7 +319,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         undeclared category, or a number outside the bin edges without ``clip``):
         ``"error"`` raises a ``ValueError`` naming the column, the value and its row;
         ``"ignore"`` encodes it as an all-zero block (with ``encoding="binary"``: as
-        the reserved all-ones code, an invalid code).  During :meth:`fit`, a value
+        the reserved all-ones code, an invalid code; refused with
+        ``encoding="ordinal"``).  During :meth:`fit`, a value
         outside a declared domain always raises.
     level_weights : dict or None, default=None
         Public weights of the levels of some columns (column -> one non-negative
@@ -392,12 +346,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     level_ranges_ : list of ndarray or None
         For a coarsened column, the boundaries ``r`` such that output bit ``k`` stands
         for ``categories_[j][r[k]:r[k+1]]``; None otherwise.
+    n_codes_ : list of int
+        Number of codes ``K`` of each column: its levels, coarsened ranges or bins
+        (in every encoding).
     column_blocks_ : list of slice
-        The output columns of each input column (in both encodings; an empty slice
+        The output columns of each input column (in every encoding; an empty slice
         for a 0-bit column in binary mode).
     feature_blocks_ : list of slice or None
         The one-hot blocks: equal to ``column_blocks_`` with ``encoding="onehot"``,
-        None with ``encoding="binary"``, so that consumers of one-hot blocks (e.g.
+        None otherwise, so that consumers of one-hot blocks (e.g.
         :class:`~skprivsynth.ReducedSpaceLP` ``feature_blocks``) never read binary
         codes as one-hot blocks.
     dtypes_ : list of dtype
@@ -466,13 +423,26 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     ['color@bit0', 'size@bit1', 'size@bit0']
     >>> enc.inverse_transform(enc.transform(df)).equals(df)
     True
+
+    Ordinal codes (one column per input column):
+
+    >>> enc = BooleanEncoder(categories={"color": ["red", "blue"], "size": 3},
+    ...                      encoding="ordinal")
+    >>> enc.fit_transform(df).tolist()
+    [[0.0, 0.0], [1.0, 2.0], [0.0, 1.0]]
+    >>> enc.n_codes_
+    [2, 3]
+    >>> enc.inverse_transform([[1, 2.2], [0, -1]])
+      color  size
+    0  blue     2
+    1   red     0
     """
 
     _parameter_constraints = {
-        "categories": [StrOptions({"auto"}), dict, list],
+        "categories": [StrOptions({"auto"}), dict, list, Domain],
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "max_bins": [Interval(Integral, 2, None, closed="left"), None],
-        "encoding": [StrOptions({"onehot", "binary"})],
+        "encoding": [StrOptions({"onehot", "binary", "ordinal"})],
         "handle_unknown": [StrOptions({"error", "ignore"})],
         "level_weights": [dict, None],
         "random_state": ["random_state", np.random.Generator],
@@ -531,27 +501,27 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             self._array_dtype = Xa.dtype
         return pd.DataFrame(Xa, columns=self._columns, copy=False)
 
-    def _parse_categories(self, frame):
-        """One spec (or None) per column, from the ``categories`` parameter."""
-        m = frame.shape[1]
+    def _declared_domain(self, frame):
+        """The :class:`~skprivsynth.Domain` of the declared columns of ``frame``."""
         cats = self.categories
-        if isinstance(cats, str):
-            return [None] * m
-        if isinstance(cats, list):
-            if len(cats) != m:
-                raise ValueError(
-                    f"categories given as a list must have one entry per column ({m}); "
-                    f"got {len(cats)}."
-                )
-            return list(cats)
         labels = list(frame.columns)
+        if isinstance(cats, str):
+            cats = {}
+        elif isinstance(cats, list):
+            if len(cats) != len(labels):
+                raise ValueError(
+                    f"categories given as a list must have one entry per column "
+                    f"({len(labels)}); got {len(cats)}."
+                )
+            cats = dict(zip(labels, cats, strict=True))
         unknown = [k for k in cats if k not in labels]
         if unknown:
             raise ValueError(
                 f"categories has keys {unknown!r} that are not columns of X; the columns "
                 f"are {labels!r}."
             )
-        return [cats.get(label) for label in labels]
+        declared = {k: v for k, v in cats.items() if not (v is None or _is_auto(v))}
+        return _as_domain(declared, "categories")
 
     # ------------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -569,14 +539,21 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         -------
         self : BooleanEncoder
         """
+        if self.encoding == "ordinal" and self.handle_unknown == "ignore":
+            raise ValueError(
+                "handle_unknown='ignore' is not available with encoding='ordinal': every "
+                "code 0..K-1 stands for a level, so none is left for an unknown value. "
+                "Declare the value in `categories` or use handle_unknown='error'."
+            )
         frame = self._as_frame(X, reset=True)
-        specs = self._parse_categories(frame)
+        domain = self._declared_domain(frame)
         columns, dtypes = [], []
         for j, label in enumerate(frame.columns):
             series = frame.iloc[:, j]
             _check_no_missing(series, label)
-            column = _parse_spec(specs[j], label)
-            if column is None:
+            if label in domain:
+                column = _Column(domain[label])
+            else:
                 column = _learn_column(series, self.n_bins)
             _coarsen(column, self.max_bins)
             labels = column.labels()
@@ -606,16 +583,19 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.bin_edges_ = [c.edges if c.kind == "bins" else None for c in columns]
         self.level_ranges_ = [c.ranges for c in columns]
         self.dtypes_ = dtypes
+        self.n_codes_ = [c.width for c in columns]
         if self.encoding == "binary":
             reserve = 1 if self.handle_unknown == "ignore" else 0
             widths = [_n_bits(c.width + reserve) for c in columns]
+        elif self.encoding == "ordinal":
+            widths = [1] * len(columns)
         else:
-            widths = [c.width for c in columns]
+            widths = list(self.n_codes_)
         stops = np.cumsum(widths)
         starts = stops - np.array(widths)
         blocks = [slice(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
         self.column_blocks_ = blocks
-        self.feature_blocks_ = None if self.encoding == "binary" else list(blocks)
+        self.feature_blocks_ = list(blocks) if self.encoding == "onehot" else None
         self.n_features_out_ = int(stops[-1])
         self._decode_rng = check_random_generator(self.random_state)
         return self
@@ -650,7 +630,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------------- transform
     def transform(self, X):
-        """Encode ``X`` as one-hot blocks (or binary codes, see ``encoding``).
+        """Encode ``X`` as one-hot blocks (or binary or ordinal codes, see ``encoding``).
 
         Parameters
         ----------
@@ -660,10 +640,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         Xt : ndarray of float64, shape (n_samples, n_features_out)
-            Entries in ``{0, 1}``.  One-hot: one bit per block is set (none for an
-            unknown value with ``handle_unknown="ignore"``).  Binary: each block holds
-            the code's index, most significant bit first (all ones for an unknown
-            value with ``handle_unknown="ignore"``).
+            One-hot: entries in ``{0, 1}``, one bit per block set (none for an unknown
+            value with ``handle_unknown="ignore"``).  Binary: each block holds the
+            code's index in ``{0, 1}`` bits, most significant bit first (all ones for
+            an unknown value with ``handle_unknown="ignore"``).  Ordinal: the code's
+            index ``0..K-1`` of each column.
         """
         check_is_fitted(self)
         frame = self._as_frame(X, reset=False)
@@ -676,13 +657,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             )
         out = np.zeros((n, self.n_features_out_), dtype=np.float64)
         rows = np.arange(n)
-        binary = self.encoding == "binary"
         for j, (column, block) in enumerate(zip(self._encoding, self.column_blocks_, strict=True)):
             series = frame.iloc[:, j]
             _check_no_missing(series, frame.columns[j])
             codes = _encode_column(series, column, frame.columns[j], self.handle_unknown)
             known = codes >= 0
-            if binary:
+            if self.encoding == "ordinal":
+                out[:, j] = codes  # every code is known: handle_unknown is "error"
+            elif self.encoding == "binary":
                 b = block.stop - block.start
                 codes = np.where(known, codes, (1 << b) - 1)  # unknown: the all-ones code
                 out[:, block] = (codes[:, None] >> np.arange(b - 1, -1, -1)) & 1
@@ -701,7 +683,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features_out)
             Finite real values; a one-hot block is read as weights
             ``clip(block, 0, 1)``, a binary bit as the probability ``clip(x, 0, 1)``
-            of a 1.
+            of a 1, an ordinal code as the nearest code in ``0..K-1``.
         random_state : None, int or numpy.random.Generator, optional
             Seed of this call; None continues the encoder's own stream (seeded at fit).
 
@@ -728,7 +710,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         has_negative = bool((Xt < 0).any())
         decoded = {}
         for j, (column, block) in enumerate(zip(self._encoding, self.column_blocks_, strict=True)):
-            if self.encoding == "binary":
+            if self.encoding == "ordinal":
+                idx = np.clip(np.rint(Xt[:, j]), 0, column.width - 1).astype(np.int64)
+            elif self.encoding == "binary":
                 idx = _draw_binary_block(Xt[:, block], column, rng)
             else:
                 idx = _draw_block(Xt[:, block], column.fallback_weights(), rng, has_negative)
@@ -747,7 +731,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """Output names ``"column=level"`` (``"column=a..b"`` for a coarsened range,
         ``"column=[lo, hi)"`` for a bin); with ``encoding="binary"``,
         ``"column@bit{k}"`` for the bit of weight ``2^k``, listed most significant
-        first (``age@bit1, age@bit0``).
+        first (``age@bit1, age@bit0``); with ``encoding="ordinal"``, the column names.
 
         Parameters
         ----------
@@ -760,6 +744,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
+        if self.encoding == "ordinal":
+            return np.asarray(names, dtype=object)
         if self.encoding == "binary":
             return np.asarray(
                 [
@@ -818,23 +804,14 @@ def _encode_column(series, column, label, handle_unknown):
                 f"categories[{label!r}] declares numeric bins, but the column has dtype "
                 f"{series.dtype}; bins need a numeric column."
             )
-        values = series.to_numpy(dtype=np.float64)
-        edges = column.edges
-        if column.clip:
-            values = np.clip(values, edges[0], edges[-1])
-        codes = np.searchsorted(edges, values, side="right") - 1
-        codes = np.minimum(codes, edges.size - 2)  # the last bin is closed
-        unknown = (values < edges[0]) | (values > edges[-1])
-        codes[unknown] = -1
+        codes = _codes(series.to_numpy(dtype=np.float64), column.spec)
     else:
         if isinstance(series.dtype, pd.CategoricalDtype):
-            values = np.asarray(series.astype(object))
-        else:
-            values = series.to_numpy()
-        codes = pd.Index(column.levels).get_indexer(values)
-        unknown = codes < 0
+            series = series.astype(object)
+        codes = _codes(series.to_numpy(), column.spec)
         if column.ranges is not None:
-            codes = np.where(unknown, -1, np.searchsorted(column.ranges, codes, side="right") - 1)
+            codes = np.where(codes < 0, -1, np.searchsorted(column.ranges, codes, side="right") - 1)
+    unknown = codes < 0
     if unknown.any() and handle_unknown == "error":
         i = int(np.flatnonzero(unknown)[0])
         if column.kind == "bins":
@@ -957,7 +934,8 @@ def private_level_frequencies(X, categories, epsilon, random_state=None, noise="
     """Differentially private level frequencies of columns, for decoding weights.
 
     Releases the 1-way histogram (as fractions of ``n``) of every column named in
-    ``categories`` with Laplace noise, and clips negative entries to 0.  Meant for
+    ``categories`` (over its levels, or its bins) with Laplace noise, and clips negative
+    entries to 0.  Meant for
     :class:`BooleanEncoder` ``level_weights``: with ``max_bins``, a coarsened range is
     then decoded in proportion to these (noisy, public) frequencies rather than
     uniformly.
@@ -973,8 +951,10 @@ def private_level_frequencies(X, categories, epsilon, random_state=None, noise="
     ----------
     X : DataFrame
         The private data.
-    categories : dict
-        Column -> public levels: an int ``K`` (codes ``0..K-1``) or a list of values.
+    categories : dict or Domain
+        Column -> public levels or bins, in any form :class:`~skprivsynth.Domain`
+        accepts (an int ``K`` for codes ``0..K-1``, a list of values, a
+        :class:`pandas.CategoricalDtype`, ``{"bins": [...]}``).
     epsilon : float
         Budget of this release.
     random_state : None, int or numpy.random.Generator
@@ -985,7 +965,7 @@ def private_level_frequencies(X, categories, epsilon, random_state=None, noise="
     Returns
     -------
     dict
-        Column -> ndarray of non-negative weights, one per level.
+        Column -> ndarray of non-negative weights, one per level (or bin).
 
     Examples
     --------
@@ -999,24 +979,29 @@ def private_level_frequencies(X, categories, epsilon, random_state=None, noise="
     epsilon = check_epsilon(epsilon)
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"X must be a pandas DataFrame; got {type(X).__name__}.")
-    if not isinstance(categories, dict) or not categories:
-        raise TypeError("categories must be a non-empty dict column -> int K or list of levels.")
+    domain = _as_domain(categories, "categories")
+    if not domain:
+        raise ValueError("categories must declare at least one column.")
     n = X.shape[0]
     if n == 0:
         raise ValueError("X must have at least one row.")
     frequencies = []
-    for label, spec in categories.items():
+    for label, spec in domain.items():
         if label not in X.columns:
             raise ValueError(f"categories has key {label!r}, which is not a column of X.")
-        levels = np.arange(spec) if isinstance(spec, Integral) else np.asarray(spec, dtype=object)
-        codes = pd.Index(levels).get_indexer(X[label].to_numpy())
+        values = X[label]
+        if isinstance(spec, Bins):
+            values = pd.to_numeric(values, errors="coerce")
+        elif isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        codes = _codes(values.to_numpy(), spec)
         if (codes < 0).any():
             i = int(np.flatnonzero(codes < 0)[0])
             raise ValueError(
-                f"Column {label!r} has value {X[label].iloc[i]!r} at row {i}, outside the "
-                f"declared levels of categories[{label!r}]."
+                f"Column {label!r} has value {_show(X[label].iloc[i])!r} at row {i}, outside "
+                f"the declared domain categories[{label!r}]."
             )
-        frequencies.append(np.bincount(codes, minlength=levels.size) / n)
+        frequencies.append(np.bincount(codes, minlength=len(spec)) / n)
     # Sensitivity 2m/n: one replaced row changes two entries of each column by 1/n.
     sensitivity = 2.0 * len(frequencies) / n
     noisy, _ = laplace_mechanism(
@@ -1028,4 +1013,4 @@ def private_level_frequencies(X, categories, epsilon, random_state=None, noise="
     )
     noisy = np.clip(noisy, 0.0, None)
     splits = np.cumsum([f.size for f in frequencies])[:-1]
-    return dict(zip(categories, np.split(noisy, splits), strict=True))
+    return dict(zip(domain, np.split(noisy, splits), strict=True))

@@ -13,6 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skprivsynth import Domain
 from skprivsynth.preprocessing import (
     BooleanEncoder,
     boolean_cube_to_signs,
@@ -474,9 +475,9 @@ def test_missing_values_raise_naming_column_and_row(column, values):
         ({"a": -1}, r"categories\['a'\] must be a positive number"),
         ({"a": True}, r"categories\['a'\] must be an int"),
         ({"a": []}, r"categories\['a'\] must list at least one"),
-        ({"a": [0, 1, 1]}, r"categories\['a'\] lists a category twice"),
+        ({"a": [0, 1, 1]}, r"categories\['a'\] lists a level twice"),
         ({"a": [0, None]}, r"categories\['a'\] must not contain missing"),
-        ({"a": "abc"}, r"categories\['a'\] must be 'auto'"),
+        ({"a": "abc"}, r"categories\['a'\] must be an int K .* got 'abc'"),
         ({"a": {"bins": [0, 2, 1]}}, r"categories\['a'\]\['bins'\] must be finite"),
         ({"a": {"bins": [0]}}, r"categories\['a'\]\['bins'\] needs at least 2"),
         ({"a": {"bins": ["x", "y"]}}, r"categories\['a'\]\['bins'\] must be a list of numbers"),
@@ -568,6 +569,7 @@ def test_cube_maps_reject_out_of_range():
         BooleanEncoder(n_bins=3, max_bins=4, handle_unknown="ignore", random_state=0),
         BooleanEncoder(encoding="binary", n_bins=3, random_state=0),
         BooleanEncoder(encoding="binary", max_bins=3, handle_unknown="ignore", random_state=0),
+        BooleanEncoder(encoding="ordinal", n_bins=3, max_bins=3, random_state=0),
     ],
     expected_failed_checks=lambda est: {},
     xfail_strict=True,
@@ -640,7 +642,7 @@ def test_private_level_frequencies_calibration(adult):
     np.testing.assert_allclose((discrete - exact["race"]).std(), np.sqrt(2) * scale, rtol=0.15)
     with pytest.raises(ValueError, match="noise"):
         private_level_frequencies(data, domain, epsilon=1.0, noise="float")
-    with pytest.raises(ValueError, match="outside the declared levels"):
+    with pytest.raises(ValueError, match=r"outside the declared domain categories\['race'\]"):
         private_level_frequencies(data, {"race": 2}, epsilon=1.0)
     with pytest.raises(ValueError, match="epsilon"):
         private_level_frequencies(data, domain, epsilon=0.0)
@@ -872,3 +874,113 @@ def test_binary_pipeline_with_correlated_gaussian_on_adult(adult):
     assert (synthetic.dtypes == adult.data.dtypes).all()
     for column, k in adult.domain.items():
         assert synthetic[column].between(0, k - 1).all()
+
+
+# ----------------------------------------------------------------------- declared domain
+def test_categories_accept_a_domain():
+    df = mixed_frame()
+    domain = Domain({k: v for k, v in MIXED_DOMAIN.items()})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # only "flag" (bool) is undeclared
+        from_domain = BooleanEncoder(categories=domain).fit(df)
+    from_dict = BooleanEncoder(categories=MIXED_DOMAIN).fit(df)
+    np.testing.assert_array_equal(from_domain.transform(df), from_dict.transform(df))
+    assert from_domain.learned_columns_ == []
+
+
+def test_private_level_frequencies_accepts_every_domain_form(adult):
+    from skprivsynth.preprocessing import private_level_frequencies
+
+    data = adult.data.iloc[:2000].assign(
+        sex=lambda d: pd.Categorical(d["sex"].map({0: "F", 1: "M"}), categories=["F", "M"]),
+        hours=lambda d: d["hours-per-week"].astype(np.float64),
+    )
+    exact = {
+        "sex": np.bincount(adult.data["sex"].iloc[:2000], minlength=2) / 2000,
+        "race": np.bincount(data["race"], minlength=5) / 2000,
+        "hours": np.histogram(data["hours"], bins=[0, 40, 99])[0] / 2000,
+    }
+    spec = {
+        "sex": pd.CategoricalDtype(["F", "M"]),  # raised TypeError before Domain
+        "race": 5,
+        "hours": {"bins": [0, 40, 99]},
+    }
+    for categories in (spec, Domain(spec)):
+        released = private_level_frequencies(data, categories, epsilon=1e9, random_state=0)
+        assert list(released) == ["sex", "race", "hours"]
+        for column, expected in exact.items():
+            np.testing.assert_allclose(released[column], expected, atol=1e-9)
+    with pytest.raises(ValueError, match=r"value 9\d.0 at row \d+, outside the declared domain"):
+        private_level_frequencies(data, {"hours": {"bins": [0, 40, 90]}}, epsilon=1.0)
+    with pytest.raises(TypeError, match=r"categories\['race'\] must be an int K"):
+        private_level_frequencies(data, {"race": "five"}, epsilon=1.0)
+    with pytest.raises(ValueError, match="at least one column"):
+        private_level_frequencies(data, {}, epsilon=1.0)
+
+
+# ----------------------------------------------------------------------- ordinal codes
+def test_ordinal_codes_and_names():
+    df = mixed_frame()
+    enc = BooleanEncoder(categories=MIXED_DOMAIN, encoding="ordinal").fit(df)
+    codes = enc.transform(df)
+    assert codes.dtype == np.float64 and codes.shape == (len(df), df.shape[1])
+    assert enc.n_codes_ == [3, 2, 3, 2, 5, 3, 3]
+    assert enc.feature_blocks_ is None
+    assert enc.column_blocks_ == [slice(j, j + 1) for j in range(df.shape[1])]
+    assert enc.get_feature_names_out().tolist() == list(df.columns)
+    onehot = BooleanEncoder(categories=MIXED_DOMAIN).fit(df)
+    assert onehot.n_codes_ == enc.n_codes_
+    # The code is the index of the set bit of the one-hot block.
+    expected = [onehot.transform(df)[:, b].argmax(axis=1) for b in onehot.feature_blocks_]
+    np.testing.assert_array_equal(codes, np.column_stack(expected))
+    back = enc.inverse_transform(codes)
+    assert back.equals(onehot.inverse_transform(onehot.transform(df)))
+
+
+def test_ordinal_codes_count_coarsened_ranges_and_bins():
+    df = pd.DataFrame({"c": np.arange(10), "v": np.linspace(0, 9, 10)})
+    enc = BooleanEncoder(
+        categories={"c": 10, "v": {"bins": [0, 3, 6, 9]}}, encoding="ordinal", max_bins=4
+    ).fit(df)
+    assert enc.n_codes_ == [4, 3]
+    codes = enc.transform(df)
+    np.testing.assert_array_equal(codes[:, 0], [0, 0, 1, 1, 1, 2, 2, 3, 3, 3])
+    np.testing.assert_array_equal(codes[:, 1], [0, 0, 0, 1, 1, 1, 2, 2, 2, 2])
+    back = enc.inverse_transform(codes, random_state=0)
+    ranges = [range(0, 2), range(2, 5), range(5, 7), range(7, 10)]
+    assert all(c in ranges[int(k)] for c, k in zip(back["c"], codes[:, 0], strict=True))
+    np.testing.assert_array_equal(back["v"], [1.5, 1.5, 1.5, 4.5, 4.5, 4.5, 7.5, 7.5, 7.5, 7.5])
+
+
+def test_ordinal_decoding_rounds_and_clips_codes():
+    df = pd.DataFrame({"c": ["a", "b", "c"]})
+    enc = BooleanEncoder(categories={"c": ["a", "b", "c"]}, encoding="ordinal").fit(df)
+    codes = np.array([[-3.0], [0.4], [0.6], [1.5], [2.5], [7.0], [1e300]])
+    assert enc.inverse_transform(codes)["c"].tolist() == ["a", "a", "b", "c", "c", "c", "c"]
+    with pytest.raises(ValueError, match="NaN"):
+        enc.inverse_transform([[np.nan]])
+
+
+def test_ordinal_refuses_handle_unknown_ignore():
+    enc = BooleanEncoder(categories={"c": 2}, encoding="ordinal", handle_unknown="ignore")
+    with pytest.raises(ValueError, match="handle_unknown='ignore' is not available with"):
+        enc.fit(pd.DataFrame({"c": [0, 1]}))
+    enc = BooleanEncoder(categories={"c": 2}, encoding="ordinal").fit(pd.DataFrame({"c": [0]}))
+    with pytest.raises(ValueError, match=r"'c' has value 2 at row 1"):
+        enc.transform(pd.DataFrame({"c": [1, 2]}))
+
+
+def test_ordinal_round_trip_on_adult(adult):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        enc = BooleanEncoder(categories=Domain(adult.domain), encoding="ordinal")
+        codes = enc.fit_transform(adult.data)
+    assert enc.n_codes_ == list(adult.domain.values())
+    np.testing.assert_array_equal(codes, adult.data.to_numpy())  # codes 0..K-1 are the data
+    assert enc.inverse_transform(codes).equals(adult.data)
+    # Coarsened: every decoded level lies in the range of its code.
+    coarse = BooleanEncoder(categories=adult.domain, encoding="ordinal", max_bins=8)
+    codes = coarse.fit_transform(adult.data)
+    back = coarse.inverse_transform(codes, random_state=0)
+    np.testing.assert_array_equal(coarse.transform(back), codes)
+    assert max(coarse.n_codes_) == 8
