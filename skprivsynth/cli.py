@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import json
 import os
 import sys
 import tempfile
@@ -21,6 +20,7 @@ import pandas as pd
 from . import __version__
 from .base import is_differentially_private
 from .datasets import load_adult
+from .domain import Bins, Domain
 from .metrics import categorical_marginal_tvd
 from .pipeline import make_synthesis_pipeline
 from .preprocessing import BooleanEncoder, private_level_frequencies
@@ -96,17 +96,6 @@ def _print_rows(rows):
     print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
 
 
-def _n_declared_levels(spec):
-    """Number of levels of a declared column of levels (int K or list), else 0."""
-    if isinstance(spec, bool):
-        return 0
-    if isinstance(spec, int):
-        return spec
-    if isinstance(spec, list):
-        return len(spec)
-    return 0  # {"bins": [...]} or "auto": never coarsened into declared levels
-
-
 def _cube_bits(synthesizer):
     """Largest number of bits ``p`` whose whole cube ``{0,1}^p`` the synthesizer
     accepts (its ``max_universe``), or None when it is not limited by the cube."""
@@ -157,8 +146,8 @@ def _encoder(args, data, domain, synthesizer):
     most ``log2(max_universe)`` bits (2 on Adult: 14 bits).  Coarsened ranges
     are then decoded in proportion to level frequencies released with
     ``--decode-epsilon`` of extra budget (0 = uniform decoding, no extra budget).
-    Only the declared columns of levels (an int K or a list) with more than
-    ``max_bins`` levels are released, and the budget is charged only when there is
+    Only the declared columns of levels (not bins) with more than ``max_bins``
+    levels are released, and the budget is charged only when there is
     at least one such column.
     """
     if not np.isfinite(args.decode_epsilon) or args.decode_epsilon < 0:
@@ -179,7 +168,11 @@ def _encoder(args, data, domain, synthesizer):
     weights, decode_epsilon = None, 0.0
     coarsened = {}
     if domain is not None and max_bins is not None:
-        coarsened = {c: spec for c, spec in domain.items() if _n_declared_levels(spec) > max_bins}
+        coarsened = {
+            c: spec
+            for c, spec in Domain(domain).items()
+            if not isinstance(spec, Bins) and len(spec) > max_bins  # bins are never coarsened
+        }
     if coarsened and args.decode_epsilon > 0:
         # The decoding release uses the synthesizer's noise option (floating-point-safe
         # runs stay floating-point-safe).
@@ -257,13 +250,7 @@ def _demo(args):
 
 
 def _read_domain(path):
-    if path is None:
-        return None
-    with open(path) as handle:
-        domain = json.load(handle)
-    if not isinstance(domain, dict):
-        raise ValueError(f"--domain must be a JSON object column -> spec; got {type(domain)}.")
-    return domain
+    return None if path is None else Domain.from_json(path)
 
 
 def _write_csv_atomically(frame, path):
@@ -415,7 +402,11 @@ def _build_parser():
     evaluate = commands.add_parser("evaluate", help="marginal TVD between two CSVs")
     evaluate.add_argument("real")
     evaluate.add_argument("synthetic")
-    evaluate.add_argument("--domain", help="JSON domain file (column -> number of categories)")
+    evaluate.add_argument(
+        "--domain",
+        help='JSON file: column -> number of categories, list of categories, or {"bins": [...]}; '
+        "numeric columns are binned by the declared edges",
+    )
     evaluate.add_argument("--seed", type=int, default=0, help="seed of the 200 random triples")
     evaluate.set_defaults(handler=_evaluate)
     return parser

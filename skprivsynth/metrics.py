@@ -49,6 +49,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array
 
 from .base import check_random_generator, is_differentially_private
+from .domain import Bins, _as_domain, _codes
 from .privacy import warn_privacy_leak
 from .validation import check_unit_interval
 
@@ -519,30 +520,27 @@ def _as_frame(data, name):
     return frame
 
 
-def _domain_codes(values, cells, column, name):
-    """Codes of ``values`` within a declared domain: K (codes 0..K-1) or categories."""
-    if isinstance(cells, Integral | np.integer) and not isinstance(cells, bool):
-        if cells < 1:
-            raise ValueError(f"domain[{column!r}] must be a positive integer; got {cells!r}.")
-        numeric = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(numeric) | (numeric != np.round(numeric)) | (numeric < 0)
-        bad |= numeric >= cells
-        if bad.any():
-            raise ValueError(
-                f"column {column!r} of {name} has value {values.iloc[int(np.argmax(bad))]!r} "
-                f"outside domain[{column!r}] = {cells} (integer codes 0..{int(cells) - 1})."
-            )
-        return numeric.astype(np.int64), int(cells)
-    categories = pd.Index(list(cells))
-    if not categories.is_unique or len(categories) == 0:
-        raise ValueError(f"domain[{column!r}] must list distinct categories; got {cells!r}.")
-    codes = categories.get_indexer(values)
-    if (codes < 0).any():
+def _domain_codes(values, spec, column, name):
+    """Codes of ``values`` under a declared column: integer codes, levels or bins."""
+    if isinstance(spec, range | Bins):  # numeric domains: CSV text "3" or 3.0 is 3
+        codes = _codes(pd.to_numeric(values, errors="coerce").to_numpy(np.float64), spec)
+    else:
+        codes = _codes(values.to_numpy(dtype=object), spec)
+    outside = codes < 0
+    if outside.any():
+        if isinstance(spec, range):
+            declared = f" = {len(spec)} (integer codes 0..{len(spec) - 1})"
+        elif isinstance(spec, Bins):
+            declared = f" (bins from {spec.edges[0]:g} to {spec.edges[-1]:g})"
+        else:
+            declared = ""
+        value = values.iloc[int(np.argmax(outside))]
+        value = value.item() if isinstance(value, np.generic) else value
         raise ValueError(
-            f"column {column!r} of {name} has value {values.iloc[int(np.argmax(codes < 0))]!r} "
-            f"outside domain[{column!r}]."
+            f"column {column!r} of {name} has value {value!r} outside domain[{column!r}]"
+            f"{declared}."
         )
-    return codes.astype(np.int64), len(categories)
+    return codes.astype(np.int64), len(spec)
 
 
 def _encode_categorical(real, synth, domain):
@@ -599,12 +597,15 @@ def categorical_marginal_errors(
         strings ...); missing values are rejected.
     degree : int, default=2
         Number of columns per table.
-    domain : dict, optional
-        Column -> number of categories ``K`` (values must be integer codes
-        ``0..K-1``) or -> sequence of the categories.  Cells then range over the full
-        domain and out-of-domain values raise; without it cells are the union of the
-        observed values.  The distance is the same either way (unobserved cells count
-        zero in both tables); the domain serves as a check.
+    domain : dict or Domain, optional
+        The declared domain of every column, in any form :class:`~skprivsynth.Domain`
+        accepts: an int ``K`` (values must be integer codes ``0..K-1``), a sequence of
+        the categories, or ``{"bins": [e0, ..., eB]}`` (numeric values are binned by
+        these edges; ``"clip": True`` puts values outside in the end bins).  Cells then
+        range over the full domain and out-of-domain values raise; without it cells are
+        the union of the observed values.  For levels the distance is the same either
+        way (unobserved cells count zero in both tables) and the domain serves as a
+        check; for bins it is the distance between the binned tables.
     max_marginals, random_state
         Random subset of column sets, as in :func:`marginal_errors`;
         ``max_marginals=200, random_state=0`` is the tvd3 benchmark choice.
@@ -639,8 +640,8 @@ def categorical_marginal_errors(
             f"{only_real}, only in synth_df: {only_synth}."
         )
     synth = synth[list(real.columns)]
-    if domain is not None and not isinstance(domain, dict):
-        raise TypeError(f"domain must be a dict column -> K or categories; got {domain!r}.")
+    if domain is not None:
+        domain = _as_domain(domain, "domain")
     p = real.shape[1]
     d = _check_degree(degree, p)
     max_marginals = _check_max_marginals(max_marginals)

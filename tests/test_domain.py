@@ -154,3 +154,25 @@ def test_bad_json_files_name_the_file(tmp_path):
         Domain.from_json(path)
     with pytest.raises(FileNotFoundError):
         Domain.from_json(tmp_path / "missing.json")
+
+
+def test_marginal_metrics_bin_numeric_columns_by_the_domain():
+    from skprivsynth.metrics import categorical_marginal_errors
+
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"x": rng.uniform(0, 10, 400), "c": rng.choice(["a", "b"], 400)})
+    synth = pd.DataFrame({"x": rng.uniform(0, 12, 300), "c": rng.choice(["a", "b"], 300)})
+    domain = Domain({"x": {"bins": [0, 2.5, 5, 10], "clip": True}, "c": ["a", "b"]})
+    binned = {"x": 3, "c": ["a", "b"]}
+
+    def codes(frame):
+        return frame.assign(x=np.digitize(frame["x"].clip(0, 10), [2.5, 5, 10.0001]))
+
+    for degree in (1, 2):
+        with_bins = categorical_marginal_errors(real, synth, degree, domain=domain)
+        expected = categorical_marginal_errors(codes(real), codes(synth), degree, domain=binned)
+        np.testing.assert_allclose(with_bins.errors, expected.errors, atol=1e-12)
+    with pytest.raises(ValueError, match=r"column 'x' of synth_df has value 1\d\.\d+ outside"):
+        categorical_marginal_errors(real, synth, domain={"x": {"bins": [0, 10]}, "c": 2})
+    with pytest.raises(TypeError, match=r"domain\['c'\] must be an int K"):
+        categorical_marginal_errors(real, synth, domain={"x": {"bins": [0, 10]}, "c": "ab"})
