@@ -53,6 +53,8 @@ class Domain(Mapping):
     ``0..K-1``) or :class:`Bins` (public numeric bin edges).  The number of codes of
     a column, ``len(domain[column])``, is its number of levels or bins.
 
+    Read more in the :ref:`User Guide <domain_file>`.
+
     Parameters
     ----------
     spec : dict, list or Domain
