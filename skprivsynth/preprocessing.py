@@ -204,10 +204,6 @@ def _is_bool_dtype(dtype):
     return pd.api.types.is_bool_dtype(dtype)
 
 
-def _is_auto(spec):
-    return isinstance(spec, str) and spec == "auto"
-
-
 def _learn_column(series, n_bins):
     """Learn the domain of one column from its (private) values."""
     dtype = series.dtype
@@ -520,7 +516,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 f"categories has keys {unknown!r} that are not columns of X; the columns "
                 f"are {labels!r}."
             )
-        declared = {k: v for k, v in cats.items() if not (v is None or _is_auto(v))}
+        declared = {
+            k: v for k, v in cats.items() if not (v is None or isinstance(v, str) and v == "auto")
+        }
         return _as_domain(declared, "categories")
 
     # ------------------------------------------------------------------------- fit
