@@ -107,8 +107,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         of up to ``max_degree`` columns, each measured at once and the model re-fitted,
         with budget annealing (AIM, McKenna et al. 2022).  ``"mst"``: a maximum
         spanning tree of 2-way marginals (MST, McKenna et al. 2021).
-    max_degree : int, default=3
-        Largest number of columns of a candidate marginal (``"adaptive"``).
+    max_degree : int or "auto", default="auto"
+        Largest number of columns of a candidate marginal (``"adaptive"``).  "auto":
+        3 for tables of up to 20 columns, 2 for wider ones (every round scores every
+        candidate, and there are ``C(d, 3)`` 3-way ones).
     max_model_size : int, default=1_000_000
         Largest number of cells of the graphical model (junction tree); a candidate
         that would exceed it is never selected.  Checked from public sizes only.
@@ -162,7 +164,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "domain": "no_validation",
         "selection": [StrOptions({"adaptive", "mst"})],
-        "max_degree": [Interval(Integral, 1, None, closed="left")],
+        "max_degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_model_size": [Interval(Integral, 1, None, closed="left")],
         "noise": [StrOptions(set(NOISE_OPTIONS))],
         "iterations": [Interval(Integral, 1, None, closed="left")],
@@ -175,7 +177,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         delta=1e-9,
         domain=None,
         selection="adaptive",
-        max_degree=3,
+        max_degree="auto",
         max_model_size=1_000_000,
         noise="continuous",
         iterations=500,
@@ -293,7 +295,11 @@ class MarginalSynthesizer(BaseSynthesizer):
     def _fit_mst(self, codes, sizes, rho, report, rng):
         """MST: ρ/3 on 1-way marginals, ρ/3 on choosing a spanning tree, ρ/3 on its edges."""
         n, d = codes.shape
-        compression, measurements = self._measure_one_way(codes, sizes, rho / (3 * d), report, rng)
+        # With one column there is no tree: the whole budget goes to its marginal.
+        one_way_share = 1 / 3 if d > 1 else 1.0
+        compression, measurements = self._measure_one_way(
+            codes, sizes, one_way_share * rho / d, report, rng
+        )
         codes = compression.transform(codes)
         sizes = compression.sizes
         cliques = []
@@ -338,10 +344,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
         codes = compression.transform(codes)
         sizes = compression.sizes
+        max_degree = (3 if d <= 20 else 2) if self.max_degree == "auto" else self.max_degree
         candidates = [
-            c
-            for k in range(1, min(self.max_degree, d) + 1)
-            for c in itertools.combinations(range(d), k)
+            c for k in range(1, min(max_degree, d) + 1) for c in itertools.combinations(range(d), k)
         ]
         answers = {c: _counts(codes, c, sizes) for c in candidates}
         # AIM's workload weights for the workload of all max_degree-way marginals are
@@ -403,7 +408,7 @@ class MarginalSynthesizer(BaseSynthesizer):
 
         Returns
         -------
-        ndarray of int64, shape (n_samples, n_features_in_)
+        ndarray of int64, shape (n_samples, n_features)
         """
         check_is_fitted(self)
         n = check_n_samples(n_samples, self.n_samples_fit_)

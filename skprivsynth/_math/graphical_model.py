@@ -85,28 +85,44 @@ class Measurement:
 # ---------------------------------------------------------------------- structure
 
 
+def _members(mask):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
 def _eliminate(cliques, sizes):
-    """Greedy elimination (smallest created clique first); return the maximal cliques."""
+    """Greedy elimination (smallest created clique first); return the maximal cliques.
+
+    Neighbourhoods are bit sets (Python ints): this runs once per candidate marginal in
+    each round of an adaptive selection, so it must be cheap.
+    """
     d = len(sizes)
-    adj = {v: set() for v in range(d)}
-    for c in cliques:
-        for v in c:
-            adj[v].update(u for u in c if u != v)
     log_size = [math.log(s) for s in sizes]
+    adjacent = [0] * d
+    for c in cliques:
+        c = [int(a) for a in c]
+        mask = sum(1 << a for a in c)
+        for a in c:
+            adjacent[a] |= mask
+    adjacent = [m & ~(1 << a) for a, m in enumerate(adjacent)]
+    cost = {v: log_size[v] + sum(log_size[u] for u in _members(adjacent[v])) for v in range(d)}
     created = []
-    remaining = set(range(d))
-    while remaining:
-        v = min(remaining, key=lambda u: (sum(log_size[w] for w in adj[u]) + log_size[u], u))
-        nbrs = adj[v]
-        created.append(tuple(sorted(nbrs | {v})))
-        for u in nbrs:
-            adj[u].update(nbrs - {u})
-            adj[u].discard(v)
-        remaining.discard(v)
-        del adj[v]
-    sets = [frozenset(c) for c in created]
-    maximal = [c for i, c in enumerate(sets) if not any(c < s for s in sets) and c not in sets[:i]]
-    return [tuple(sorted(c)) for c in maximal]
+    for _ in range(d):
+        v = min(cost, key=lambda u: (cost[u], u))
+        del cost[v]
+        nbrs = adjacent[v]
+        created.append(nbrs | (1 << v))
+        for u in _members(nbrs):
+            adjacent[u] = (adjacent[u] | nbrs) & ~(1 << u) & ~(1 << v)
+            cost[u] = log_size[u] + sum(log_size[w] for w in _members(adjacent[u]))
+    maximal = [
+        c
+        for i, c in enumerate(created)
+        if not any(c != s and c & s == c for s in created) and c not in created[:i]
+    ]
+    return [tuple(_members(c)) for c in maximal]
 
 
 def junction_tree(cliques, sizes):
@@ -162,8 +178,11 @@ class GraphicalModel:
         self.nodes, self.edges = junction_tree(cliques, self.sizes)
         self.parent = {child: parent for parent, child in self.edges}
         self.children = {i: [] for i in range(len(self.nodes))}
+        self.neighbours = {i: set() for i in range(len(self.nodes))}
         for parent, child in self.edges:
             self.children[parent].append(child)
+            self.neighbours[parent].add(child)
+            self.neighbours[child].add(parent)
         self.potentials = [self._zeros(c) for c in self.nodes]
         self.marginals = None
 
@@ -228,16 +247,17 @@ class GraphicalModel:
         """Variable elimination over ``Π μ_C / Π μ_sep`` restricted to the subtree
         spanning the nodes that hold ``targets`` (other leaves sum to one)."""
         keep = set(range(len(self.nodes)))
-        changed = True
-        while changed:  # prune leaves that hold no target beyond their separator
-            changed = False
-            for i in list(keep):
-                nbrs = [j for j in keep if self.parent.get(j) == i or self.parent.get(i) == j]
-                if len(nbrs) <= 1 and len(keep) > 1:
-                    others = set().union(*(self.nodes[j] for j in nbrs)) if nbrs else set()
-                    if not ((set(self.nodes[i]) - others) & targets):
-                        keep.discard(i)
-                        changed = True
+        leaves = [i for i in keep if len(self.neighbours[i]) <= 1]
+        while leaves and len(keep) > 1:  # prune leaves holding no target beyond their separator
+            i = leaves.pop()
+            if i not in keep:
+                continue
+            nbrs = self.neighbours[i] & keep
+            others = set().union(*(self.nodes[j] for j in nbrs))
+            if (set(self.nodes[i]) - others) & targets:
+                continue
+            keep.discard(i)
+            leaves.extend(j for j in nbrs if len(self.neighbours[j] & keep) <= 1)
         root = min(keep)
         while self.parent.get(root) in keep:
             root = self.parent[root]
