@@ -33,13 +33,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from skprivsynth._math.ellipsoid import base_decomposition
+from skprivsynth._math.simplex import simplex_least_squares
 from skprivsynth._math.solvers import SolverError, solve_qp
-from skprivsynth.gaussian import (
-    CorrelatedGaussianMechanism,
-    _simplex_least_squares,
-    _Workload,
-    plain_gaussian_mechanism,
-)
+from skprivsynth._math.workload_operator import WorkloadOperator
+from skprivsynth.gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
 
 EPS, DELTA = 1.0, 1e-6
 
@@ -61,7 +58,7 @@ def section_timing(max_p):
     for degree in (2, 3):
         for p in range(8, max_p + 1, 2):
             t = time.perf_counter()
-            wl = _Workload(p, degree, None, None, 2**p)          # builds T (q × L)
+            wl = WorkloadOperator(p, degree, None, None, 2**p)          # builds T (q × L)
             dec = wl.decompose(eta=0.05)
             t_fast = time.perf_counter() - t
             t_slow = "–"
@@ -88,7 +85,7 @@ def section_solver(max_p):
         energy = sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scales_,
                                                           strict=True)) / n**2
         t = time.perf_counter()
-        h, gap, iters = _simplex_least_squares(wl.answers, wl.adjoint, y, wl.N, wl.lipschitz(),
+        h, gap, iters = simplex_least_squares(wl.answers, wl.adjoint, y, wl.N, wl.lipschitz(),
                                                rtol=1e-3, atol=1e-4 * energy,
                                                columns=wl.columns)
         t_fista = time.perf_counter() - t
@@ -228,7 +225,7 @@ def section_adult(total_bits, seeds):
             scores["correlated"].append(categorical_marginal_tvd(data, synth, 2, domain=domain))
             noisy, _ = plain_gaussian_mechanism(X, 0.9 * eps, DELTA, random_state=seed)
             wl = est._workload
-            h, _, _ = _simplex_least_squares(wl.answers, wl.adjoint, noisy / n, wl.N,
+            h, _, _ = simplex_least_squares(wl.answers, wl.adjoint, noisy / n, wl.N,
                                              wl.lipschitz(), rtol=1e-3, columns=wl.columns)
             idx = rng.choice(wl.N, size=n, p=h / h.sum())
             synth_plain = _decode_adult(wl.decode(idx), domain, bits, weights, rng)

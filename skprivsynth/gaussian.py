@@ -19,22 +19,18 @@ query matrix ``A ∈ R^{q×N}`` (column ``a_j`` = answers of one record ``t_j``)
 from __future__ import annotations
 
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._math.ellipsoid import base_decomposition, walsh_base_decomposition
+from ._math.noise_allocation import in_span, noise_multipliers, public_complement
 from ._math.sampling import sample_weighted_records
-from ._math.solvers import solve_qp
-from ._math.workload import MarginalWorkload
+from ._math.simplex import simplex_least_squares
+from ._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
 from .base import BaseSynthesizer, check_random_generator
-from .exceptions import SolverError
 from .privacy import (
     PrivacyReport,
     check_delta,
@@ -51,22 +47,10 @@ __all__ = [
     "plain_gaussian_mechanism",
 ]
 
-#: Hard upper limit of ``max_universe`` (the whole cube ``{0,1}^p`` is handled as a
-#: dense vector of ``2^p`` counts; ``2^22`` float64 = 32 MB per vector, the consistency
-#: step keeps about eight of them).
-MAX_UNIVERSE = 2**22
-
 #: Replace-one neighbours: ``x - x' = e_u - e_v``, so ``A(x - x') = a_u - a_v`` lies in
 #: ``2·sym conv{a_j - c}`` for any centre ``c``: the factor Δ = 2 (paper: Δ = 1 for
 #: add/remove neighbours).
 REPLACE_ONE_DELTA = 2.0
-
-# Largest dense coefficient matrix T (queries × Walsh characters) on the fast path.
-_MAX_DENSE_ENTRIES = 50_000_000
-# Largest support (records) on which the least squares is polished exactly with OSQP.
-_MAX_POLISH = 500
-# Largest number of nonzeros of a sparse query matrix over a user universe.
-_MAX_QUERY_NNZ = 100_000_000
 
 
 def gaussian_noise_multiplier(epsilon, delta):
@@ -97,447 +81,12 @@ def gaussian_noise_multiplier(epsilon, delta):
     return max(paper, chernoff)
 
 
-# ----------------------------------------------------------------------------- helpers
-def _fwht(v):
-    """Unnormalised fast Walsh–Hadamard transform ``H v`` of a length-``2^p`` vector.
-
-    ``(H v)[s] = Σ_i v[i]·(-1)^{popcount(s & i)}``: with record index
-    ``i = Σ_j x_j 2^j`` and character mask ``s`` (bit ``j`` ⇔ column ``j ∈ S``) this is
-    ``Σ_x v(x) χ_S(x)``, ``χ_S(x) = Π_{j∈S} (1 - 2x_j)``.  ``H`` is symmetric and
-    ``H² = 2^p I``.  Cost ``O(p·2^p)``.
-    """
-    out = np.array(v, dtype=np.float64, copy=True)
-    n = out.size
-    h = 1
-    while h < n:
-        view = out.reshape(-1, 2, h)
-        a = view[:, 0, :].copy()
-        view[:, 0, :] += view[:, 1, :]
-        view[:, 1, :] = a - view[:, 1, :]
-        h *= 2
-    return out
-
-
-def _project_simplex(v):
-    """Euclidean projection of ``v`` onto ``{h ≥ 0, Σ h = 1}`` (Michelot's algorithm).
-
-    Finite: the threshold ``θ`` increases monotonically to the root of
-    ``Σ max(v - θ, 0) = 1``; each pass is ``O(N)`` and a few passes suffice.
-    """
-    active = v
-    theta = (active.sum() - 1.0) / active.size
-    while True:
-        active = active[active > theta]
-        new_theta = (active.sum() - 1.0) / active.size
-        if new_theta <= theta:
-            break
-        theta = new_theta
-    return np.maximum(v - theta, 0.0)
-
-
-def _simplex_least_squares(
-    matvec,
-    rmatvec,
-    y,
-    n_cols,
-    lipschitz,
-    *,
-    rtol=1e-5,
-    atol=None,
-    max_iter=3000,
-    warn_gap=0.0,
-    columns=None,
-):
-    """Minimise ``f(h) = ½||A h - y||²`` over the probability simplex by FISTA.
-
-    Accelerated projected gradient with gradient-based adaptive restart
-    (O'Donoghue–Candès) and backtracking on the Lipschitz constant.  Stops when the
-    Frank–Wolfe duality gap ``gᵀh - min_i g_i`` (``g = ∇f(h)``), an upper bound on
-    ``f(h) - f*`` and the complementarity residual of the KKT conditions
-    (``g_i - μ ≥ 0``, ``h_i (g_i - μ) = 0`` with ``μ = min g``), is at most
-    ``rtol·f(h) + atol`` (default ``atol = 1e-12·||y||²``).  Since
-    ``||A(h - h*)||² ≤ 2 (f(h) - f*) ≤ 2·gap`` for the minimiser ``h*``, the gap also
-    bounds the optimisation error of the fitted answers.
-
-    Support polishing: when ``columns(idx)`` (the dense columns ``A[:, idx]``) is
-    given, every 100 iterations with a support of at most 500 records, the problem
-    restricted to the support and as many further records of smallest gradient is
-    solved with OSQP and kept if it lowers ``f``: in the sparse regime (few records,
-    large noise) FISTA finds the support quickly but then crawls (measured: 2^16
-    records, n = 100, 3000 FISTA iterations in 31 s without reaching the tolerance;
-    with polishing the exact optimum after 200 iterations in 1.1 s).
-
-    After ``max_iter`` iterations a :class:`~sklearn.exceptions.ConvergenceWarning` is
-    emitted only if the gap still exceeds ``warn_gap`` (the estimator passes the
-    additive tolerance ``α = Σ_i r_i² / n`` under which the paper's Section 4.1 shows
-    Algorithm 3 keeps its error guarantee).
-
-    Returns
-    -------
-    h : ndarray (n_cols,)
-    gap : float
-    n_iter : int
-    """
-    x = np.full(n_cols, 1.0 / n_cols)
-    Ax = matvec(x)
-    z, Az = x, Ax
-    t = 1.0
-    L = float(lipschitz)
-    atol = 1e-12 * float(y @ y) if atol is None else float(atol)
-    gap = np.inf
-    for it in range(1, max_iter + 1):
-        rz = Az - y
-        fz = 0.5 * float(rz @ rz)
-        g = rmatvec(rz)
-        # Backtracking; the slack absorbs the rounding between the recurrence for A z
-        # and a direct product (without it a zero step could never be accepted).
-        slack = 1e-12 * (fz + float(y @ y))
-        while True:
-            x_new = _project_simplex(z - g / L)
-            Ax_new = matvec(x_new)
-            r_new = Ax_new - y
-            step = x_new - z
-            model = fz + float(g @ step) + 0.5 * L * float(step @ step)
-            if 0.5 * float(r_new @ r_new) <= model + slack or L > 1e12 * lipschitz:
-                break
-            L *= 2.0
-        if float((z - x_new) @ (x_new - x)) > 0:  # restart: momentum points uphill
-            t = 1.0
-        t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
-        beta = (t - 1.0) / t_new
-        z = x_new + beta * (x_new - x)
-        Az = Ax_new + beta * (Ax_new - Ax)
-        x, Ax, t = x_new, Ax_new, t_new
-        if it % 10 == 0 or it == max_iter:
-            res = Ax - y
-            gx = rmatvec(res)
-            gap = float(gx @ x - gx.min())
-            if gap <= rtol * 0.5 * float(res @ res) + atol:
-                return x, gap, it
-            support = np.flatnonzero(x > 0)
-            if columns is not None and it % 100 == 0 and support.size <= _MAX_POLISH:
-                polished = _polish_on_support(columns, y, support, gx)
-                if polished is not None:
-                    A_p = matvec(polished)
-                    if float((A_p - y) @ (A_p - y)) <= float(res @ res):
-                        x, Ax, z, Az, t = polished, A_p, polished, A_p, 1.0
-                        res = Ax - y
-                        gx = rmatvec(res)
-                        gap = float(gx @ x - gx.min())
-                        if gap <= rtol * 0.5 * float(res @ res) + atol:
-                            return x, gap, it
-    if gap <= warn_gap:
-        return x, gap, max_iter
-    warnings.warn(
-        f"the consistency step (non-negative least squares) stopped after {max_iter} "
-        f"iterations with duality gap {gap:.3g}; the histogram is feasible but not "
-        "optimal to the requested tolerance.",
-        ConvergenceWarning,
-        stacklevel=3,
-    )
-    return x, gap, max_iter
-
-
-def _polish_on_support(columns, y, support, gradient):
-    """Exact simplex least squares on ``support`` ∪ as many smallest-gradient records."""
-    extra = np.argsort(gradient)[: support.size + 10]
-    idx = np.union1d(support, extra)
-    A_s = columns(idx)
-    m = idx.size
-    cons = sp.vstack([sp.csc_matrix(np.ones((1, m))), sp.identity(m, format="csc")], format="csc")
-    try:
-        res = solve_qp(
-            sp.csc_matrix(A_s.T @ A_s),
-            -(A_s.T @ y),
-            cons,
-            np.r_[1.0, np.zeros(m)],
-            np.r_[1.0, np.full(m, np.inf)],
-            eps=1e-10,
-            time_limit=30.0,
-            what="polishing least squares",
-        )
-    except SolverError:
-        return None
-    h = np.zeros(gradient.size)
-    h[idx] = np.where(res.x > 1e-9, res.x, 0.0)  # OSQP's eps is 1e-10: below is noise
-    total = h.sum()
-    return h / total if total > 0 else None
-
-
-def _check_universe(universe, p):
-    """Return the universe as a uint8 array of unique Boolean rows of width ``p``."""
-    U = check_array(universe, dtype=np.float64, ensure_min_samples=1, input_name="universe")
-    if U.shape[1] != p:
-        raise ValueError(
-            f"universe must have one column per feature of X ({p}); got shape {U.shape}."
-        )
-    check_boolean_matrix(U, name="universe")
-    U = U.astype(np.uint8)
-    keys = _row_keys(U)
-    if np.unique(keys).size != keys.size:
-        raise ValueError("universe must not contain duplicate records; remove the repeats.")
-    return U
-
-
-def _row_keys(Z):
-    """One hashable void scalar per Boolean row (bit-packed)."""
-    packed = np.ascontiguousarray(np.packbits(Z.astype(np.uint8), axis=1))
-    return packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-
-
-def _is_matrix_workload(workload):
-    return sp.issparse(workload) or (
-        isinstance(workload, np.ndarray)
-        and workload.ndim == 2
-        and np.issubdtype(workload.dtype, np.floating)
-    )
-
-
-class _Workload:
-    """Query matrix of a workload over a universe, in the form each path needs.
-
-    Full cube + marginal workload: ``A = T·W_S`` with ``W_S`` the Walsh rows (characters
-    of the downward closure of the column sets) — the fast path.  Otherwise an explicit
-    (sparse) ``q × N`` matrix.
-    """
-
-    def __init__(self, p, degree, workload, universe, max_universe):
-        self.p = p
-        if universe is None:
-            if p >= 63 or 2**p > max_universe:
-                raise ValueError(
-                    f"universe: the whole cube {{0,1}}^{p} has 2^{p} records, more than "
-                    f"max_universe={max_universe:,}; pass explicit candidate records as "
-                    f"universe, or raise max_universe (at most {MAX_UNIVERSE:,})."
-                )
-            self.records = None
-            self.N = 2**p
-        else:
-            self.records = _check_universe(universe, p)
-            self.N = self.records.shape[0]
-        self.marginal = None
-        self.matrix = None
-        if _is_matrix_workload(workload):
-            A = (
-                sp.csr_matrix(workload, dtype=np.float64)
-                if sp.issparse(workload)
-                else np.asarray(workload, dtype=np.float64)
-            )
-            if A.shape[1] != self.N or A.shape[0] == 0:
-                raise ValueError(
-                    f"workload: a query matrix must have shape (n_queries, {self.N}) — one "
-                    f"column per universe record; got shape {A.shape}."
-                )
-            data = A.data if sp.issparse(A) else A
-            if not np.all(np.isfinite(data)):
-                raise ValueError("workload: the query matrix must be finite.")
-            self.matrix = A
-        elif isinstance(workload, MarginalWorkload):
-            if workload.n_features != p:
-                raise ValueError(
-                    f"workload has n_features={workload.n_features} but X has {p} columns."
-                )
-            self.marginal = workload
-        elif workload is None:
-            self.marginal = MarginalWorkload(
-                p, min(degree, p), kind="table", include_constant=False
-            )
-        else:
-            self.marginal = MarginalWorkload(
-                p, kind="table", column_sets=workload, include_constant=False
-            )
-        self.q = self.marginal.n_queries if self.marginal is not None else self.matrix.shape[0]
-        self.fast = self.marginal is not None and self.records is None
-        if self.fast:
-            self._build_walsh()
-        elif self.marginal is not None:
-            nnz = self.marginal.max_nnz(self.N)
-            if nnz > _MAX_QUERY_NNZ:
-                raise ValueError(
-                    f"universe: {self.N:,} records × {self.marginal.n_tables} tables give a "
-                    f"query matrix with {nnz:,} nonzeros, above {_MAX_QUERY_NNZ:,}; use fewer "
-                    "candidate records or a smaller workload."
-                )
-            self.matrix = self.marginal.query_matrix(self.records).tocsr()
-
-    # ------------------------------------------------------------- fast path (Walsh)
-    def _build_walsh(self):
-        """``T`` with ``A = T·W``: cell ``v`` of table ``J`` is ``2^{-|J|} Σ_{S⊆J} χ_S(v) χ_S``."""
-        wl = self.marginal
-        slices = wl.table_slices()
-        masks_per_table = []
-        for cols, _ in slices:
-            k = len(cols)
-            local = np.arange(2**k, dtype=np.int64)
-            bits = (local[:, None] >> np.arange(k)) & 1
-            masks_per_table.append(bits @ (np.int64(1) << np.asarray(cols, dtype=np.int64)))
-        all_masks = np.unique(np.concatenate(masks_per_table + [np.zeros(1, np.int64)]))
-        L = all_masks.size
-        if self.q * L > _MAX_DENSE_ENTRIES:
-            raise ValueError(
-                f"degree/workload: {self.q:,} queries on {L:,} Walsh characters need a dense "
-                f"{self.q:,} × {L:,} matrix, above {_MAX_DENSE_ENTRIES:,} entries; use a "
-                "lower degree or fewer column sets."
-            )
-        T = np.zeros((self.q, L))
-        if wl.include_constant:
-            T[0, 0] = 1.0
-        for (cols, rows), masks in zip(slices, masks_per_table, strict=True):
-            k = len(cols)
-            cells = np.arange(2**k, dtype=np.int64)
-            # Cell index: first column most significant, so v_t = bit (k-1-t).
-            vbits = (cells[:, None] >> (k - 1 - np.arange(k))) & 1
-            sbits = (cells[:, None] >> np.arange(k)) & 1
-            signs = 1.0 - 2.0 * ((vbits @ sbits.T) % 2)  # χ_S(v), rows v, cols S
-            block = signs / 2.0**k
-            if wl.kind != "table":  # conjunction = cell 1…1
-                block = block[-1:]
-            T[rows, np.searchsorted(all_masks, masks)] = block
-        self.T = T
-        self.masks = all_masks
-
-    # ------------------------------------------------------------------ evaluation
-    def histogram(self, X):
-        """Counts of the rows of the Boolean ``X`` on the universe (error outside it)."""
-        Xu = X.astype(np.uint8)
-        if self.records is None:
-            idx = Xu.astype(np.int64) @ (np.int64(1) << np.arange(self.p, dtype=np.int64))
-            return np.bincount(idx, minlength=self.N).astype(np.float64)
-        ukeys = _row_keys(self.records)
-        order = np.argsort(ukeys)
-        sorted_keys = ukeys[order]
-        xkeys = _row_keys(Xu)
-        pos = np.minimum(np.searchsorted(sorted_keys, xkeys), self.N - 1)
-        found = sorted_keys[pos] == xkeys
-        if not found.all():
-            row = int(np.flatnonzero(~found)[0])
-            raise ValueError(
-                f"X row {row} ({Xu[row].tolist()}) is not in the universe; every record of "
-                "X must be one of the universe's candidate records."
-            )
-        return np.bincount(order[pos], minlength=self.N).astype(np.float64)
-
-    def answers(self, counts):
-        """``A·counts``."""
-        if self.fast:
-            return self.T @ _fwht(counts)[self.masks]
-        return np.asarray(self.matrix @ counts).ravel()
-
-    def adjoint(self, z):
-        """``Aᵀ z``."""
-        if self.fast:
-            coef = np.zeros(self.N)
-            coef[self.masks] = self.T.T @ z
-            return _fwht(coef)
-        return np.asarray(self.matrix.T @ z).ravel()
-
-    def columns(self, idx):
-        """Dense columns ``A[:, idx]``."""
-        if self.fast:
-            bits = np.bitwise_and(idx[None, :], self.masks[:, None])
-            parity = np.zeros(bits.shape, dtype=np.int64)
-            for j in range(self.p):
-                parity ^= (bits >> j) & 1
-            return self.T @ (1.0 - 2.0 * parity)
-        cols = self.matrix[:, idx]
-        return cols.toarray() if sp.issparse(cols) else np.asarray(cols)
-
-    def lipschitz(self):
-        """``||A||₂²`` (fast path: ``N·||T||₂²`` since ``W Wᵀ = N·I``) or an estimate."""
-        if self.fast:
-            return self.N * float(np.linalg.eigvalsh(self.T.T @ self.T)[-1])
-        rng = np.random.default_rng(0)
-        v = rng.standard_normal(self.N)
-        lam = 0.0
-        for _ in range(30):
-            w = self.adjoint(self.answers(v))
-            lam = float(np.linalg.norm(w))
-            if lam == 0:
-                return 1.0
-            v = w / lam
-        return lam
-
-    def max_column_norm(self):
-        """``max_j ||a_j||₂`` (exact)."""
-        if self.fast:
-            # Every record has exactly one cell per table (norm² = #tables, + 1 for the
-            # constant); for conjunctions the all-ones record attains the same value.
-            return math.sqrt(self.marginal.n_tables + int(self.marginal.include_constant))
-        A = self.matrix
-        sq = A.multiply(A).sum(axis=0) if sp.issparse(A) else (A * A).sum(axis=0)
-        return math.sqrt(float(np.max(sq)))
-
-    def decompose(self, eta):
-        """Base decomposition of the centred columns (see the estimator's Notes)."""
-        if self.fast:
-            # Centre = mean column over the cube = the ∅-character column of T.
-            return walsh_base_decomposition(self.T[:, self.masks != 0])
-        center = np.asarray(self.matrix.sum(axis=1)).ravel() / self.N
-        return base_decomposition(self.matrix, center=center, eta=eta)
-
-    def decode(self, idx):
-        """Boolean records (float64) of universe indices ``idx``."""
-        if self.records is None:
-            return ((idx[:, None] >> np.arange(self.p, dtype=np.int64)) & 1).astype(np.float64)
-        return self.records[idx].astype(np.float64)
-
-
-def _noise_multipliers(decomposition, allocation):
-    """Per-block multipliers ``s_i``: noise ``Σ_i s_i U_i w_i``, ``w_i ~ N(0, c² I)``.
-
-    ``paper``: ``s_i = Δ·sqrt(k)·r_i`` (Algorithm 2 / Corollary 9).
-    ``optimal``: ``s_i = Δ·r_i·sqrt(γ/λ_i)`` with ``λ_i ∝ sqrt(d_i)·r_i`` (``Σ λ_i = 1``)
-    and ``γ = max_j Σ_i λ_i ||U_iᵀ b_j||² / r_i² ≤ 1`` (exact on the general path, the
-    bound 1 on the fast path).  Privacy: the covariance is ``c²·G``,
-    ``G = Σ_i s_i² U_i U_iᵀ``, and every centred column satisfies
-    ``(Δ b_j)ᵀ G⁺ (Δ b_j) = Σ_i λ_i ||U_iᵀ b_j||² / (γ r_i²) ≤ 1``, so the ellipsoid
-    ``G^{1/2} B`` contains ``Δ·sym conv{b_j}`` ⊇ every ``a_u - a_v``: Corollary 8 of the
-    paper.  The total variance ``Σ_i d_i s_i²`` is ``Δ²·γ·(Σ_i sqrt(d_i) r_i)²``, at most
-    the paper's ``Δ²·k·Σ_i d_i r_i²`` by Cauchy–Schwarz.
-    """
-    r = decomposition.radii
-    d = decomposition.ranks.astype(np.float64)
-    k = r.size
-    if k == 0:
-        return np.zeros(0), 1.0
-    if allocation == "paper":
-        return REPLACE_ONE_DELTA * math.sqrt(k) * r, 1.0
-    lam = np.sqrt(d) * r
-    lam = lam / lam.sum()
-    gamma = 1.0
-    if decomposition.block_norms_sq is not None:
-        gamma = float(np.max(decomposition.block_norms_sq @ (lam / r**2)))
-        gamma = min(max(gamma, 0.0), 1.0)
-    return REPLACE_ONE_DELTA * r * np.sqrt(gamma / lam), gamma
-
-
 def _correlated_noise(bases, scales, n_queries, rng, n_draws=1):
     """``n_draws`` columns of ``Σ_i U_i w_i``, ``w_i ~ N(0, scales_i² I_{d_i})`` (via privacy)."""
     noise = np.zeros((n_queries, n_draws))
     for U, scale in zip(bases, scales, strict=True):
         noise += U @ gaussian_noise(scale, (U.shape[1], n_draws), rng)
     return noise
-
-
-def _in_span(values, bases):
-    """``Σ_i U_i U_iᵀ values``: the part of ``values`` that receives noise."""
-    out = np.zeros_like(values)
-    for U in bases:
-        out += U @ (U.T @ values)
-    return out
-
-
-def _public_complement(public_answers, bases):
-    """``P⊥(n·ā)``: the released answers outside the span of the ``U_i``.
-
-    ``A x = n·ā + Σ_j x_j (a_j - ā)`` for every histogram of the public size ``n``; the
-    centred columns lie in the span of the ``U_i`` up to the rank decision (relative
-    singular value ``1e-5``), so ``P⊥(A x) = P⊥(n·ā)`` up to the dropped directions, and
-    releasing ``P⊥(n·ā)`` instead makes the complement data-independent in every case
-    (a thin direction dropped by the rank decision is replaced by its public centre
-    rather than leaked exactly).
-    """
-    return public_answers - _in_span(public_answers, bases)
 
 
 def _discrete_correlated_release(answers, public_complement, bases, multipliers, c, rng):
@@ -548,11 +97,11 @@ def _discrete_correlated_release(answers, public_complement, bases, multipliers,
     Gaussian release ``v̂ = v + N(0, c² I)`` of the scaled block coordinates
     ``v = (U_iᵀ A x / s_i)_i``.  Its L2 sensitivity is at most 1: for neighbours
     ``‖(U_iᵀ Δ / s_i)_i‖² = Δᵀ G⁺ Δ ≤ 1`` with ``G = Σ_i s_i² U_i U_iᵀ``, which is the
-    containment proved in :func:`_noise_multipliers` (Corollary 8).  So ``v`` is released
+    containment proved for the block multipliers (Corollary 8).  So ``v`` is released
     by :func:`skprivsynth.privacy.gaussian_mechanism` with ``noise="discrete"``,
     ``sigma = c`` and ``sensitivity = 1`` (rounding to the grid accounted there).
     ``P⊥(A x)``, the part outside the span of the ``U_i``, is replaced by the public
-    ``public_complement = P⊥(n·ā)`` (:func:`_public_complement`).
+    ``public_complement = P⊥(n·ā)``.
     The rotation back to query space is post-processing of an exact release.
 
     Calibration for the discrete Gaussian (Canonne–Kamath–Steinke 2020): the
@@ -582,7 +131,6 @@ def _discrete_correlated_release(answers, public_complement, bases, multipliers,
     return released, scale
 
 
-# ---------------------------------------------------------------------- estimator
 class CorrelatedGaussianMechanism(BaseSynthesizer):
     """(ε, δ)-DP synthetic data from marginals answered with correlated Gaussian noise.
 
@@ -782,20 +330,20 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         n, p = X.shape
         epsilon, delta = float(self.epsilon), float(self.delta)
         allocation, noise_kind = self.noise_allocation, self.noise
-        wl = _Workload(p, self.degree, self.workload, self.universe, self.max_universe)
+        wl = WorkloadOperator(p, self.degree, self.workload, self.universe, self.max_universe)
         counts = wl.histogram(X)
         dec = wl.decompose(eta=0.05)
         c = gaussian_noise_multiplier(epsilon, delta)
-        multipliers, gamma = _noise_multipliers(dec, allocation)
+        multipliers, gamma = noise_multipliers(dec, allocation, REPLACE_ONE_DELTA)
         scale = c
         answers = wl.answers(counts)
         # Outside the span of the U_i the answers are released as the public n·ā (they
         # equal it when the centred columns lie in the span; the rank decision drops
         # directions below 1e-5·σ_max, which must not be released noise-free).
-        public = _public_complement(wl.answers(np.full(wl.N, n / wl.N)), dec.bases)
+        public = public_complement(wl.answers(np.full(wl.N, n / wl.N)), dec.bases)
         if noise_kind == "continuous":
             noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
-            noisy_answers = public + _in_span(answers, dec.bases) + noise[:, 0]
+            noisy_answers = public + in_span(answers, dec.bases) + noise[:, 0]
         else:
             noisy_answers, scale = _discrete_correlated_release(
                 answers, public, dec.bases, multipliers, c, rng
@@ -804,7 +352,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         # ||A(h - h*)||² ≤ 2·gap ≤ 2e-3·f(h) + 2e-4·E||noise||² (public: the noise
         # energy is the trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
         noise_energy = float(np.sum(dec.ranks * (c * multipliers) ** 2)) / n**2
-        h, gap, n_iter = _simplex_least_squares(
+        h, gap, n_iter = simplex_least_squares(
             wl.answers,
             wl.adjoint,
             noisy_answers / n,
@@ -843,10 +391,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     def noise_covariance(self):
         """Covariance ``c²·Σ_i s_i² U_i U_iᵀ`` of the added noise (``n_queries²`` floats)."""
         check_is_fitted(self)
-        if self.n_queries_**2 > _MAX_DENSE_ENTRIES:
+        if self.n_queries_**2 > MAX_DENSE_ENTRIES:
             raise ValueError(
                 f"noise_covariance: {self.n_queries_}² entries exceed "
-                f"{_MAX_DENSE_ENTRIES:,}; use noise_bases_ and noise_scales_."
+                f"{MAX_DENSE_ENTRIES:,}; use noise_bases_ and noise_scales_."
             )
         cov = np.zeros((self.n_queries_, self.n_queries_))
         for U, s in zip(self.noise_bases_, self.noise_scales_, strict=True):
@@ -993,7 +541,7 @@ def plain_gaussian_mechanism(
         raise ValueError(
             f"max_universe must be an integer in [1, {MAX_UNIVERSE}]; got {max_universe!r}."
         )
-    wl = _Workload(X.shape[1], int(degree), workload, universe, int(max_universe))
+    wl = WorkloadOperator(X.shape[1], int(degree), workload, universe, int(max_universe))
     rng = check_random_generator(random_state)
     scale = c * REPLACE_ONE_DELTA * wl.max_column_norm()
     return wl.answers(wl.histogram(X)) + gaussian_noise(scale, wl.q, rng), scale

@@ -15,15 +15,19 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._math.bounded_density import (
+    conjunction_transpose_csc,
+    proximal_qp,
+    released_density,
+    shrinkage_lp,
+)
 from ._math.sampling import sample_weighted_records
 from ._math.solvers import solve_lp, solve_qp
 from ._math.walsh import (
-    conjunction_matrix,
     fourier_coefficients,
     n_walsh_functions,
     signs_to_boolean,
@@ -150,36 +154,6 @@ def epsilon_for_samples(n_samples, *, n, m, p, degree, density_bounds):
     """
     n_samples = check_n_samples(n_samples, 1)
     return n_samples / _sample_constant(n, m, p, degree, density_bounds)
-
-
-def _conjunction_transpose_csc(points, subsets):
-    """``M_Sᵀ`` (``L × m``, CSC) for the Boolean points of the reduced space.
-
-    ``M_S`` is the 0/1 conjunction matrix (:func:`~skprivsynth._math.walsh.conjunction_matrix`):
-    the constraints ``W_Sᵀh = b`` and ``M_Sᵀh = Vᵀb`` (``Vᵀ`` =
-    :func:`~skprivsynth._math.walsh.walsh_to_conjunction`) have the same solutions, and
-    ``M_S`` has about ``Σ_j C(p, j) 2^{-j}`` nonzeros per row instead of ``L``
-    (59 instead of 211 at ``p = 20, d = 2``).
-    """
-    return sp.csr_matrix(conjunction_matrix(points, subsets)).T.tocsc()
-
-
-def _project_to_box_simplex(density, lower, upper):
-    """Make ``density`` sum to 1 inside ``[lower, upper]`` by a tiny proportional fix.
-
-    ``density`` is already in the box; the caller rejects the result unless it matches
-    the coefficient constraints (whose first row is ``Σh = 1``) to 1e-7 both before and
-    after this fix, so the deficit is at most 1e-7.  The deficit is spread over the
-    coordinates in proportion to their slack to the bound it moves toward, so no
-    coordinate crosses its bound; a final clip removes rounding.  The change is at most
-    ``|1 − Σ density|`` per coordinate.
-    """
-    deficit = 1.0 - density.sum()
-    slack = (upper - density) if deficit > 0 else (density - lower)
-    total = slack.sum()
-    if deficit != 0.0 and total > 0:
-        density = density + deficit * slack / total
-    return np.clip(density, lower, upper)
 
 
 class PrivateSampler(BaseSynthesizer):
@@ -512,18 +486,17 @@ class PrivateSampler(BaseSynthesizer):
         m, L = W.shape
         c_uniform = W.mean(axis=0)  # W_Sᵀu: the coefficients of the uniform density on S
         t, t_uniform = walsh_to_conjunction(np.column_stack([c, c_uniform]), subsets).T
-        MT = _conjunction_transpose_csc(reduced_space, subsets)
-        # LP in (λ, g): M_Sᵀg + λ·m(t − M_Sᵀu) = m t  ⇔  W_Sᵀh = (1−λ)c + λ W_Sᵀu.
-        A_lp = sp.hstack([sp.csc_matrix((m * (t - t_uniform))[:, None]), MT], format="csc")
-        cost = np.zeros(m + 1)
-        cost[0] = 1.0
+        MT = conjunction_transpose_csc(reduced_space, subsets)
+        cost, A_lp, row_lower, row_upper, col_lower, col_upper = shrinkage_lp(
+            MT, t, t_uniform, low, high
+        )
         lp = solve_lp(
             cost,
             A_lp,
-            m * t,
-            m * t,
-            np.concatenate([[0.0], np.full(m, 2.0 * low)]),
-            np.concatenate([[1.0], np.full(m, high - low)]),
+            row_lower,
+            row_upper,
+            col_lower,
+            col_upper,
             solver="ipm",
             time_limit=_SOLVER_TIME_LIMIT,
             options={"presolve": "off", "run_crossover": "off"},
@@ -532,14 +505,11 @@ class PrivateSampler(BaseSynthesizer):
         del A_lp
         shrinkage = float(np.clip(lp.x[0], 0.0, 1.0))
         target = (1.0 - shrinkage) * c + shrinkage * c_uniform
-        target_conj = (1.0 - shrinkage) * t + shrinkage * t_uniform
-
-        # QP: min ½‖g − 1‖² s.t. M_Sᵀg = m·Vᵀtarget, δ ≤ g ≤ Δ; warm start at the LP's g
-        # (feasible up to the LP tolerance since the LP box lies inside the QP box).
-        A_qp = sp.vstack([MT, sp.identity(m, format="csc")], format="csc")
-        lower = np.concatenate([m * target_conj, np.full(m, low)])
-        upper = np.concatenate([m * target_conj, np.full(m, high)])
-        P, q = sp.identity(m, format="csc"), -np.ones(m)
+        # Warm start at the LP's g (feasible up to the LP tolerance since the LP box
+        # lies inside the QP box).
+        P, q, A_qp, lower, upper = proximal_qp(
+            MT, (1.0 - shrinkage) * t + shrinkage * t_uniform, low, high
+        )
         qp = solve_qp(
             P,
             q,
@@ -566,20 +536,10 @@ class PrivateSampler(BaseSynthesizer):
                 settings=_QP_SETTINGS,
             )
         del A_qp, MT
-        g = qp.x
         # Enforce the privacy preconditions on what is released, exactly: h in
-        # [δ/m, Δ/m] and Σh = 1.  The raw output may miss the box by solver tolerance
-        # (≤ 1e-6/m accepted); clipping and the proportional fix move h by at most that
-        # much, and the residual check below is made on the corrected h.
-        box_violation = float(max(low - g.min(), g.max() - high, 0.0))
-        clipped = np.clip(g, low, high) / m
-        density = _project_to_box_simplex(clipped, low / m, high / m)
-        residual = float(
-            max(
-                np.abs(W.T @ clipped - target).max(),  # before the sum fix
-                np.abs(W.T @ density - target).max(),
-            )
-        )
+        # [δ/m, Δ/m] and Σh = 1 (≤ 1e-6/m box violation accepted, then clipped); the
+        # residual check below is made on the corrected h.
+        density, residual, box_violation = released_density(qp.x, W, target, low, high)
         if residual > _RESIDUAL_TOL or box_violation > _BOX_TOL:
             raise SolverError(
                 "the proximal QP of PrivateSampler returned an inaccurate density: "

@@ -117,9 +117,9 @@ def _cube_tables(p, degree):
 
 def _walsh_T(wl, p):
     """T of A = T·W via the estimator's internal builder."""
-    from skprivsynth.gaussian import _Workload
+    from skprivsynth._math.workload_operator import WorkloadOperator
 
-    w = _Workload(p, wl.degree, wl, None, 2**p)
+    w = WorkloadOperator(p, wl.degree, wl, None, 2**p)
     return w.T, w.masks
 
 

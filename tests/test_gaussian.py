@@ -11,14 +11,15 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from skprivsynth._math.hadamard import fwht
+from skprivsynth._math.noise_allocation import noise_multipliers
+from skprivsynth._math.simplex import project_simplex
 from skprivsynth._math.solvers import solve_qp
+from skprivsynth._math.workload_operator import WorkloadOperator
 from skprivsynth.gaussian import (
+    REPLACE_ONE_DELTA,
     CorrelatedGaussianMechanism,
     _correlated_noise,
-    _fwht,
-    _noise_multipliers,
-    _project_simplex,
-    _Workload,
     gaussian_noise_multiplier,
     plain_gaussian_mechanism,
 )
@@ -43,15 +44,15 @@ def test_fwht_matches_dense_hadamard():
     idx = np.arange(2**p)
     H = 1.0 - 2.0 * np.array([[bin(s & i).count("1") % 2 for i in idx] for s in idx])
     v = np.random.default_rng(0).normal(size=2**p)
-    np.testing.assert_allclose(_fwht(v), H @ v, atol=1e-12)
-    np.testing.assert_allclose(_fwht(_fwht(v)), 2**p * v, atol=1e-10)
+    np.testing.assert_allclose(fwht(v), H @ v, atol=1e-12)
+    np.testing.assert_allclose(fwht(fwht(v)), 2**p * v, atol=1e-10)
 
 
 def test_project_simplex_is_the_euclidean_projection():
     rng = np.random.default_rng(1)
     for _ in range(20):
         v = rng.normal(size=30) * 3
-        h = _project_simplex(v)
+        h = project_simplex(v)
         assert h.min() >= 0 and h.sum() == pytest.approx(1.0)
         # Optimality: v - h = θ on the support, ≤ θ off it.
         theta = (v - h)[h > 0]
@@ -290,9 +291,9 @@ def test_error_ratio_against_plain_gaussian(allocation):
 def _expected_ratio(p, workload, allocation):
     """Exact E||noise||²/q of the correlated mechanism over the plain one's (public: no
     data, no noise; c² cancels)."""
-    wl = _Workload(p, 2, workload, None, 2**20)
+    wl = WorkloadOperator(p, 2, workload, None, 2**20)
     dec = wl.decompose(eta=0.05)
-    s, _ = _noise_multipliers(dec, allocation)
+    s, _ = noise_multipliers(dec, allocation, REPLACE_ONE_DELTA)
     return float(np.sum(dec.ranks * s**2)) / wl.q / (2.0 * wl.max_column_norm()) ** 2
 
 

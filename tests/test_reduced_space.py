@@ -8,6 +8,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.reduced_space as rs
+from skprivsynth._math.reweighting_lp import ReweightingLP
 from skprivsynth._math.workload import FunctionWorkload, MarginalWorkload
 from skprivsynth.exceptions import SolverError
 from skprivsynth.metrics import make_marginal_scorer
@@ -264,7 +265,7 @@ def test_failed_lp_raises_with_highs_status():
 
 def test_infeasible_lp_raises(monkeypatch):
     """A broken model (here: a corrupted density row) must raise, never return weights."""
-    original = rs._ReweightingLP.master
+    original = ReweightingLP.master
 
     def corrupt(self, columns):
         c, A, rl, ru, cl, cu = original(self, columns)
@@ -272,7 +273,7 @@ def test_infeasible_lp_raises(monkeypatch):
         rl[0] = ru[0] = -1.0  # Σ h = -1 with h >= 0: infeasible
         return c, A, rl, ru, cl, cu
 
-    monkeypatch.setattr(rs._ReweightingLP, "master", corrupt)
+    monkeypatch.setattr(ReweightingLP, "master", corrupt)
     X = product_data(300, [0.3, 0.6, 0.5], seed=11)
     with pytest.raises(SolverError, match="Infeasible"):
         ReducedSpaceLP(m=30, random_state=0).fit(X)
