@@ -42,6 +42,7 @@ def _synthesizers():
         "reduced-space-lp": "ReducedSpaceLP",
         "private-sampler": "PrivateSampler",
         "correlated-gaussian": "CorrelatedGaussianMechanism",
+        "marginal": "MarginalSynthesizer",
     }
     return {
         key: getattr(skprivsynth, cls) for key, cls in names.items() if hasattr(skprivsynth, cls)
@@ -156,13 +157,14 @@ def _encoder(args, data, domain, synthesizer):
         )
     private = is_differentially_private(synthesizer)
     budget = _cube_bits(synthesizer)
-    encoding = "onehot" if budget is None else "binary"
+    codes = "domain" in synthesizer.get_params()  # synthesizers of integer codes
+    encoding = "ordinal" if codes else "onehot" if budget is None else "binary"
     if args.max_bins is not None:
         max_bins = args.max_bins
     elif budget is not None:
         max_bins = _binary_max_bins(data, domain, budget)
     else:
-        max_bins = 8 if private else None
+        max_bins = 8 if private and not codes else None
     if max_bins is not None and max_bins <= 0:
         max_bins = None
     weights, decode_epsilon = None, 0.0
@@ -221,10 +223,14 @@ def _demo(args):
     sample_time = time.perf_counter() - start
     rng = np.random.default_rng(args.seed)
     bootstrap = data.iloc[rng.integers(0, len(data), len(data))].reset_index(drop=True)
-    binary = ", binary codes" if pipe[0].encoding == "binary" else ""
+    features = {
+        "onehot": f"{pipe[0].n_features_out_} Boolean features",
+        "binary": f"{pipe[0].n_features_out_} Boolean features, binary codes",
+        "ordinal": f"{sum(pipe[0].n_codes_)} levels as integer codes",
+    }[pipe[0].encoding]
     print(
         f"Adult: {len(data)} rows, {data.shape[1]} columns, "
-        f"{pipe[0].n_features_out_} Boolean features (max_bins={pipe[0].max_bins}{binary})"
+        f"{features} (max_bins={pipe[0].max_bins})"
     )
     print(f"{type(synthesizer).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
     print(_privacy_line(synthesizer, decode_epsilon))
@@ -334,11 +340,13 @@ def _build_parser():
     parser.add_argument("--version", action="version", version=f"skprivsynth {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    def add_method_options(sub, seed_default, seed_help):
+    def add_method_options(sub, seed_default, seed_help, method_default):
         sub.add_argument(
             "--method",
-            default="microaggregation",
-            help="synthesizer: microaggregation, noisy-microaggregation, "
+            default=method_default,
+            help=f"synthesizer (default: {method_default}): marginal (the accurate "
+            "DP synthesizer: select-measure-generate over marginals; needs a declared "
+            "domain of every column), microaggregation, noisy-microaggregation, "
             "reduced-space-lp, private-sampler, correlated-gaussian",
         )
         sub.add_argument(
@@ -373,7 +381,7 @@ def _build_parser():
         )
 
     demo = commands.add_parser("demo", help="fit on the bundled Adult data and score it")
-    add_method_options(demo, 0, "random seed (the demo data is public)")
+    add_method_options(demo, 0, "random seed (the demo data is public)", "marginal")
     demo.add_argument("--n-rows", type=int, default=None, help="use only the first rows")
     demo.set_defaults(handler=_demo)
 
@@ -396,6 +404,7 @@ def _build_parser():
         None,
         "random seed, for reproducible tests only (default: fresh entropy); a seed "
         "known to others lets them regenerate the privacy noise",
+        "microaggregation",
     )
     synth.set_defaults(handler=_synthesize)
 

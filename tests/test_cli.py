@@ -9,9 +9,36 @@ from skprivsynth.privacy import PrivacyLeakWarning
 
 
 def test_demo_prints_table(capsys):
-    assert main(["demo", "--n-rows", "3000", "--param", "k=20"]) == 0
+    assert (
+        main(["demo", "--n-rows", "3000", "--method", "microaggregation", "--param", "k=20"]) == 0
+    )
     out = capsys.readouterr().out
     assert "tvd2" in out and "MicroaggregationSynthesizer" in out and "bootstrap" in out
+
+
+def test_demo_defaults_to_the_marginal_synthesizer_on_integer_codes(capsys):
+    assert main(["demo", "--n-rows", "3000", "--param", "epsilon=2"]) == 0
+    out = capsys.readouterr().out
+    assert "MarginalSynthesizer" in out and "levels as integer codes" in out
+    assert "zCDP rho" in out and "epsilon = 2, delta = 1e-09" in out
+
+
+def test_synthesize_marginal_needs_every_column_declared(tmp_path, adult, capsys):
+    data = adult.data.iloc[:1000]
+    source, target, domain = tmp_path / "real.csv", tmp_path / "out.csv", tmp_path / "d.json"
+    data.to_csv(source, index=False)
+    domain.write_text(json.dumps(dict(list(adult.domain.items())[:-1])))  # one column missing
+    argv = ["synthesize", str(source), "-o", str(target), "--method", "marginal"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main([*argv, "--domain", str(domain)]) == 2
+    assert "domain is required" in capsys.readouterr().err and not target.exists()
+    domain.write_text(json.dumps(adult.domain))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main([*argv, "--domain", str(domain), "--seed", "0"]) == 0
+    synthetic = pd.read_csv(target)
+    assert synthetic.shape == data.shape and list(synthetic.columns) == list(data.columns)
 
 
 def test_synthesize_and_evaluate_round_trip(tmp_path, adult, capsys):
@@ -46,7 +73,10 @@ def test_synthesize_and_evaluate_round_trip(tmp_path, adult, capsys):
     [
         (["demo", "--method", "nope"], "--method must be one of"),
         (["demo", "--param", "k"], "KEY=VALUE"),
-        (["demo", "--n-rows", "100", "--param", "k=0"], "'k' parameter"),
+        (
+            ["demo", "--n-rows", "100", "--method", "microaggregation", "--param", "k=0"],
+            "'k' parameter",
+        ),
         (["evaluate", "missing.csv", "missing.csv"], "missing.csv"),
     ],
 )
@@ -215,7 +245,7 @@ def test_demo_correlated_gaussian_uses_a_binary_cube_within_max_universe(capsys)
     argv = ["demo", "--method", "correlated-gaussian", "--n-rows", "2000"]
     assert main([*argv, "--param", "epsilon=1"]) == 0
     out = capsys.readouterr().out
-    assert "14 Boolean features (max_bins=2, binary codes)" in out
+    assert "14 Boolean features, binary codes (max_bins=2)" in out
     assert "privacy: epsilon = 1.1 (1 synthesizer + 0.1 decoding weights)" in out
     assert "delta = 1e-06" in out and "CorrelatedGaussianMechanism" in out and "tvd2" in out
     # An explicit --max-bins is kept; a cube beyond max_universe fails in one line.
