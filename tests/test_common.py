@@ -18,6 +18,7 @@ from sklearn.exceptions import NotFittedError
 
 from skprivsynth import (
     CorrelatedGaussianMechanism,
+    MarginalSynthesizer,
     MicroaggregationSynthesizer,
     NoisyMicroaggregation,
     PrivateSampler,
@@ -34,6 +35,7 @@ SYNTHESIZERS = [
     ReducedSpaceLP(epsilon=2.0, m=128),
     PrivateSampler(epsilon=None, n_samples=12, m=64),
     CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6),
+    MarginalSynthesizer(epsilon=2.0, domain=[2] * 5),  # Boolean columns as 2-level codes
 ]
 TRANSFORMERS = [
     BooleanValidator(),
@@ -41,7 +43,13 @@ TRANSFORMERS = [
     BooleanEncoder(categories={"c0": [0, 1, 2], "c1": [0, 1], "c2": [0, 1, 2, 3]}),
 ]
 ESTIMATORS = SYNTHESIZERS + TRANSFORMERS
-DP_CLASSES = (NoisyMicroaggregation, ReducedSpaceLP, PrivateSampler, CorrelatedGaussianMechanism)
+DP_CLASSES = (
+    NoisyMicroaggregation,
+    ReducedSpaceLP,
+    PrivateSampler,
+    CorrelatedGaussianMechanism,
+    MarginalSynthesizer,
+)
 
 
 def _ids(estimators):
@@ -58,6 +66,11 @@ def _data(estimator, seed=0, n=240, p=5):
         )
     latent = rng.random((n, 1))
     return (rng.random((n, p)) < 0.2 + 0.6 * latent).astype(float)
+
+
+def _width_params(estimator, p):
+    """Parameters that declare a width-``p`` input (the public domain of code synthesizers)."""
+    return {"domain": [2] * p} if "domain" in estimator.get_params() else {}
 
 
 def _fitted(estimator, **params):
@@ -198,7 +211,7 @@ def test_refit_resets_the_fitted_state(estimator):
     if isinstance(est, PrivateSampler):
         est.sample(3)
     X4 = _data(est, seed=1, p=4)
-    est.fit(X4)
+    est.set_params(**_width_params(est, 4)).fit(X4)
     assert est.n_features_in_ == 4
     assert not hasattr(est, "feature_names_in_")
     if isinstance(est, BaseSynthesizer):
@@ -221,9 +234,9 @@ def test_failed_refit_leaves_the_previous_fit_intact(estimator, monkeypatch):
 
     monkeypatch.setattr(type(est), "_set_fitted", fail)
     with pytest.raises(SolverError, match="injected"):
-        est.set_params(random_state=1).fit(_data(est, seed=1, p=4))
+        est.set_params(random_state=1, **_width_params(est, 4)).fit(_data(est, seed=1, p=4))
     monkeypatch.undo()
-    assert _state(est.set_params(random_state=0)) == before
+    assert _state(est.set_params(random_state=0, **_width_params(est, 5))) == before
     np.testing.assert_array_equal(_sample(est), expected)
 
     fresh = clone(estimator)
