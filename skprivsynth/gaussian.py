@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from ._math.noise_allocation import in_span, noise_multipliers, public_complement
 from ._math.sampling import sample_weighted_records
 from ._math.simplex import simplex_least_squares
+from ._math.workload import FunctionWorkload, MarginalWorkload
 from ._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
 from .base import BaseSynthesizer, check_random_generator
 from .privacy import (
@@ -176,12 +177,16 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         Privacy parameter δ in (0, 1).
     degree : int, default=2
         With ``workload=None``: all marginal tables of ``1..min(degree, p)`` columns.
-    workload : None, sequence of column sets, MarginalWorkload, or float matrix
-        A sequence of column sets (e.g. ``[(0, 1), (2,)]``) means their full tables;
-        a :class:`~skprivsynth._math.workload.MarginalWorkload` (tables or conjunctions)
-        is used as is; a float ndarray / scipy sparse matrix of shape
-        ``(n_queries, universe size)`` is a custom query matrix (columns in universe
-        order; for the whole cube record ``i`` has ``x_j = (i >> j) & 1``).
+    workload : None, {"tables", "conjunctions"}, list of column sets, MarginalWorkload, \
+            FunctionWorkload or float matrix, default=None
+        The queries, in the spellings of :mod:`skprivsynth.workload` (shared with
+        :class:`~skprivsynth.ReducedSpaceLP`): None/"tables": all marginal tables of
+        ``1..min(degree, p)`` columns; "conjunctions": all conjunctions; a list of column
+        sets (e.g. ``[(0, 1), (2,)]``): their full tables; a workload object is used as
+        given.  The workloads built from a string or list have no constant query (its
+        count is the public ``n``).  In addition, a float ndarray / scipy sparse matrix
+        of shape ``(n_queries, universe size)`` is a custom query matrix (columns in
+        universe order; for the whole cube record ``i`` has ``x_j = (i >> j) & 1``).
     universe : array-like of shape (N, p), optional
         Candidate records (unique Boolean rows).  Default: the whole cube
         ``{0,1}^p`` when ``2^p ≤ max_universe``; otherwise ``universe`` is required.
@@ -235,6 +240,8 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     consistency_gap_ : float
         Final duality gap of the least-squares step (in squared fractions).
     consistency_iterations_ : int
+    workload_ : MarginalWorkload, FunctionWorkload or matrix
+        The workload used (parsed from ``workload``; a copy for a FunctionWorkload).
     universe_size_ : int
     n_queries_ : int
     n_features_in_, feature_names_in_, n_samples_fit_
@@ -282,7 +289,17 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "degree": [Interval(Integral, 1, None, closed="left")],
-        "workload": "no_validation",
+        "workload": [
+            None,
+            StrOptions({"tables", "conjunctions"}),
+            list,
+            tuple,
+            MarginalWorkload,
+            FunctionWorkload,
+            np.ndarray,
+            "sparse matrix",
+            callable,
+        ],
         "universe": [None, "array-like"],
         "max_universe": [Interval(Integral, 1, MAX_UNIVERSE, closed="both")],
         "noise_allocation": [StrOptions({"optimal", "paper"})],
@@ -385,6 +402,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             privacy_report_=report,
             epsilon_=report.epsilon,
             delta_=report.delta,
+            workload_=wl.workload,
             _workload=wl,
         )
 

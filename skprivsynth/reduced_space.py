@@ -102,7 +102,7 @@ class ReducedSpaceLP(BaseSynthesizer):
           bought with a declared part of the budget (beyond the paper).  With
           ``feature_blocks`` the release is the vector of per-block category
           frequencies (the 1-way block tables: column means of the rows after
-          :func:`~skprivsynth._math.workload.project_one_hot`) with replace-one L1
+          :func:`~skprivsynth.workload.project_one_hot`) with replace-one L1
           sensitivity ``2 · n_blocks / n`` (a replaced row moves at most ``1/n`` of mass
           out of and ``1/n`` into each block), clipped below at ``1/m`` (full support),
           normalised per block, and each block's category of each candidate is drawn
@@ -120,17 +120,19 @@ class ReducedSpaceLP(BaseSynthesizer):
         of ``h`` and the noisy statistics.
     workload : None, {"tables", "conjunctions", "block_tables"}, list of column sets, \
             MarginalWorkload or FunctionWorkload, default=None
-        Test-function family ``F``.  None/"tables": all marginal tables of degree
-        ``1..degree``; "conjunctions": all conjunctions of degree ``1..degree`` (one
+        Test-function family ``F``, in the spellings of :mod:`skprivsynth.workload`
+        (shared with :class:`~skprivsynth.CorrelatedGaussianMechanism`; here every
+        workload starts with the constant function, the density constraint).
+        None/"tables": all marginal tables of degree ``1..degree``; "conjunctions": all conjunctions of degree ``1..degree`` (one
         query per column set); "block_tables" (needs ``feature_blocks``): the
         categorical tables of ``1..degree`` one-hot blocks
-        (:class:`~skprivsynth._math.workload.BlockMarginalWorkload`, one conjunction
+        (:class:`~skprivsynth.workload.BlockMarginalWorkload`, one conjunction
         query per cell, sensitivity ``2 · n_block_tables / n`` since every row, after
         the public projection described under ``feature_blocks``, lies in at most one
         cell of each table) — on one-hot data it carries the same information as the bitwise
         tables with far less noise (Adult, degree 2: 105 instead of 4 465 tables); a
         list of column sets: their full tables; a
-        :class:`~skprivsynth._math.workload.FunctionWorkload` for bounded user functions
+        :class:`~skprivsynth.workload.FunctionWorkload` for bounded user functions
         (its declared bounds give the sensitivity).  A bare callable is refused: its
         bounds are needed.
     independent_fraction : float in (0, 1), default=0.1
@@ -144,7 +146,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         When given, the input domain is the rows with *at most* one bit set per block
         (an all-zero block, e.g. ``BooleanEncoder(handle_unknown="ignore")``'s unknown
         value, is allowed): ``fit`` first maps every row of ``X`` by
-        :func:`~skprivsynth._math.workload.project_one_hot`, which reads a block with
+        :func:`~skprivsynth.workload.project_one_hot`, which reads a block with
         two or more bits set as empty.  This fixed row-wise rule keeps replace-one
         neighbours neighbours, so the block sensitivities hold for *every* ``X``; ``fit``
         neither raises nor warns on such rows (either would reveal private rows), so

@@ -277,3 +277,64 @@ def test_block_tables_bad_input():
         wl.BlockMarginalWorkload([(10 * i, 10 * i + 10) for i in range(40)], 400, degree=5)
     assert wl.check_feature_blocks(None, 3) is None
     assert wl.check_feature_blocks([slice(2, 3), (0, 2)], 3) == [(0, 2), (2, 3)]
+
+
+# ------------------------------------------------------------ one workload type
+def test_public_module_reexports_the_workload_types():
+    import skprivsynth.workload as public
+
+    assert public.MarginalWorkload is MarginalWorkload
+    assert public.FunctionWorkload is FunctionWorkload
+    assert set(public.__all__) >= {
+        "MarginalWorkload",
+        "BlockMarginalWorkload",
+        "FunctionWorkload",
+        "project_one_hot",
+    }
+
+
+def test_one_workload_object_serves_both_estimators():
+    from skprivsynth import CorrelatedGaussianMechanism, ReducedSpaceLP
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((200, 4)) < 0.4).astype(float)
+    W = MarginalWorkload(4, degree=2, kind="conjunction")
+    lp = ReducedSpaceLP(epsilon=1.0, m=64, workload=W, random_state=0).fit(X)
+    cgm = CorrelatedGaussianMechanism(1.0, workload=W, random_state=0).fit(X)
+    assert lp.workload_ is W and cgm.workload_ is W
+    # The Gaussian mechanism answers in counts what the workload gives as fractions.
+    np.testing.assert_allclose(cgm.workload_answers(X), len(X) * W.answers(X))
+
+
+@pytest.mark.parametrize("spelling", [None, "tables", "conjunctions", [(0, 1), (2,)]])
+def test_string_and_list_spellings_mean_the_same_queries_in_both(spelling):
+    from skprivsynth import CorrelatedGaussianMechanism, ReducedSpaceLP
+
+    rng = np.random.default_rng(1)
+    X = (rng.random((100, 3)) < 0.5).astype(float)
+    lp = ReducedSpaceLP(epsilon=1.0, m=32, degree=2, workload=spelling, random_state=0).fit(X)
+    cgm = CorrelatedGaussianMechanism(1.0, degree=2, workload=spelling, random_state=0).fit(X)
+    # Same queries; the LP's workload has the constant function first.
+    assert lp.workload_.column_sets_ == cgm.workload_.column_sets_
+    assert lp.workload_.kind == cgm.workload_.kind
+    np.testing.assert_allclose(cgm.workload_answers(X), len(X) * lp.workload_.answers(X)[1:])
+
+
+def test_function_workload_in_the_gaussian_mechanism_is_not_mutated():
+    from skprivsynth import CorrelatedGaussianMechanism
+
+    rng = np.random.default_rng(2)
+    X = (rng.random((150, 3)) < 0.5).astype(float)
+    W = FunctionWorkload(lambda Z: Z[:, :2].sum(axis=1), bounds=(0, 2), n_features=3)
+    est = CorrelatedGaussianMechanism(1.0, workload=W, random_state=0).fit(X)
+    assert W.n_queries is None  # the hyperparameter is untouched
+    np.testing.assert_allclose(est.workload_answers(X), len(X) * est.workload_.answers(X))
+
+
+def test_block_workload_in_the_gaussian_mechanism_reads_rows_through_the_projection():
+    from skprivsynth import CorrelatedGaussianMechanism
+
+    W = wl.BlockMarginalWorkload([slice(0, 2), slice(2, 4)], n_features=4, degree=2)
+    X = np.array([[1, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 1]], dtype=float)  # row 0: 2 bits
+    est = CorrelatedGaussianMechanism(1.0, workload=W, random_state=0).fit(X)
+    np.testing.assert_allclose(est.workload_answers(X), len(X) * W.answers(X))

@@ -155,7 +155,7 @@ class MarginalWorkload:
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth._math.workload import MarginalWorkload
+    >>> from skprivsynth.workload import MarginalWorkload
     >>> W = MarginalWorkload(3, degree=2)
     >>> W.n_tables, W.n_queries
     (6, 19)
@@ -630,7 +630,7 @@ class FunctionWorkload:
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth._math.workload import FunctionWorkload
+    >>> from skprivsynth.workload import FunctionWorkload
     >>> W = FunctionWorkload(lambda Z: Z[:, :1] - Z[:, 1:2], bounds=(-1, 1), n_features=2)
     >>> W.answers(np.array([[1, 0], [1, 1]])).tolist()
     [1.0, 0.5]
@@ -794,8 +794,11 @@ def _csc_from_columns(indices, counts, n_rows, n_cols):
     )
 
 
-def check_workload(workload, n_features, degree):
+def check_workload(workload, n_features, degree, *, include_constant=True):
     """Turn the ``workload`` parameter of an estimator into a workload object.
+
+    The one parser of ``workload=`` for :class:`~skprivsynth.ReducedSpaceLP` and
+    :class:`~skprivsynth.CorrelatedGaussianMechanism`.
 
     Parameters
     ----------
@@ -803,20 +806,27 @@ def check_workload(workload, n_features, degree):
             MarginalWorkload or FunctionWorkload
         None / "tables": all marginal tables of degree ``1..degree``; "conjunctions":
         all conjunctions of degree ``1..degree``; a sequence of column sets: their full
-        tables; a workload object: used as is (its ``n_features`` must match).  A bare
-        callable is rejected: wrap it in :class:`FunctionWorkload` with declared bounds.
+        tables; a workload object: used as is (its ``n_features`` must match; a
+        :class:`FunctionWorkload` is copied, never mutated).  A bare callable is
+        rejected: wrap it in :class:`FunctionWorkload` with declared bounds.
     n_features : int
     degree : int
+    include_constant : bool, default=True
+        The workloads built here start with the constant function; a workload object
+        must then include it too (in a reweighting LP it is the density constraint).
+        With False, built workloads have no constant and objects are used as they are.
 
     Returns
     -------
-    MarginalWorkload or FunctionWorkload (always with the constant function first)
+    MarginalWorkload or FunctionWorkload
     """
     if workload is None or (isinstance(workload, str) and workload == "tables"):
-        return MarginalWorkload(n_features, degree, kind="table")
+        return MarginalWorkload(n_features, degree, kind="table", include_constant=include_constant)
     if isinstance(workload, str):
         if workload == "conjunctions":
-            return MarginalWorkload(n_features, degree, kind="conjunction")
+            return MarginalWorkload(
+                n_features, degree, kind="conjunction", include_constant=include_constant
+            )
         raise ValueError(
             "workload must be None, 'tables', 'conjunctions', a list of column "
             f"sets or a workload object; got {workload!r}."
@@ -826,7 +836,7 @@ def check_workload(workload, n_features, degree):
             raise ValueError(
                 f"workload has n_features={workload.n_features} but X has {n_features} columns."
             )
-        if not workload.include_constant:
+        if include_constant and not workload.include_constant:
             raise ValueError(
                 "workload must include the constant function "
                 "(include_constant=True): it is the density constraint."
@@ -843,4 +853,6 @@ def check_workload(workload, n_features, degree):
             "be derived. Wrap it: FunctionWorkload(func, bounds=(lower, upper), "
             f"n_features={n_features}); got {workload!r}."
         )
-    return MarginalWorkload(n_features, kind="table", column_sets=workload)
+    return MarginalWorkload(
+        n_features, kind="table", column_sets=workload, include_constant=include_constant
+    )

@@ -17,9 +17,16 @@ from sklearn.utils.validation import check_array
 from ..validation import check_boolean_matrix
 from .ellipsoid import base_decomposition, walsh_base_decomposition
 from .hadamard import fwht
-from .workload import MarginalWorkload
+from .workload import MarginalWorkload, check_workload
 
-__all__ = ["MAX_DENSE_ENTRIES", "MAX_UNIVERSE", "WorkloadOperator", "check_universe", "row_keys"]
+__all__ = [
+    "MAX_DENSE_ENTRIES",
+    "MAX_UNIVERSE",
+    "WorkloadOperator",
+    "check_universe",
+    "is_query_matrix",
+    "row_keys",
+]
 
 #: Hard upper limit of ``max_universe`` (the whole cube ``{0,1}^p`` is handled as a
 #: dense vector of ``2^p`` counts; ``2^22`` float64 = 32 MB per vector, the consistency
@@ -53,7 +60,8 @@ def row_keys(Z):
     return packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
 
 
-def _is_matrix_workload(workload):
+def is_query_matrix(workload):
+    """Whether ``workload`` is a float query matrix (ndarray or scipy sparse)."""
     return sp.issparse(workload) or (
         isinstance(workload, np.ndarray)
         and workload.ndim == 2
@@ -62,11 +70,15 @@ def _is_matrix_workload(workload):
 
 
 class WorkloadOperator:
-    """Query matrix of a workload over a universe, in the form each path needs.
+    """The query matrix ``A`` (counts) of a workload over a universe, as a linear map.
 
-    Full cube + marginal workload: ``A = T·W_S`` with ``W_S`` the Walsh rows (characters
-    of the downward closure of the column sets) — the fast path.  Otherwise an explicit
-    (sparse) ``q × N`` matrix.
+    ``workload`` is any spelling :func:`~skprivsynth._math.workload.check_workload`
+    accepts (None and strings use ``min(degree, p)``; no constant query is added), or a
+    float query matrix of shape ``(n_queries, N)`` over the universe.  Full cube + plain
+    :class:`~skprivsynth._math.workload.MarginalWorkload`: ``A = T·W_S`` with ``W_S`` the
+    Walsh rows (characters of the downward closure of the column sets) — the fast path.
+    Otherwise an explicit (sparse) ``q × N`` matrix.  ``workload`` (attribute) is the
+    parsed workload object, or the matrix.
     """
 
     def __init__(self, p, degree, workload, universe, max_universe):
@@ -85,7 +97,7 @@ class WorkloadOperator:
             self.N = self.records.shape[0]
         self.marginal = None
         self.matrix = None
-        if _is_matrix_workload(workload):
+        if is_query_matrix(workload):
             A = (
                 sp.csr_matrix(workload, dtype=np.float64)
                 if sp.issparse(workload)
@@ -99,34 +111,35 @@ class WorkloadOperator:
             data = A.data if sp.issparse(A) else A
             if not np.all(np.isfinite(data)):
                 raise ValueError("workload: the query matrix must be finite.")
-            self.matrix = A
-        elif isinstance(workload, MarginalWorkload):
-            if workload.n_features != p:
-                raise ValueError(
-                    f"workload has n_features={workload.n_features} but X has {p} columns."
-                )
-            self.marginal = workload
-        elif workload is None:
-            self.marginal = MarginalWorkload(
-                p, min(degree, p), kind="table", include_constant=False
-            )
-        else:
-            self.marginal = MarginalWorkload(
-                p, kind="table", column_sets=workload, include_constant=False
-            )
-        self.q = self.marginal.n_queries if self.marginal is not None else self.matrix.shape[0]
-        self.fast = self.marginal is not None and self.records is None
+            self.workload = self.matrix = A
+            self.q = A.shape[0]
+            self.fast = False
+            return
+        # Every other spelling is parsed as by ReducedSpaceLP; the workloads built here
+        # have no constant query (on counts it would be the public n, noise-free).
+        self.workload = check_workload(workload, p, min(degree, p), include_constant=False)
+        self.q = self.workload.n_queries
+        # Fast path: plain marginals (tables or conjunctions) on the whole cube.  A
+        # subclass evaluating its queries through a row map (BlockMarginalWorkload) or a
+        # FunctionWorkload gets the explicit matrix over the universe.
+        self.fast = type(self.workload) is MarginalWorkload and self.records is None
         if self.fast:
+            self.marginal = self.workload
             self._build_walsh()
-        elif self.marginal is not None:
-            nnz = self.marginal.max_nnz(self.N)
-            if nnz > _MAX_QUERY_NNZ:
-                raise ValueError(
-                    f"universe: {self.N:,} records × {self.marginal.n_tables} tables give a "
-                    f"query matrix with {nnz:,} nonzeros, above {_MAX_QUERY_NNZ:,}; use fewer "
-                    "candidate records or a smaller workload."
-                )
-            self.matrix = self.marginal.query_matrix(self.records).tocsr()
+            return
+        if isinstance(self.workload, MarginalWorkload):
+            self.marginal = self.workload
+        nnz = self.workload.max_nnz(self.N)
+        if nnz > _MAX_QUERY_NNZ:
+            raise ValueError(
+                f"universe: {self.N:,} records × {self.q:,} queries give a query matrix "
+                f"with up to {nnz:,} nonzeros, above {_MAX_QUERY_NNZ:,}; use fewer "
+                "candidate records or a smaller workload."
+            )
+        records = self.records
+        if records is None:
+            records = self.decode(np.arange(self.N, dtype=np.int64)).astype(np.uint8)
+        self.matrix = self.workload.query_matrix(records).tocsr()
 
     # ------------------------------------------------------------- fast path (Walsh)
     def _build_walsh(self):
