@@ -61,18 +61,10 @@ def gaussian_noise_multiplier(epsilon, delta):
     first term is the paper's ``(1 + sqrt(2 ln(1/δ)))/ε`` and is the larger one
     whenever ``ε ≤ 2(1 + s)`` (e.g. every ``ε ≤ 12.5`` at ``δ = 1e-6``).
 
-    Derivation.  Release ``μ + c·Z``, ``Z ~ N(0, I)``, for statistics ``μ, μ'`` with
-    ``||μ - μ'||₂ = t ≤ 1``.  The privacy loss is ``L = t²/(2c²) + (t/c)·G``,
-    ``G ~ N(0, 1)``, and ``P(L > ε) ≤ δ`` suffices for (ε, δ)-DP.  ``P(L > ε) =
-    P(G > εc/t - t/(2c))`` is largest at ``t = 1``; by the Chernoff bound
-    ``P(G > a) ≤ exp(-a²/2)`` (``a ≥ 0``) it is ``≤ δ`` as soon as
-    ``εc - 1/(2c) ≥ s``, i.e. ``c ≥ (s + sqrt(s² + 2ε))/(2ε)``.  The paper's constant
-    (Nikolov–Talwar–Zhang, Lemma 4) satisfies this only when ``1/(2c) ≤ 1``, i.e.
-    ``ε ≤ 2(1 + s)``: its proof silently needs ``c ≥ 1/2``.  Beyond that it is not
-    private (exact δ at ``ε = 50, δ = 1e-6``: 8.9e-3), hence the maximum.  The same
-    argument needs only ``E exp(λG) ≤ exp(λ²/2)``, so it holds verbatim for the
-    sub-Gaussian discrete Gaussian (Canonne–Kamath–Steinke 2020) used by
-    ``noise="discrete"``.
+    The Chernoff root covers large ε, where the paper's Lemma 4 (Nikolov, Talwar and
+    Zhang) silently needs ``c ≥ 1/2``; the proof needs only a sub-Gaussian tail, so it
+    holds for the discrete Gaussian too.  Derivation in the
+    :doc:`User Guide </user_guide/correlated_gaussian>`.
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
@@ -135,39 +127,20 @@ def _discrete_correlated_release(answers, public_complement, bases, multipliers,
 class CorrelatedGaussianMechanism(BaseSynthesizer):
     """(ε, δ)-DP synthetic data from marginals answered with correlated Gaussian noise.
 
-    Builds the histogram ``x`` of the data over a universe of candidate records,
-    answers the workload ``A x`` (by default every marginal table of degree
-    ``1..degree``) with Gaussian noise shaped by the base decomposition of the
-    workload's sensitivity polytope (Nikolov–Talwar–Zhang, Algorithms 1–2), projects
-    the noisy answers onto histograms of ``n`` records by non-negative least squares
-    (Algorithm 3's least-squares step, restricted to histograms so that the result is
-    a dataset) and samples synthetic records from that histogram.
+    Builds the histogram of the data over a universe of candidate records, answers the
+    workload (by default every marginal table of ``1..degree`` columns) with Gaussian
+    noise shaped by the base decomposition of the workload's sensitivity polytope
+    (Nikolov, Talwar and Zhang, Algorithms 1–2), projects the noisy answers onto
+    histograms of ``n`` records by non-negative least squares (the least-squares step
+    of their Algorithm 3) and samples synthetic records from that histogram.
 
-    Privacy: ``(epsilon, delta)``-DP for *replace-one* neighbours (same public ``n``,
-    one row replaced).  With ``x - x' = e_u - e_v`` the answers move by ``a_u - a_v``,
-    which lies in ``Δ·sym conv{a_j - ā}``, ``Δ = 2``, ``ā`` the mean column — the
-    sensitivity polytope is centred before the decomposition, so a direction fixed by
-    the public ``n`` (e.g. the total of every table) gets no noise.  With
-    ``c = (1 + sqrt(2 ln(1/δ)))/ε``, noise ``Σ_i s_i U_i w_i``, ``w_i ~ N(0, c² I)``,
-    ``U_1..U_k`` the base decomposition and ``r_i = max_j ||U_iᵀ(a_j - ā)||``:
-    ``noise_allocation="paper"`` uses ``s_i = Δ·sqrt(k)·r_i`` (the paper's Algorithm 2);
-    ``"optimal"`` (default) uses ``s_i = Δ·r_i·sqrt(γ/λ_i)``, ``λ_i ∝ sqrt(d_i)·r_i``,
-    which the same Corollary 8 argument proves private (see ``privacy_report_``) and
-    whose total variance ``Δ²γ(Σ sqrt(d_i) r_i)²`` never exceeds the paper's
-    ``Δ²k Σ d_i r_i²``.  ``c`` is the paper's constant except for very large ε, where
-    the paper's Lemma 4 fails and a larger exact Chernoff root is used
-    (:func:`gaussian_noise_multiplier`).  The decomposition depends on the workload and
-    universe only, never on the data; answers outside the span of the ``U_i`` are
-    released as their public value (a function of ``n``); everything after the noise
-    is post-processing.
+    ``(epsilon, delta)``-DP for replace-one neighbours (same public ``n``, one row
+    replaced; Theorem 13 and Corollaries 8–9 of the paper).  ``workload``, ``universe``,
+    ``degree`` and ``max_universe`` must be chosen without looking at the data, and
+    every row of ``X`` must lie in the universe (a row outside it raises
+    ``ValueError``).
 
-    Public inputs.  ``workload``, ``universe``, ``degree`` and ``max_universe`` must be
-    chosen without looking at the data: a universe built from the rows of ``X``
-    (e.g. its distinct records) is itself a release and voids the guarantee.  The
-    guarantee is over datasets whose rows all lie in the universe; a row outside it
-    raises ``ValueError``, which is a data-dependent event and therefore input
-    validation for the data holder, not part of the private output (map or drop such
-    rows by a data-independent rule before ``fit``).
+    Read more in the :doc:`User Guide </user_guide/correlated_gaussian>`.
 
     Parameters
     ----------
@@ -194,17 +167,13 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     max_universe : int, default=2**20
         Largest cube handled by default; at most :data:`MAX_UNIVERSE` (``2^22``).
     noise_allocation : {"optimal", "paper"}, default="optimal"
-        How the noise is split over the blocks of the decomposition (see above).
+        How the noise is split over the blocks of the decomposition: ``"paper"`` is
+        Algorithm 2's ``s_i = Δ·sqrt(k)·r_i``; ``"optimal"`` minimises the total
+        variance under the same containment (never more noise than ``"paper"``).
     noise : {"continuous", "discrete"}, default="continuous"
-        ``"discrete"``: floating-point-safe noise.  The release is rewritten as an
-        isotropic Gaussian mechanism on the scaled block coordinates
-        ``(U_iᵀ A x / s_i)_i`` (L2 sensitivity ≤ 1 by the same containment argument),
-        released with exact discrete Gaussian noise on a grid
-        (:func:`skprivsynth.privacy.gaussian_mechanism`, Canonne–Kamath–Steinke 2020),
-        then rotated back to query space (post-processing).  The continuous (ε, δ)
-        calibration is reused because its proof is a sub-Gaussian Chernoff bound,
-        which the discrete Gaussian satisfies; the grid rounding is accounted by
-        inflating σ (see ``_discrete_correlated_release``).
+        ``"discrete"``: floating-point-safe exact discrete Gaussian noise (Canonne,
+        Kamath and Steinke, "The discrete Gaussian for differential privacy",
+        NeurIPS 2020) on the whitened block coordinates, with the same calibration.
     random_state : None, int or numpy.random.Generator
         Seed of the noise (``fit``) and of the sampling stream.  For tests and audits only: a seed
         known to others lets them regenerate the noise; leave it None for a release.
@@ -248,18 +217,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
 
     Notes
     -----
-    Fast path: on the whole cube a marginal workload factors as ``A = T·W`` with
-    ``W`` the Walsh characters of the column sets' subsets; the MVEE of the characters
-    is a ball, so the decomposition costs one Gram matrix of ``T`` (``O(q·L²)``,
-    ``L`` = number of characters) and the radii are exact.  Least squares: FISTA over
-    the simplex with fast Walsh–Hadamard products, ``O(p·2^p)`` per iteration, plus
-    an exact OSQP solve restricted to the support when it is small (sparse regime).
-    Chosen over OSQP with the split variable ``z = A x̂`` on the whole universe by
-    measurement (``benchmarks/bench_correlated_gaussian.py``): at ``2^12`` records and
-    ``n = 100`` OSQP did not reach its tolerance in 60 s, FISTA + polishing took 0.05 s;
-    at ``2^18`` records 6–11 s.  Other universes: ``O(min(q,N)²)``
-    memory for the row space, MVEE iterations of ``O(N·rank)``, sparse products in
-    the least squares.
+    On the whole cube a marginal workload factors through the Walsh characters, so the
+    decomposition is exact and cheap and the least squares runs FISTA with fast
+    Walsh–Hadamard products (``O(p·2^p)`` per iteration); other universes use an
+    explicit sparse query matrix and an approximate MVEE.
 
     References
     ----------
@@ -486,8 +447,8 @@ def _release_report(epsilon, delta, c, allocation, noise, gamma, n_queries, dec,
             "and suffices for ε ≤ 2(1+s)); block i gets N(0, (c·s_i)²) "
             f"on each of its d_i = {dec.ranks.tolist()} coordinates, {rule}; "
             "every centred column satisfies Σ_i (s_i^-2)·||U_iᵀ Δ b_j||² ≤ 1, so the "
-            "noise ellipsoid contains the sensitivity polytope (Corollaries 8-9, "
-            "Lemma 4 of seed 004). Outside the span of the U_i the release is the "
+            "noise ellipsoid contains the sensitivity polytope (Nikolov-Talwar-Zhang, "
+            "Corollaries 8-9 and Lemma 4). Outside the span of the U_i the release is the "
             "public n·ā. "
             + (
                 "Discrete Gaussian on the whitened block coordinates (sensitivity 1, "

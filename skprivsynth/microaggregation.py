@@ -1,4 +1,9 @@
-"""k-anonymous microaggregation by PCA lattice covering (seed 000, Algorithm 1)."""
+"""k-anonymous microaggregation by PCA lattice covering.
+
+Algorithm 1 of Boedihardjo, Strohmer and Vershynin, "Covariance's loss is privacy's gain:
+computationally efficient, private and accurate synthetic data" (Found. Comput. Math.,
+2022).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +28,10 @@ _ORDER_COORDINATES = 7
 
 
 def covering_parameters(n_blocks, n_features):
-    """Covering radius ``alpha`` and dimension ``t`` from the proof of Theorem 1.2 of seed 000.
+    """Covering radius ``alpha`` and dimension ``t`` from the proof of Theorem 1.2.
+
+    Theorem 1.2 of Boedihardjo, Strohmer and Vershynin, "Covariance's loss is privacy's
+    gain".
 
     With ``K = n_blocks`` (the target number of groups, ``K >= 3``):
     ``alpha = sqrt(log log K / log K)`` and ``t = floor(log K' / log(7 / alpha))`` with
@@ -59,37 +67,19 @@ def covering_parameters(n_blocks, n_features):
 
 
 class MicroaggregationSynthesizer(BaseSynthesizer):
-    """k-anonymous synthetic data by microaggregation (Boedihardjo–Strohmer–Vershynin).
+    """k-anonymous synthetic data by microaggregation.
 
-    Rows are grouped so that every group has between ``k`` and ``2k − 1`` rows, and
-    each group is replaced by its mean; synthetic records are drawn from the group
-    means with probabilities proportional to group sizes and, for data in ``[0, 1]``,
-    randomly rounded to Boolean records.  Every pre-bootstrap synthetic record is the
-    average of at least ``k`` real records (k-anonymous microaggregation, seed 000
-    Definition 1.6).  The bootstrap and the randomized rounding of :meth:`sample`
-    only post-process the means ``means_`` (they never look at a real row again), so
-    the guarantee is the same with ``rounding=True`` (Boolean records, which may
-    coincide with real rows by chance) and ``rounding=False`` (the means themselves).
-    k-anonymity is not differential privacy: a group of ``k`` identical rows has that
-    row as its mean.  Use :class:`~skprivsynth.NoisyMicroaggregation` for ε-DP.
+    Algorithm 1 of Boedihardjo, Strohmer and Vershynin, "Covariance's loss is privacy's
+    gain: computationally efficient, private and accurate synthetic data": rows are
+    partitioned by a lattice covering of their top principal subspace into groups of
+    ``k`` to ``2k − 1`` rows, each group is replaced by its mean, and :meth:`sample`
+    draws group means by weight (randomly rounded to Boolean records for data in
+    ``[0, 1]``).  Every record the model holds is the average of at least ``k`` real
+    records (k-anonymous microaggregation, Definition 1.6); sampling only
+    post-processes the means.  k-anonymity is not differential privacy: use
+    :class:`~skprivsynth.NoisyMicroaggregation` for ε-DP.
 
-    Algorithm (seed 000, Algorithm 1 / Theorem 4.1):
-
-    1. rows scaled into the unit ball by ``R = max_i ||x_i||``;
-    2. top-``t`` eigenvectors ``V`` of the second-moment matrix ``(1/n) Σ x_i x_iᵀ``;
-    3. nearest-point partition of ``Vᵀx_i`` for the lattice ``(alpha/sqrt t)·Z^t``, an
-       ``alpha``-covering of the unit ball of ``ran V`` (coordinate rounding);
-    4. divide-and-merge equipartition of the cells into groups of size in ``[k, 2k)``
-       (Sect. 3.6, Remark 4.2); rows inside a cell and in the merged residual are
-       ordered along a Z-order curve of their top centred principal coordinates, so
-       that groups are spatially coherent (any split is allowed: refining a partition
-       only lowers the covariance loss, Lemma 3.8);
-    5. group means ``y_j`` (unscaled) and weights ``w_j = |I_j| / n``; the law of total
-       expectation gives ``Σ_j w_j y_j = mean(X)`` exactly.
-
-    Accuracy (Theorem 1.2 with ``K = n // k`` groups): covariance loss
-    ``||Σ_X − Σ_Y|| ≲ sqrt(log log K / log K)`` for rows in the unit ball, and
-    d-way marginals are preserved on average (Theorem 4.1, Corollary 3.12).
+    Read more in the :doc:`User Guide </user_guide/microaggregation>`.
 
     Parameters
     ----------
@@ -102,7 +92,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         :func:`covering_parameters`.
     rounding : bool, default=True
         If True, :meth:`sample` returns Boolean records by randomized rounding of the
-        group means (seed 000 Sect. 4.3); the data must then lie in ``[0, 1]``.
+        group means (Sect. 4.3 of the paper); the data must then lie in ``[0, 1]``.
         If False, it returns group means themselves (real-valued data allowed).
     random_state : None, int or numpy.random.Generator, default=None
         Seed of the sampling stream (the fit itself is deterministic).

@@ -1,4 +1,8 @@
-"""ε-differentially private noisy microaggregation (seed 000, Sect. 5, Algorithm 4)."""
+"""ε-differentially private noisy microaggregation.
+
+Algorithm 4 of Boedihardjo, Strohmer and Vershynin, "Covariance's loss is privacy's gain:
+computationally efficient, private and accurate synthetic data" (Sect. 5).
+"""
 
 from __future__ import annotations
 
@@ -256,63 +260,20 @@ def cell_statistics(X, components, alpha, b):
 class NoisyMicroaggregation(BaseSynthesizer):
     """ε-differentially private synthetic data by noisy microaggregation.
 
-    Algorithm 4 of Boedihardjo, Strohmer and Vershynin (seed 000, Sect. 5): rows are
-    partitioned by a *private* PCA projection and a data-independent lattice
-    covering; the cell weights and the damped cell means are released with Laplace
-    noise, projected back to the simplex and the cube, and synthetic records are
-    drawn by bootstrap and randomized rounding.  The mechanism is
-    ``epsilon``-differentially private for the **replace-one** neighbouring relation
-    (datasets of the same public size ``n`` differing in one row).
+    Algorithm 4 of Boedihardjo, Strohmer and Vershynin, "Covariance's loss is privacy's
+    gain: computationally efficient, private and accurate synthetic data" (Sect. 5):
+    rows are partitioned by a *private* PCA projection (``ε/3``) and a data-independent
+    lattice covering; the cell weights (``ε/3``) and the damped cell means (``ε/3``)
+    are released with Laplace noise, projected back to the simplex and the cube, and
+    synthetic records are drawn by bootstrap and randomized rounding.
 
-    Input: data in ``[0, 1]^p`` (Boolean, or fractional).  The rows are scaled by the
-    data-independent factor ``1/√p`` so that they lie in the unit ball (never by the
-    data's own maximal norm, which would leak).  A declared, public bound
-    ``row_l1_bound = B`` on ``‖x_i‖₁`` (e.g. ``B = m`` for a one-hot encoding of ``m``
-    columns, where every row has exactly ``m`` ones) lowers the noise of the cell means
-    from ``∝ p`` to ``∝ min(2B, p)``; it is never estimated from the data, and it is
-    enforced by a row-wise rule: a row with ``‖x_i‖₁ > B`` is rescaled to norm ``B``
-    (:func:`rescale_rows_l1`; no error or warning, which would depend on that row).
+    ε-DP for replace-one neighbours (same public ``n``, one row replaced; Theorem
+    5.12).  Input rows lie in ``[0, 1]^p``; a declared public bound
+    ``row_l1_bound = B`` on ``‖x_i‖₁`` (e.g. the number of one-hot columns) lowers the
+    mean noise from ``∝ p`` to ``∝ min(2B, p)`` and is enforced row by row
+    (:func:`rescale_rows_l1`).
 
-    Steps and privacy budget ``ε = ε/3 + ε/3 + ε/3`` (Theorem 5.12):
-
-    1. **Private projection (ε/3).**  ``S = (1/n) Σ (x_i/√p)(x_i/√p)ᵀ`` and
-       ``A = (n·ε/(6t))·S``; ``V = PROJ(A, t)``: ``t`` successive Bingham draws
-       (density ``∝ exp(vᵀAv)``) on orthogonal complements
-       (:func:`~skprivsynth._math.bingham.private_pca`).  For neighbours
-       ``‖S − S'‖ ≤ 1/n`` (a difference of two PSD rank-one terms of norm ≤ 1), so
-       ``‖A − A'‖ ≤ ε/(6t)``; each draw is ``2·ε/(6t)``-DP (exponent and normalising
-       constant each move by at most ``e^{ε/(6t)}``) and ``t`` draws compose to ``ε/3``.
-    2. **Covering.**  All points of ``(α/√t)·Z^t`` in the ball of radius ``1 + α/2``
-       (an α-covering of the unit ball of ``ran V``), enumerated independently of the
-       data: ``s = n_cells_`` released cells, empty ones included.  The cell of a row
-       is the coordinate rounding of ``Vᵀx_i/√p``.
-    3. **Damped means** (Sect. 5.4): ``w_j = |F_j|/n`` and
-       ``ỹ_j = Σ_{i∈F_j} x_i / max(|F_j|, b)`` (``0`` for empty cells).
-    4. **Noise.**  ``w + ρ`` with ``ρ_j ~ Lap(6/(n·ε))`` on all ``s`` cells: a
-       replaced row moves between at most two cells, ``‖Δw‖₁ ≤ 2/n``, and ``ε/3``
-       gives scale ``(2/n)/(ε/3)``.  ``ỹ_j + r_j`` with every coordinate
-       ``~ Lap(6·L/(b·ε))`` in 0/1 units, ``L = min(2B, p)`` (``B = p`` when
-       ``row_l1_bound=None``, so ``L = p``).  Sensitivity, rows in ``[0,1]^p`` with
-       ``‖x‖₁ ≤ B`` (a refinement of Lemmas 5.10–5.11 for the non-negative cube):
-       a replaced row changes at most two damped means.  For a cell with sum ``S``
-       and ``f`` rows that loses row ``x``, let ``m = max(f, b)``, ``m' = max(f−1, b)``
-       (``b <= m' <= m``, ``m − m' <= 1``, and ``m = f`` whenever ``m > m'``); the
-       change is ``Δ = x/m' − S·(m − m')/(m·m')``, a difference of two non-negative
-       vectors, so ``|Δ_k| <= max(x_k/m', S_k·(m−m')/(m·m')) <= 1/m'`` (``S_k <= f``)
-       and ``‖Δ‖₁ <= min(‖x‖₁ + ‖S‖₁/f, p)/m' <= min(2B, p)/b`` (``‖S‖₁ <= f·B``).
-       (``f ≤ b``: ``Δ = x/b``; ``f−1 ≥ b``: ``Δ = (x − mean_F)/(f−1)``, the paper's two
-       cases; the formula also covers ``f−1 < b < f`` for non-integer ``b``.)  The cell
-       gaining ``x'`` is the same with the roles of the neighbours swapped, and a
-       replacement inside one cell changes its mean by ``(x'−x)/max(f, b)``, again
-       ``<= min(2B, p)/b``.  Hence ``‖Δ(ỹ_1..ỹ_s)‖₁ <= 2·min(2B, p)/b = 2L/b`` (the
-       spec's ``4√p/b`` scaled ``= 4p/b`` is the same argument with ``‖x − y‖₁ <= 2p``
-       instead of the coordinatewise ``<= p``), and ``ε/3`` gives scale
-       ``(2L/b)/(ε/3) = 6L/(bε)``.  Given ``V`` the two releases compose to ``2ε/3``;
-       with step 1, ``ε`` in total.
-    5. **Projections** (post-processing): negative weights to 0 then normalise (all
-       non-positive: uniform); means clipped to ``[0, 1]^p``.
-    6. :meth:`sample`: bootstrap of the cells by weight and randomized rounding of each
-       coordinate (Sect. 5.9–5.10) — post-processing, no extra privacy cost.
+    Read more in the :doc:`User Guide </user_guide/noisy_microaggregation>`.
 
     Parameters
     ----------
@@ -380,45 +341,10 @@ class NoisyMicroaggregation(BaseSynthesizer):
 
     Notes
     -----
-    **Choice of the "auto" parameters** (only ``n``, ``p``, ``ε`` and the declared
-    ``B`` are used — all public, never the data; see
-    :func:`noisy_microaggregation_parameters`).  Write ``L = min(2B, p)`` (``L = p``
-    without a declared bound): the mean-noise scale is ``6L/(bε)``.  The paper's
-    asymptotic choice (Sect. 5.8, Remark 5.16: ``κ = 1/3``, ``s ≤ n^κ``,
-    ``t ≈ κ·log n / log log n``) balances the damping error ``≈ s·b/n`` against the
-    mean-noise error ``≈ L/(b·ε)``, i.e. ``b ≈ √(L·n/(s·ε))``.  At realistic sizes this
-    gives a per-coordinate noise far above 1 (Adult, ``p = 94``, ``ε = 1``,
-    ``s = 35``: ``b ≈ 250``, noise scale ≈ 2), which destroys every marginal once the
-    means are clipped to the cube.  The auto rule keeps the paper's ``s ≤ n^{1/3}``
-    but also ``s ≲ n·ε/(480·L)``, and takes ``b`` as large as is safe: ``2n/s`` (a
-    cell with twice the average load is never damped) but no larger than needed for
-    a mean noise of ``1/160`` per coordinate (``960·L/ε``).  Compared with the earlier
-    rule for the sensitivity ``4p/b`` (``s ≲ nε/(480p)``, ``b <= 1920p/ε``, noise
-    ``12p/(bε)``) the noise target is unchanged and the cell budget scales with ``L``
-    instead of ``p``: on one-hot Adult (``B = 14``, ``L = 28``) about 3.4 times more
-    cells for the same ``ε``, and ``s`` still stays ``≪ n·ε`` (``s ≤ n·ε/13440 + 1``).
-    Re-tuned on decoded Adult (``max_bins=8``, 2 seeds, ``ε ∈ {1, 4}``): the cell
-    constant 480 beat 120 and 240 (tvd2 0.139 vs 0.187/0.157 at ε = 1, 0.102 vs
-    0.130/0.123 at ε = 4) — at these sizes fewer, larger cells win, because the
-    damping of below-``b`` cells and the clipping of noisy zero coordinates bias the
-    randomized rounding of one-hot blocks; 960 and 480 tie.  ``t = 2`` once
-    ``s_max ≥ 9``: the top eigenvector of the *uncentred* second moment is close to
-    the mean direction and separates rows poorly; the second one carries the main
-    direction of variation, and further dimensions multiply the number of (mostly
-    empty) cells.  The constants were chosen on the Boolean-cube 2-way marginals of
-    Adult (``BooleanEncoder(max_bins=8)``, ``p = 94``) and of a synthetic one-factor
-    data set, for ε from 0.1 to 1000.  The guarantee of Theorem 5.15 is asymptotic:
-    with ``n`` in the tens of thousands the release is close to a noisy product of
-    1-way marginals; correlations are learned only when ``n·ε ≫ 10³·p``, and the error
-    is not monotone in ε at every step (cell boundaries and the private projection
-    are random).
-
-    **Complexity.**  ``O(n·p² + t·p³)`` time for ``XᵀX`` and the Bingham draws
-    (one ``eigh`` per draw; O(p) per rejection proposal, a bounded expected number
-    of proposals), ``O(n·p·t + s·t)`` for the covering and the partition, and
-    ``O(n·p + s·p)`` memory.  The covering is enumerated dimension by dimension and
-    refused with an error naming ``t`` / ``alpha`` before it exceeds 10⁶ cells (or
-    ``s·p`` exceeds 5·10⁷ released entries).
+    The ``"auto"`` parameters use only the public ``n``, ``p``, ``ε`` and ``B``
+    (:func:`noisy_microaggregation_parameters`).  Cost: ``O(n·p² + t·p³)`` time for the
+    second moment and the Bingham draws, ``O(n·p·t + s·t)`` for the covering; a
+    covering above 10⁶ cells is refused with an error naming ``t`` / ``alpha``.
 
     References
     ----------
@@ -608,7 +534,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         eps, n, p, n_cells, t, b, bound, declared, beta, weight_scale, mean_sensitivity, mean_scale
     ):
         """The :class:`PrivacyReport` of one fit, from fit-time values only."""
-        report = PrivacyReport(mechanism="NoisyMicroaggregation (seed 000, Algorithm 4)")
+        report = PrivacyReport(
+            mechanism="NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, Algorithm 4)"
+        )
         report.add(
             "projection V = PROJ(A, t)",
             f"{t} Bingham draw(s) (exponential mechanism, density ∝ exp(vᵀAv))",
@@ -619,7 +547,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
             f"S by a difference of two PSD rank-one terms of norm <= 1, so ||S − S'|| <= "
             f"1/n and ||A − A'|| <= ε/(6t) = {beta:.6g}; each draw is 2·ε/(6t)-DP "
             f"(exponent and normalising constant), {t} draws compose to ε/3 "
-            "(seed 000, Lemma 5.3, Thm 5.12).",
+            "(Boedihardjo-Strohmer-Vershynin, Lemma 5.3, Theorem 5.12).",
         )
         report.add(
             "cell weights w + ρ",

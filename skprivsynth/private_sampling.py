@@ -1,12 +1,14 @@
 """PrivateSampler: noise-free ε-DP synthetic data by sampling a bounded density.
 
-Boedihardjo, Strohmer and Vershynin's *private sampling* (seed 003, Algorithm 2) in the
-LP/QP form of Pierquin, Zimmermann and Boussard (seed 002, Section 3): reweight a
+Boedihardjo, Strohmer and Vershynin's *private sampling* (Algorithm 2 of "Private
+sampling: a noiseless approach for generating differentially private synthetic data")
+in the LP/QP form of Pierquin, Zimmermann and Boussard ("Practical considerations on
+using private sampling for synthetic data", Section 3): reweight a
 data-independent random reduced space so that its low-degree Fourier coefficients
 (hence all marginals of order ``≤ d``) match the data's, shrunk toward uniform just
 enough for the weights to stay in a box; then release i.i.d. draws from that density.
 No noise is added: privacy comes from the bounded sensitivity of the density and
-holds only for a *limited number of released records* (seed 003, Theorem 12.2).
+holds only for a *limited number of released records* (Theorem 12.2).
 """
 
 from __future__ import annotations
@@ -116,12 +118,17 @@ def _sample_constant(n, m, p, degree, density_bounds):
 
 
 def max_samples_bound(epsilon, *, n, m, p, degree, density_bounds):
-    """Largest number of records whose release is ε-DP (seed 003 Thm 12.2, seed 002 Thm 4.1).
+    """Largest number of records whose release is ε-DP.
+
+    Theorem 12.2 of Boedihardjo, Strohmer and Vershynin, "Private sampling: a noiseless
+    approach for generating differentially private synthetic data" (Theorem 4.1 of
+    Pierquin, Zimmermann and Boussard, "Practical considerations on using private
+    sampling for synthetic data"):
 
     ``k ≤ (1/(4√2)) · ε · (δ/Δ)^{3/2} · e^{−d/2} · L^{−1/4} · sqrt(n) / m^{3/4}``
     with ``L = Σ_{j≤d} C(p, j)``.  Every quantity is public (``n`` is public under the
     replace-one relation).  The value is a real number: the number of records allowed
-    is its floor, which is 0 on most real data (seed 002, Table 2).
+    is its floor, which is 0 on most real data (Pierquin et al., Table 2).
 
     Parameters
     ----------
@@ -159,64 +166,28 @@ def epsilon_for_samples(n_samples, *, n, m, p, degree, density_bounds):
 class PrivateSampler(BaseSynthesizer):
     """Noise-free ε-DP synthetic Boolean data by private sampling, with a hard release cap.
 
-    Algorithm 2 of Boedihardjo, Strohmer and Vershynin (seed 003) in the LP/QP form of
-    Pierquin, Zimmermann and Boussard (seed 002, Sect. 3).  Data ``x ∈ {0,1}^p`` are
-    mapped to ``θ ∈ {−1,1}^p`` by ``θ = 1 − 2x`` (released records are mapped back by
-    ``x = (1 − θ)/2``).
+    Algorithm 2 of Boedihardjo, Strohmer and Vershynin, "Private sampling: a noiseless
+    approach for generating differentially private synthetic data", in the LP/QP form
+    of Pierquin, Zimmermann and Boussard, "Practical considerations on using private
+    sampling for synthetic data" (Sect. 3).  A well-conditioned reduced space of ``m``
+    uniform points is drawn without looking at the data; a shrinkage LP and a proximal
+    QP find the density ``h*`` on it, within ``[δ/m, Δ/m]``, whose low-degree Fourier
+    coefficients match the data's shrunk toward uniform; :meth:`sample` draws i.i.d.
+    points from ``h*``.
 
-    1. *Reduced space.*  Draw ``S = (θ_1..θ_m)`` i.i.d. uniform on the cube, from the
-       estimator's ``random_state`` only, and its Walsh matrix ``W_S`` (``m × L``,
-       ``L = Σ_{j≤d} C(p, j)``).  Keep it if ``σ_min(W_S) ≥ sqrt(m)/(2e^d)``, else redraw
-       (at most ``max_tries`` times).  ``S`` never depends on the data, so redraws
-       cost no privacy.
-    2. *Coefficients.*  ``c = (1/n) W_Xᵀ 1`` accumulated over row chunks.
-    3. *Shrinkage LP* (HiGHS interior point): minimise ``λ`` over ``(λ, h̃)`` subject to
-       ``W_Sᵀh̃ = (1−λ)c + λ·W_Sᵀu``, ``0 ≤ λ ≤ 1``, ``2δ/m ≤ h̃ ≤ (Δ−δ)/m``
-       (``u = 1/m``; ``λ = 1, h̃ = u`` is always feasible).
-    4. *Proximal QP* (OSQP with polishing, tolerance 1e-6 then 1e-9 if polishing
-       fails): ``h* = argmin ‖h̃ − u‖²``
-       subject to ``W_Sᵀh̃ = (1−λ*)c + λ*·W_Sᵀu`` and ``δ/m ≤ h̃ ≤ Δ/m``.  The
-       residuals are checked and stored; a solver failure raises
-       :class:`~skprivsynth.exceptions.SolverError`.
-    5. *Release.*  :meth:`sample` draws i.i.d. points of ``S`` with probabilities ``h*``.
+    No noise is added.  The records released by :meth:`sample` are ε-DP for replace-one
+    neighbours (same public ``n``) as long as their total number ``k`` satisfies
+    Theorem 12.2 of Boedihardjo et al. (Theorem 4.1 of Pierquin et al.)
 
-    Both problems are solved in the variable ``g = m·h̃`` (entries of order 1) and with
-    their equality constraints written in the conjunction basis, ``M_Sᵀh̃ = Vᵀb`` instead
-    of ``W_Sᵀh̃ = b`` (same solutions, ``Vᵀ`` invertible; ``M_S`` is the sparse 0/1 matrix of
-    the products ``Π_{c∈J} x[c]``, see :func:`~skprivsynth._math.walsh.walsh_to_conjunction`),
-    which makes both solvers several times faster.
+        ``k ≤ (1/(4√2)) · ε · (δ/Δ)^{3/2} · e^{−d/2} · L^{−1/4} · sqrt(n) / m^{3/4}``,
 
-    **Privacy.** ε-DP under the **replace-one** neighbouring relation (datasets of the same public
-    size ``n`` differing in one row) for the *records released by* :meth:`sample`, as
-    long as their total number ``k`` satisfies (seed 003 Thm 12.2 = seed 002 Thm 4.1)
+    ``L = Σ_{j≤d} C(p, j)``.  The cap is on the total over all calls
+    (``max_samples_``); on real data it is often 0 records, and :meth:`sample` then
+    refuses and says what would allow the request.  The fitted ``density_``,
+    ``shrinkage_`` and ``fourier_coefficients_`` are **not private**: publish only the
+    output of :meth:`sample`.
 
-        ``k ≤ (1/(4√2)) · ε · (δ/Δ)^{3/2} · e^{−d/2} · L^{−1/4} · sqrt(n) / m^{3/4}``.
-
-    Write the bound as ``k ≤ C·ε``.  The derivation (proof of Thm 12.2): ``S`` is drawn
-    independently of the data and is well conditioned (else ``fit`` fails for every
-    input alike); Lemma 12.1 then bounds ``‖h*_X − h*_X'‖_∞`` by a data-independent
-    quantity, and dividing by the lower bound ``δ/m`` that every ``h*`` satisfies gives
-    ``h*_X ≤ (1 + ε/k)·h*_X' ≤ e^{ε/k}·h*_X'`` pointwise whenever ``k ≤ Cε``; Private
-    Sampling Lemma 3.3 turns this into ``e^ε`` for ``k`` i.i.d. draws.  *Repeated calls*: every
-    record ever drawn from one fit is an i.i.d. draw from the same ``h*``, so all calls
-    together are one ``k``-sample with ``k`` = the total released, and the theorem applies
-    to that total.  Hence the cap is on the total (``max_samples_ = ⌊C·ε⌋``) and the
-    accounting is linear: after ``k`` records ``epsilon_spent_ = k/C``
-    (``epsilon_per_sample_ = 1/C``), the smallest ε for which the theorem covers a
-    ``k``-sample — linear because the theorem's condition ``k ≤ Cε`` is.
-    :meth:`sample` refuses any call that would take the total past ``max_samples_``.
-    The theorem is about the exact optimiser: ``fit`` releases nothing unless the
-    solved density lies in ``[δ/m, Δ/m]`` exactly (clipped from a raw box violation of at
-    most 1e-6/m), sums to 1 and matches ``W_Sᵀh = (1−λ*)c + λ*·W_Sᵀu`` to 1e-7; the
-    remaining solver error changes the pointwise ratios by a relative ``O(1e-7/δ)``,
-    which is not accounted for (negligible next to the per-record cost ``1/C``).
-    **On real data the bound is tiny** (seed 002, Table 2): ``max_samples_`` is often 0.
-    Then ``fit`` still works (for diagnostics) but :meth:`sample` refuses and says which
-    ``n``, ``epsilon`` or ``m`` would allow the request.  The fitted density ``density_``,
-    ``shrinkage_`` and ``fourier_coefficients_`` are exact functions of the data and are
-    **not private**: publish only the output of :meth:`sample`, never the fitted estimator.
-    The budget is tracked per fitted instance: refitting resets the counters but not
-    the privacy already lost.
+    Read more in the :doc:`User Guide </user_guide/private_sampling>`.
 
     Parameters
     ----------
@@ -308,13 +279,11 @@ class PrivateSampler(BaseSynthesizer):
 
     Notes
     -----
-    Complexity: the reduced space costs ``O(tries · (m L d + m L²))`` time and
-    ``O(m L)`` memory (``m · L ≤ MAX_WALSH_ENTRIES``); the coefficients ``O(n L d)`` time and
-    ``O(L · chunk)`` extra memory, independent of ``n``; the LP and QP have ``m + 1``
-    variables and ``L`` equality rows with ``m · Σ_j C(p, j) 2^{-j}`` nonzeros (the
-    conjunction basis; ``m L`` in the Walsh basis): HiGHS's interior point and OSQP's
-    factorisation cost at most ``O(m L²)`` per factorisation and ``O(nnz)`` per
-    iteration.  Sampling ``k`` records costs ``O(k (p + log m))``.
+    Both problems are posed with the sparse conjunction matrix of the reduced space
+    instead of its Walsh matrix (same solutions, about a quarter of the nonzeros at
+    ``d = 2``); ``m · L`` is capped by :data:`MAX_WALSH_ENTRIES`.  Nothing is released
+    unless the solved density lies in the box exactly, sums to 1 and matches the
+    shrunk coefficients to 1e-7.
 
     References
     ----------
@@ -639,12 +608,13 @@ class PrivateSampler(BaseSynthesizer):
     def diagnostics(self, gamma=0.1, n_samples=None):
         """Which preconditions of the accuracy theorem hold, with the numbers.
 
-        Seed 002 Theorem 4.2 (= seed 003 Theorem 12.4): if ``n ≥ 16δ⁻²γ⁻¹e^{2d}L``,
+        Theorem 4.2 of Pierquin, Zimmermann and Boussard (= Theorem 12.4 of
+        Boedihardjo, Strohmer and Vershynin, "Private sampling"): if ``n ≥ 16δ⁻²γ⁻¹e^{2d}L``,
         ``16δ⁻²γ⁻¹Δ²e^{2d}L ≤ m ≤ 2^{p/4}``, ``k ≥ 4δ⁻²(log(2/γ) + log L)`` and the data
         density is at most ``Δ/2^p``, then with probability ``≥ 1 − 4γ − 2^{−p/2}`` every
         marginal of order ``≤ d`` of the ``k`` released records is within ``4δ`` of the
         data's.  The density condition is checked on the empirical density (largest
-        frequency of a row), as seed 002 does.
+        frequency of a row), as Pierquin et al. do.
 
         The output is **not private** (it contains ``λ*`` and the largest row
         frequency of the data): it is for the data holder, like the fitted attributes.
@@ -768,7 +738,8 @@ def _release_report(fitted):
         epsilon=fitted["epsilon_spent_"],
         scale=None,
         derivation=(
-            "Theorem 12.2 (seed 003) = Theorem 4.1 (seed 002): k <= (1/(4*sqrt 2)) eps "
+            "Boedihardjo-Strohmer-Vershynin Theorem 12.2 = Pierquin-Zimmermann-Boussard "
+            "Theorem 4.1: k <= (1/(4*sqrt 2)) eps "
             "(delta/Delta)^(3/2) e^(-d/2) L^(-1/4) sqrt(n)/m^(3/4), i.e. eps = k * "
             f"{per_sample:.4g} for n={fitted['n_samples_fit_']}, m={m}, "
             f"L={fitted['n_walsh_functions_']}, d={fitted['degree_']}, "

@@ -1,6 +1,7 @@
 """ReducedSpaceLP: ε-DP synthetic data by a noisy linear program over a reduced space.
 
-Boedihardjo, Strohmer and Vershynin's statistical framework (seed 001, Algorithm 1):
+Algorithm 1 of Boedihardjo, Strohmer and Vershynin, "Privacy of synthetic data: a
+statistical framework" (IEEE Trans. Inf. Theory, 2023):
 replace the huge ground set ``Ω = {0,1}^p`` by a small random subset ``Ω*`` drawn from a
 known, data-independent distribution ``μ``; add Laplace noise to the workload statistics
 of the data; find the density ``h`` on ``Ω*`` whose statistics are closest to the noisy
@@ -48,32 +49,19 @@ _MIN_COLUMNS_PER_ROUND = 200
 class ReducedSpaceLP(BaseSynthesizer):
     """ε-DP synthetic Boolean data by a noisy LP over a data-independent reduced space.
 
-    Algorithm 1 of Boedihardjo, Strohmer and Vershynin (seed 001):
+    Algorithm 1 of Boedihardjo, Strohmer and Vershynin, "Privacy of synthetic data: a
+    statistical framework": draw candidate records ``Ω*`` from a distribution that does
+    not look at the data, release the workload statistics of ``X`` with Laplace noise
+    calibrated to their exact replace-one L1 sensitivity, find the density on ``Ω*``
+    whose statistics are closest to the noisy ones (a linear program, solved exactly
+    by HiGHS with column generation), and bootstrap records from it.
 
-    1. *Reduced space.*  Draw ``Ω* = (z_1, ..., z_m)`` i.i.d. from a distribution ``μ``
-       that does not look at the data (``reduced_space``).
-    2. *Noise.*  Compute the workload statistics ``s_f = (1/n) Σ_i f(x_i)`` (by default
-       every marginal table of degree ``1..degree`` plus the constant function) and
-       release ``s_f + λ_f`` with ``λ_f ~ Lap(σ)`` i.i.d., ``σ = Δ_1 / ε``, where ``Δ_1`` is
-       the exact replace-one L1 sensitivity computed from the workload
-       (``2 · n_tables / n`` for full tables: a replaced row leaves one cell and enters
-       another in every table).  The constant function has sensitivity 0 and is
-       released exactly.
-    3. *Reweight.*  Solve the LP for a density ``h`` on ``Ω*`` (``h >= 0``, ``Σ h = 1``):
-       ``objective="linf"`` minimises ``max_f |Σ_j f(z_j) h_j - (s_f + λ_f)|`` (the paper's
-       min-max); ``objective="l1"`` minimises the sum of the absolute deviations
-       (least absolute deviations, still an LP and more robust to the few largest
-       noise draws).  HiGHS (``highspy``) solves it exactly by column generation
-       (Notes); any non-optimal model status raises
-       :class:`~skprivsynth.exceptions.SolverError`.
-    4. *Sample.*  Bootstrap from ``Ω*`` with probabilities ``h`` (post-processing: any
-       number of samples at no extra privacy cost).
+    ε-DP for replace-one neighbours (same public ``n``, one row replaced) for any
+    ``Ω*`` independent of the data (Theorem 2.2: the LP is post-processing of the
+    Laplace release).  ``reduced_space="independent"`` first spends a declared part of
+    ε on noisy 1-way marginals; ``epsilon_`` is the total.
 
-    Privacy: ε-DP under the **replace-one** neighbouring relation (datasets of the same
-    public size ``n`` differing in one row), for any choice of ``Ω*`` independent of the
-    data (seed 001, Theorem 2.2 and its proof: the LP is post-processing of the Laplace
-    release).  With ``reduced_space="independent"`` a fraction of ε first buys noisy
-    1-way marginals, see below; ``epsilon_`` is the total.
+    Read more in the :doc:`User Guide </user_guide/reduced_space>`.
 
     Parameters
     ----------
@@ -85,36 +73,17 @@ class ReducedSpaceLP(BaseSynthesizer):
         sets or a workload object.
     m : int, default=10_000
         Size of the reduced space ``Ω*`` (ignored when ``reduced_space`` is an array).
-        Theorem 2.3 asks for ``m ≳ κ · |F| / δ²`` (κ = Rényi condition number of the
-        data distribution with respect to ``μ``, ``|F|`` the number of queries); 10 000 is
-        about ``|F|/2`` for all 2-way tables of 100 columns.  Thanks to column generation
-        the cost grows slowly with ``m`` (a pricing pass is ``O(m · |tables|)``); the LP
-        solve time is driven by ``|F|``, see ``benchmarks/bench_reduced_space_lp.py``.
+        Theorem 2.3 asks for ``m ≳ κ · |F| / δ²`` (κ the Rényi condition number of the
+        data distribution with respect to ``μ``, ``|F|`` the number of queries); column
+        generation keeps the cost growing slowly with ``m``.
     reduced_space : {"uniform", "independent"}, array-like or callable, default="uniform"
-        Distribution ``μ`` of ``Ω*``:
-
-        - ``"uniform"``: i.i.d. uniform records on the cube ``{0,1}^p`` (the paper's
-          choice; its Rényi condition number ``2^p Σ_x ν(x)²`` is huge on real data with
-          many columns, which is the gap named in the paper's Section 4);
-        - ``"independent"``: spend ``independent_fraction · epsilon`` on the vector of
-          column means (Laplace, sensitivity ``p/n``), clip them to ``[1/m, 1 - 1/m]``
-          and draw ``Ω*`` from the product of Bernoulli(noisy mean) — a data-aware ``μ``
-          bought with a declared part of the budget (beyond the paper).  With
-          ``feature_blocks`` the release is the vector of per-block category
-          frequencies (the 1-way block tables: column means of the rows after
-          :func:`~skprivsynth.workload.project_one_hot`) with replace-one L1
-          sensitivity ``2 · n_blocks / n`` (a replaced row moves at most ``1/n`` of mass
-          out of and ``1/n`` into each block), clipped below at ``1/m`` (full support),
-          normalised per block, and each block's category of each candidate is drawn
-          from them independently;
-        - an array of shape (m', p): public candidate records used as ``Ω*`` (``m`` is
-          ignored).  They must not be derived from the private data: ``Ω*`` is released
-          as ``support_`` and the guarantee assumes it independent of ``X`` (passing
-          ``X`` itself, or a view of it, warns ``PrivacyLeakWarning``; other data-derived
-          arrays cannot be detected);
-        - a callable ``reduced_space(rng, m) -> records`` of shape (m', p) with Boolean
-          entries, drawing from a data-independent ``μ`` with the given
-          ``numpy.random.Generator``.
+        Distribution ``μ`` of ``Ω*``: ``"uniform"`` on the cube (the paper's choice);
+        ``"independent"``: the product of noisy column means (or, with
+        ``feature_blocks``, of noisy per-block category frequencies) bought with
+        ``independent_fraction · epsilon``; an array of shape (m', p): public candidate
+        records (never derived from ``X``: they are released as ``support_``; passing
+        ``X`` itself warns ``PrivacyLeakWarning``); a callable
+        ``reduced_space(rng, m) -> records`` drawing from a data-independent ``μ``.
     objective : {"linf", "l1"}, default="linf"
         LP objective: maximum or sum of the absolute deviations between the statistics
         of ``h`` and the noisy statistics.
@@ -123,48 +92,30 @@ class ReducedSpaceLP(BaseSynthesizer):
         Test-function family ``F``, in the spellings of :mod:`skprivsynth.workload`
         (shared with :class:`~skprivsynth.CorrelatedGaussianMechanism`; here every
         workload starts with the constant function, the density constraint).
-        None/"tables": all marginal tables of degree ``1..degree``; "conjunctions": all conjunctions of degree ``1..degree`` (one
-        query per column set); "block_tables" (needs ``feature_blocks``): the
-        categorical tables of ``1..degree`` one-hot blocks
-        (:class:`~skprivsynth.workload.BlockMarginalWorkload`, one conjunction
-        query per cell, sensitivity ``2 · n_block_tables / n`` since every row, after
-        the public projection described under ``feature_blocks``, lies in at most one
-        cell of each table) — on one-hot data it carries the same information as the bitwise
-        tables with far less noise (Adult, degree 2: 105 instead of 4 465 tables); a
-        list of column sets: their full tables; a
-        :class:`~skprivsynth.workload.FunctionWorkload` for bounded user functions
-        (its declared bounds give the sensitivity).  A bare callable is refused: its
-        bounds are needed.
+        None/"tables": all marginal tables of degree ``1..degree``; "conjunctions":
+        all conjunctions of degree ``1..degree``; "block_tables" (needs
+        ``feature_blocks``): the categorical tables of ``1..degree`` one-hot blocks
+        (:class:`~skprivsynth.workload.BlockMarginalWorkload`, far less noise than the
+        bitwise tables on one-hot data); a list of column sets: their full tables; a
+        :class:`~skprivsynth.workload.FunctionWorkload` for bounded user functions (its
+        declared bounds give the sensitivity; a bare callable is refused).
     independent_fraction : float in (0, 1), default=0.1
         Fraction of ``epsilon`` spent on the 1-way marginals when
         ``reduced_space="independent"`` (unused otherwise).
     feature_blocks : None or list of slice or (start, stop) pairs, default=None
-        One-hot structure of the columns, **declared by the user from the public
-        encoding** (never learned from the data): the blocks, as slices
-        ``slice(start, stop)`` (step 1) or ``(start, stop)`` pairs, must partition the
-        columns ``0..p-1``; ``BooleanEncoder.feature_blocks_`` can be passed directly.
-        When given, the input domain is the rows with *at most* one bit set per block
-        (an all-zero block, e.g. ``BooleanEncoder(handle_unknown="ignore")``'s unknown
-        value, is allowed): ``fit`` first maps every row of ``X`` by
-        :func:`~skprivsynth.workload.project_one_hot`, which reads a block with
-        two or more bits set as empty.  This fixed row-wise rule keeps replace-one
-        neighbours neighbours, so the block sensitivities hold for *every* ``X``; ``fit``
-        neither raises nor warns on such rows (either would reveal private rows), so
-        check ``feature_blocks`` against the encoding yourself.  The string reduced
-        spaces draw valid one-hot records: ``"uniform"`` draws each block's category
-        uniformly, ``"independent"`` draws it from noisy per-block category
-        frequencies (see ``reduced_space``).  An array or callable ``reduced_space`` is
-        used as given.  ``feature_blocks`` alone leaves the workload
-        unchanged (bitwise tables; the within-block ones are structurally zero on data
-        and candidates alike, so the LP fits them): its gain is limited because the
-        noise of the bitwise tables dominates (sensitivity ``2 · C(p, ≤d) / n``); pair it
-        with ``workload="block_tables"`` for the one-hot-aware statistics.
+        One-hot structure of the columns, **declared from the public encoding** (never
+        learned from the data), e.g. ``BooleanEncoder.feature_blocks_``: slices or
+        ``(start, stop)`` pairs partitioning the columns.  Every row is then read
+        through :func:`~skprivsynth.workload.project_one_hot` (a block with several bits
+        set is read as empty), a fixed public map under which the block sensitivities
+        hold for every ``X``; ``fit`` neither raises nor warns on such rows.  The string
+        reduced spaces then draw valid one-hot records.  Pair it with
+        ``workload="block_tables"`` for the one-hot-aware statistics.
     time_limit : float, default=300.0
         Seconds allowed to the whole LP stage (all column-generation rounds); reaching
         it raises :class:`~skprivsynth.exceptions.SolverError` with HiGHS's status.
     solver : {"ipm", "simplex", "choose"}, default="ipm"
-        HiGHS algorithm for the master LPs (interior point with crossover; simplex was
-        not faster on these dense-column LPs in ``benchmarks/bench_reduced_space_lp.py``).
+        HiGHS algorithm for the master LPs (interior point with crossover by default).
     noise : {"continuous", "discrete"}, default="continuous"
         Laplace sampler (:func:`skprivsynth.privacy.laplace_mechanism`): float noise, or
         the floating-point-safe discrete Laplace on a grid (exactly ε-DP).
@@ -216,54 +167,11 @@ class ReducedSpaceLP(BaseSynthesizer):
 
     Notes
     -----
-    *LP formulation.*  Residual variables ``r_f`` for every non-constant query, with
-    equality rows ``Σ_j f(z_j) h_j - r_f = b_f`` and the density row ``Σ_j h_j = 1``;
-    ``"linf"`` adds ``τ >= 0`` and rows ``-τ <= r_f <= τ``; ``"l1"`` splits ``r_f = u_f - v_f``
-    with ``u, v >= 0`` and minimises ``Σ (u_f + v_f)``.  For full tables, each table's most
-    populated cell (counted on the public ``Ω*``) is not written with ``h``: since
-    ``Σ_c Q_c h = Σ h = 1``, its row is the equivalent ``Σ_c r_c = 1 - Σ_c b_c``.  This
-    removes the densest row of every table (a quarter of the nonzeros for uniform 2-way
-    tables, most of them for one-hot encoded data).
-
-    *Column generation.*  The LP has one column per record of ``Ω*`` but its optimal
-    ``h`` is sparse, so it is solved over a growing subset of records: start from
-    500 random records, solve, compute the reduced cost ``-a_jᵀ y`` of every record of
-    ``Ω*`` from the row duals ``y`` (in chunks, without forming the full matrix), add the
-    most negative ones, repeat until none is negative.  The result is an optimal
-    solution of the full LP (LP duality), with ``h = 0`` off the final subset.
-    ``lp_shape_`` and ``n_lp_rounds_`` describe the last master LP and the rounds.
-    Cost: it pays off when ``m`` is large; on Adult with ``p = 40`` and ``m = 5 000``
-    (measured against solving the full LP in one go, same optimum) it was 6x faster
-    for ``"linf"`` (1 round, 1.0 s vs 6.2 s) but 1.7x slower for ``"l1"`` (5 rounds,
-    11.3 s vs 6.6 s), whose optimum uses more records.
-
-    *Why "independent" keeps the guarantees.*  Privacy: the noisy means are
-    ``ε_1``-DP (``ε_1 = independent_fraction · ε``); for *any* fixed ``Ω*`` the LP release
-    is ``ε_2``-DP (Theorem 2.2 holds for any reduced space), so by adaptive sequential
-    composition the whole is ``(ε_1 + ε_2)``-DP.  Accuracy: conditionally on the released
-    means, ``Ω*`` is i.i.d. from a fixed product distribution ``μ`` with full support
-    (clipping keeps every mean in ``[1/m, 1 - 1/m]``), drawn with fresh randomness
-    independent of ``X``; the proof of Theorem 2.3 (Lemma 3.3) then applies conditionally
-    with ``κ(ν‖μ)`` for that ``μ``, which is small when the data are close to a product.
-
-    *One-hot blocks.*  Bitwise ``μ`` puts almost no mass on valid one-hot records (for
-    Adult's 14 blocks over 94 bits the uniform cube has mass ``Π_b K_b / 2^94``, about
-    ``10^-17``, there), so ``κ`` is astronomical and the LP cannot fit the marginals.
-    With ``feature_blocks`` ``μ`` is supported on the valid records only (``Π_b K_b``
-    points), which is still data-independent (uniform) or depends on the data only
-    through the declared noisy frequency release ("independent"): the privacy and
-    accuracy arguments above are unchanged.  Rows of ``X`` with an empty block (after
-    ``project_one_hot``) lie outside that support; they cost no privacy but the LP
-    cannot represent them.
-
-    Complexity: statistics ``O(n · |tables| · d)``; each pricing pass ``O(m · |tables| · d)``
-    time in chunks of bounded memory (refused when ``m · (|tables| + 1)`` exceeds
-    ``MAX_PRICING_ENTRIES``); each master LP has ``|F|`` (``"l1"``) or ``3|F|`` (``"linf"``)
-    rows and at most ``records · (|tables| + 1) + 5|F|`` nonzeros (refused above
-    ``MAX_LP_NONZEROS``).  HiGHS's time grows steeply with ``|F|`` because the record
-    columns are dense: on 2 shared cores, all 2-way tables of p = 64 (``|F|`` = 8 193) take
-    about 10 s ("linf") to a minute ("l1"), p = 100 several minutes for "l1" (see
-    ``benchmarks/bench_reduced_space_lp.py``).  ``sample`` is O(n_samples · p).
+    The LP has one column per candidate but a sparse optimum, so it is solved over a
+    growing subset of candidates priced from the duals (column generation), which is
+    exact by LP duality; ``lp_shape_`` and ``n_lp_rounds_`` describe it.  Problems above
+    ``MAX_LP_NONZEROS`` or ``MAX_PRICING_ENTRIES`` are refused before any work, naming
+    ``m`` and ``degree``.
 
     References
     ----------
@@ -406,7 +314,9 @@ class ReducedSpaceLP(BaseSynthesizer):
                 )
             workload = check_workload(self.workload, p, self.degree)
         space_rng, noise_rng, marg_rng = rng.spawn(3)
-        report = PrivacyReport(mechanism="ReducedSpaceLP (seed 001, Algorithm 1)")
+        report = PrivacyReport(
+            mechanism="ReducedSpaceLP (Boedihardjo-Strohmer-Vershynin, Algorithm 1)"
+        )
 
         if not _is_array_space(self.reduced_space):
             self._check_lp_size(workload, self.m)
@@ -465,7 +375,7 @@ class ReducedSpaceLP(BaseSynthesizer):
                 f"epsilon = {split}{eps_lp:.6g}; "
                 f"scale = sensitivity / epsilon = {scale:.6g}. "
                 "The LP over the data-independent reduced space is post-processing "
-                "(seed 001, Theorem 2.2)."
+                "(Boedihardjo-Strohmer-Vershynin, Theorem 2.2)."
             ),
         )
 

@@ -1,4 +1,4 @@
-"""NoisyMicroaggregation (seed 000, Algorithm 4) and its lattice covering."""
+"""NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, Algorithm 4) and its lattice covering."""
 
 import inspect
 import itertools

@@ -123,7 +123,8 @@ class MarginalWorkload:
     kind : {"table", "conjunction"}, default="table"
         ``"table"``: one query per cell of each marginal table (``2^|J|`` queries per set
         ``J``).  ``"conjunction"``: one query per set, the fraction of rows with all of
-        ``x_J = 1`` (seed 000's form).
+        ``x_J = 1`` (the d-way marginals of Boedihardjo, Strohmer and Vershynin,
+        "Covariance's loss is privacy's gain").
     column_sets : sequence of sequences of int, optional
         Custom list of column sets (each non-empty, distinct columns in ``[0, p)``, no
         repeated set).  Sets are stored sorted inside and grouped by size (stable order
@@ -131,7 +132,8 @@ class MarginalWorkload:
     include_constant : bool, default=True
         Prepend the constant function 1 (query row 0).  Its statistic is always 1, it
         has sensitivity 0, and in a reweighting LP it is the density constraint
-        ``Σ h = 1`` (seed 001, Theorem 2.3 assumes ``1 ∈ F``).
+        ``Σ h = 1`` (Theorem 2.3 of Boedihardjo, Strohmer and Vershynin, "Privacy of
+        synthetic data: a statistical framework", assumes ``1 ∈ F``).
 
     Attributes
     ----------
