@@ -167,7 +167,7 @@ def _encoder(args, data, domain, synthesizer):
         max_bins = 8 if private and not codes else None
     if max_bins is not None and max_bins <= 0:
         max_bins = None
-    weights, decode_epsilon = None, 0.0
+    weights, decode_report = None, None
     coarsened = {}
     if domain is not None and max_bins is not None:
         coarsened = {
@@ -179,10 +179,9 @@ def _encoder(args, data, domain, synthesizer):
         # The decoding release uses the synthesizer's noise option (floating-point-safe
         # runs stay floating-point-safe).
         noise = synthesizer.get_params().get("noise", "continuous")
-        weights = private_level_frequencies(
-            data, coarsened, args.decode_epsilon, args.seed, noise=noise
+        weights, decode_report = private_level_frequencies(
+            data, coarsened, args.decode_epsilon, args.seed, noise=noise, return_report=True
         )
-        decode_epsilon = args.decode_epsilon
     encoder = BooleanEncoder(
         categories="auto" if domain is None else domain,
         max_bins=max_bins,
@@ -190,22 +189,29 @@ def _encoder(args, data, domain, synthesizer):
         level_weights=weights,
         random_state=args.seed,
     )
-    return encoder, decode_epsilon
+    return encoder, decode_report
 
 
-def _privacy_line(synthesizer, decode_epsilon):
-    epsilon = getattr(synthesizer, "epsilon_", None)
-    if epsilon is None:
+def _privacy_line(synthesizer, decode_report):
+    """One line stating the guarantee of the whole run (synthesizer and decoding weights)."""
+    report = getattr(synthesizer, "privacy_report_", None)
+    if report is None:
         k = getattr(synthesizer, "k", None)
         text = f"privacy: k-anonymous microaggregation, k = {k} (not differential privacy)"
-        if decode_epsilon:
-            text += f"; decoding weights: epsilon = {decode_epsilon:.4g} (replace-one)"
+        if decode_report is not None:
+            text += f"; decoding weights: epsilon = {decode_report.epsilon:.4g} (replace-one)"
         return text
-    delta = getattr(synthesizer, "delta_", 0.0)
-    text = f"privacy: epsilon = {epsilon + decode_epsilon:.4g}"
-    if decode_epsilon:
-        text += f" ({epsilon:.4g} synthesizer + {decode_epsilon:.4g} decoding weights)"
-    return text + (f", delta = {delta:.3g}" if delta else "") + ", replace-one neighbours"
+    if decode_report is not None:
+        total = report.compose(decode_report)
+        parts = (
+            f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} decoding weights)"
+        )
+    else:
+        total, parts = report, ""
+    text = f"privacy: epsilon = {total.epsilon:.4g}{parts}"
+    return (
+        text + (f", delta = {total.delta:.3g}" if total.delta else "") + ", replace-one neighbours"
+    )
 
 
 def _demo(args):
@@ -213,7 +219,7 @@ def _demo(args):
     data = adult.data if args.n_rows is None else adult.data.iloc[: args.n_rows]
     params = _parse_params(args.param)
     synthesizer = _make_synthesizer(args.method, params, args.seed)
-    encoder, decode_epsilon = _encoder(args, data, adult.domain, synthesizer)
+    encoder, decode_report = _encoder(args, data, adult.domain, synthesizer)
     pipe = make_synthesis_pipeline(encoder, synthesizer)
     start = time.perf_counter()
     pipe.fit(data)
@@ -233,7 +239,7 @@ def _demo(args):
         f"{features} (max_bins={pipe[0].max_bins})"
     )
     print(f"{type(synthesizer).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
-    print(_privacy_line(synthesizer, decode_epsilon))
+    print(_privacy_line(synthesizer, decode_report))
     _print_rows(
         [
             {
@@ -299,7 +305,7 @@ def _synthesize(args):
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    encoder, decode_epsilon = _encoder(args, data, domain, synthesizer)
+    encoder, decode_report = _encoder(args, data, domain, synthesizer)
     with warnings.catch_warnings():
         if domain is None:  # warned above; a partial domain warns from the encoder,
             warnings.simplefilter("ignore", PrivacyLeakWarning)  # naming the columns
@@ -308,7 +314,7 @@ def _synthesize(args):
     _write_csv_atomically(synthetic, args.output)
     print(
         f"wrote {len(synthetic)} synthetic rows to {args.output}; "
-        f"{_privacy_line(synthesizer, decode_epsilon)}",
+        f"{_privacy_line(synthesizer, decode_report)}",
         file=sys.stderr,
     )
     return 0

@@ -31,7 +31,7 @@ from sklearn.utils.validation import (
 
 from .base import check_random_generator
 from .domain import Bins, Domain, _as_domain, _codes, _object_array
-from .privacy import check_epsilon, laplace_mechanism, warn_privacy_leak
+from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
 from .validation import check_unit_interval
 
 __all__ = [
@@ -928,7 +928,9 @@ def _decode_column(idx, column, dtype, rng):
     return pd.Series(values, dtype=object if values.dtype == object else None).astype(dtype)
 
 
-def private_level_frequencies(X, categories, epsilon, random_state=None, noise="continuous"):
+def private_level_frequencies(
+    X, categories, epsilon, random_state=None, noise="continuous", return_report=False
+):
     """Differentially private level frequencies of columns, for decoding weights.
 
     Releases the 1-way histogram (as fractions of ``n``) of every column named in
@@ -959,11 +961,16 @@ def private_level_frequencies(X, categories, epsilon, random_state=None, noise="
     noise : {"continuous", "discrete"}, default="continuous"
         Laplace sampler of :func:`~skprivsynth.privacy.laplace_mechanism`;
         ``"discrete"`` is the floating-point-safe one.
+    return_report : bool, default=False
+        Also return the :class:`~skprivsynth.PrivacyReport` of the release, to compose
+        with the synthesizer's (``synthesizer.privacy_report_.compose(report)``).
 
     Returns
     -------
     dict
         Column -> ndarray of non-negative weights, one per level (or bin).
+    report : PrivacyReport
+        Only with ``return_report=True``.
 
     Examples
     --------
@@ -1000,15 +1007,17 @@ def private_level_frequencies(X, categories, epsilon, random_state=None, noise="
                 f"the declared domain categories[{label!r}]."
             )
         frequencies.append(np.bincount(codes, minlength=len(spec)) / n)
-    # Sensitivity 2m/n: one replaced row changes two entries of each column by 1/n.
-    sensitivity = 2.0 * len(frequencies) / n
-    noisy, _ = laplace_mechanism(
+    report = PrivacyReport("level frequencies")
+    noisy = report.release_laplace(
+        "level frequencies of " + ", ".join(map(str, domain)),
         np.concatenate(frequencies),
-        sensitivity,
+        2.0 * len(frequencies) / n,
         epsilon,
         check_random_generator(random_state),
         noise=noise,
+        derivation="one replaced row changes two frequencies of each column by 1/n: 2m/n",
     )
     noisy = np.clip(noisy, 0.0, None)
     splits = np.cumsum([f.size for f in frequencies])[:-1]
-    return dict(zip(domain, np.split(noisy, splits), strict=True))
+    weights = dict(zip(domain, np.split(noisy, splits), strict=True))
+    return (weights, report) if return_report else weights

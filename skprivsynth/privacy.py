@@ -655,6 +655,27 @@ class PrivacyReport:
         )
         return self
 
+    def release_laplace(
+        self, step, values, sensitivity, epsilon, rng, noise="continuous", derivation=""
+    ):
+        """Release ``values`` by :func:`laplace_mechanism` spending ``epsilon``; record it.
+
+        ``sensitivity`` is the L1 sensitivity (replace-one); ``derivation`` says where
+        it comes from.  Returns the noisy values.
+        """
+        noisy, scale = laplace_mechanism(values, sensitivity, epsilon, rng, noise=noise)
+        kind = "discrete Laplace" if noise == "discrete" else "Laplace"
+        self.add(
+            step,
+            f"{kind} mechanism",
+            sensitivity,
+            epsilon,
+            scale,
+            (derivation + "; " if derivation else "")
+            + f"L1 sensitivity {sensitivity:.6g}, scale Δ/ε = {scale:.6g} gives ε = {epsilon:.6g}",
+        )
+        return noisy
+
     def release_gaussian(self, step, values, sensitivity, rho, rng, noise="continuous"):
         """Release ``values`` with Gaussian noise spending ``rho`` and record the entry.
 

@@ -182,9 +182,9 @@ def test_decode_epsilon_is_spent_on_coarsened_columns_only(
 
     released = {}
 
-    def spy(data, categories, epsilon, random_state=None, noise="continuous"):
+    def spy(data, categories, epsilon, random_state=None, noise="continuous", **kwargs):
         released.update(categories=dict(categories), epsilon=epsilon, noise=noise)
-        return real_release(data, categories, epsilon, random_state, noise=noise)
+        return real_release(data, categories, epsilon, random_state, noise=noise, **kwargs)
 
     real_release = cli.private_level_frequencies
     monkeypatch.setattr(cli, "private_level_frequencies", spy)

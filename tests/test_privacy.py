@@ -627,3 +627,19 @@ def test_exponential_mechanism_frequencies_follow_the_scores():
     )
     expected = np.exp(scores) / np.exp(scores).sum()
     assert np.abs(picks - expected).max() < 0.015
+
+
+def test_level_frequencies_report_composes_with_a_synthesizer_report():
+    from skprivsynth.datasets import load_adult
+    from skprivsynth.preprocessing import private_level_frequencies
+
+    adult = load_adult()
+    weights, report = private_level_frequencies(
+        adult.data.iloc[:500], {"age": 85}, 0.25, random_state=0, return_report=True
+    )
+    assert weights["age"].shape == (85,) and report.epsilon == 0.25
+    assert report.entries[0]["sensitivity"] == pytest.approx(2 / 500)
+    synth = PrivacyReport("synth", zcdp_delta=1e-9)
+    synth.add("m", "Gaussian", 1.4, None, 1.0, "-", rho=0.01)
+    total = synth.compose(report)
+    assert total.epsilon == pytest.approx(synth.epsilon + 0.25)
