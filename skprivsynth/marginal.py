@@ -22,6 +22,8 @@ __all__ = ["MarginalSynthesizer"]
 # so the table changes by −1 and +1: L2 sensitivity sqrt(2), L1 sensitivity 2.
 _TABLE_L2 = math.sqrt(2.0)
 _TABLE_L1 = 2.0
+# Share of ρ spent on the 1-way marginals (MST's split; the adaptive selection uses it too:
+# the compression of rare levels and every later model rest on them).
 _ONE_WAY_SHARE = 1 / 3
 
 
@@ -296,7 +298,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         """MST: ρ/3 on 1-way marginals, ρ/3 on choosing a spanning tree, ρ/3 on its edges."""
         n, d = codes.shape
         # With one column there is no tree: the whole budget goes to its marginal.
-        one_way_share = 1 / 3 if d > 1 else 1.0
+        one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
         compression, measurements = self._measure_one_way(
             codes, sizes, one_way_share * rho / d, report, rng
         )
