@@ -289,6 +289,15 @@ def _synthesize(args):
         )
     data = pd.read_csv(args.input)
     domain = _read_domain(args.domain)
+    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
+    undeclared = [c for c in data.columns if domain is None or c not in domain]
+    if undeclared and is_differentially_private(synthesizer) and not args.allow_learned_domain:
+        raise ValueError(
+            f"--method {args.method} is differentially private only over a declared domain; "
+            f"declare the columns {undeclared} in --domain (levels, a number of codes or "
+            "bin edges), or pass --allow-learned-domain to accept a release whose domain "
+            "is learned from the data (not covered by the guarantee)."
+        )
     if domain is None:
         warnings.warn(
             "no --domain given: categories are learned from the data, which the "
@@ -296,7 +305,6 @@ def _synthesize(args):
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
     if args.seed is not None and is_differentially_private(synthesizer):
         warnings.warn(
             f"--seed {args.seed} makes the privacy noise reproducible: anyone who knows "
@@ -397,6 +405,12 @@ def _build_parser():
     synth.add_argument(
         "--domain",
         help='JSON file: column -> number of categories, list of categories, or {"bins": [...]}',
+    )
+    synth.add_argument(
+        "--allow-learned-domain",
+        action="store_true",
+        help="let a DP method run with columns missing from --domain (their levels are "
+        "then learned from the data, which the privacy guarantee does not cover)",
     )
     synth.add_argument(
         "-n",

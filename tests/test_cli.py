@@ -29,9 +29,11 @@ def test_synthesize_marginal_needs_every_column_declared(tmp_path, adult, capsys
     data.to_csv(source, index=False)
     domain.write_text(json.dumps(dict(list(adult.domain.items())[:-1])))  # one column missing
     argv = ["synthesize", str(source), "-o", str(target), "--method", "marginal"]
+    assert main([*argv, "--domain", str(domain)]) == 2
+    assert "declare the columns ['income>50K']" in capsys.readouterr().err
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        assert main([*argv, "--domain", str(domain)]) == 2
+        assert main([*argv, "--domain", str(domain), "--allow-learned-domain"]) == 2
     assert "domain is required" in capsys.readouterr().err and not target.exists()
     domain.write_text(json.dumps(adult.domain))
     with warnings.catch_warnings():
@@ -277,10 +279,14 @@ def test_synthesize_correlated_gaussian_picks_the_largest_max_bins_that_fits(
 
 
 @pytest.mark.parametrize("method", ["noisy-microaggregation", "correlated-gaussian"])
-def test_partial_domain_warns_naming_the_learned_columns(tmp_path, adult, method):
+def test_partial_domain_refuses_a_dp_run_unless_allowed(tmp_path, adult, method, capsys):
     declared = {c: k for c, k in adult.domain.items() if c != "age"}
+    assert _dp_run(tmp_path, adult, declared, "--method", method) == 2
+    err = capsys.readouterr().err
+    assert "declare the columns ['age']" in err and "--allow-learned-domain" in err
+    assert not (tmp_path / "out.csv").exists()
     with pytest.warns(PrivacyLeakWarning, match="age"):
-        assert _dp_run(tmp_path, adult, declared, "--method", method) == 0
+        assert _dp_run(tmp_path, adult, declared, "--method", method, "--allow-learned-domain") == 0
 
 
 def test_evaluate_bins_numeric_columns_by_the_declared_domain(tmp_path, adult, capsys):
