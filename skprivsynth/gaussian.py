@@ -23,7 +23,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._math.noise_allocation import in_span, noise_multipliers, public_complement
@@ -462,6 +462,24 @@ def _release_report(epsilon, delta, c, allocation, noise, gamma, n_queries, dec,
     return report
 
 
+@validate_params(
+    {
+        "X": ["array-like"],
+        **{
+            name: CorrelatedGaussianMechanism._parameter_constraints[name]
+            for name in (
+                "epsilon",
+                "delta",
+                "degree",
+                "workload",
+                "universe",
+                "max_universe",
+                "random_state",
+            )
+        },
+    },
+    prefer_skip_nested_validation=True,
+)
 def plain_gaussian_mechanism(
     X,
     epsilon,
@@ -510,16 +528,6 @@ def plain_gaussian_mechanism(
     c = gaussian_noise_multiplier(epsilon, delta)
     X = check_array(X, dtype=np.float64, input_name="X")
     check_boolean_matrix(X)
-    if isinstance(degree, bool) or not isinstance(degree, Integral) or degree < 1:
-        raise ValueError(f"degree must be a positive integer; got {degree!r}.")
-    if (
-        isinstance(max_universe, bool)
-        or not isinstance(max_universe, Integral)
-        or not 1 <= max_universe <= MAX_UNIVERSE
-    ):
-        raise ValueError(
-            f"max_universe must be an integer in [1, {MAX_UNIVERSE}]; got {max_universe!r}."
-        )
     wl = WorkloadOperator(X.shape[1], int(degree), workload, universe, int(max_universe))
     rng = check_random_generator(random_state)
     scale = c * REPLACE_ONE_DELTA * wl.max_column_norm()

@@ -18,7 +18,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_is_fitted
 
 from ._math.bounded_density import (
@@ -27,6 +27,7 @@ from ._math.bounded_density import (
     released_density,
     shrinkage_lp,
 )
+from ._math.row_keys import row_keys
 from ._math.sampling import sample_weighted_records
 from ._math.solvers import solve_lp, solve_qp
 from ._math.walsh import (
@@ -102,9 +103,6 @@ def _check_density_bounds(density_bounds):
 
 def _sample_constant(n, m, p, degree, density_bounds):
     """``k_max / ε``: the Theorem 12.2 bound on the sample size per unit of ε."""
-    for name, value in (("n", n), ("m", m)):
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}.")
     low, high = _check_density_bounds(density_bounds)
     L = n_walsh_functions(p, degree)
     return (
@@ -117,6 +115,20 @@ def _sample_constant(n, m, p, degree, density_bounds):
     )
 
 
+_POSITIVE_INT = [Interval(Integral, 1, None, closed="left")]
+_BOUND_CONSTRAINTS = {
+    "n": _POSITIVE_INT,
+    "m": _POSITIVE_INT,
+    "p": _POSITIVE_INT,
+    "degree": _POSITIVE_INT,
+    "density_bounds": [tuple, list],
+}
+
+
+@validate_params(
+    {"epsilon": [Interval(Real, 0, None, closed="neither")], **_BOUND_CONSTRAINTS},
+    prefer_skip_nested_validation=True,
+)
 def max_samples_bound(epsilon, *, n, m, p, degree, density_bounds):
     """Largest number of records whose release is ε-DP.
 
@@ -154,12 +166,15 @@ def max_samples_bound(epsilon, *, n, m, p, degree, density_bounds):
     return epsilon * _sample_constant(n, m, p, degree, density_bounds)
 
 
+@validate_params(
+    {"n_samples": _POSITIVE_INT, **_BOUND_CONSTRAINTS},
+    prefer_skip_nested_validation=True,
+)
 def epsilon_for_samples(n_samples, *, n, m, p, degree, density_bounds):
     """Privacy cost ε of releasing ``n_samples`` records: the inverse of :func:`max_samples_bound`.
 
     ``ε = n_samples · 4√2 · (Δ/δ)^{3/2} · e^{d/2} · L^{1/4} · m^{3/4} / sqrt(n)``.
     """
-    n_samples = check_n_samples(n_samples, 1)
     return n_samples / _sample_constant(n, m, p, degree, density_bounds)
 
 
@@ -753,18 +768,12 @@ def _release_report(fitted):
 def _max_row_frequency(X, chunk_size=65_536):
     """Largest fraction of identical rows of the Boolean matrix ``X``.
 
-    Rows are packed into bits chunk by chunk (``ceil(p/8)`` bytes per row of extra
-    memory); up to 64 columns a row is one ``uint64`` key.
+    Rows are keyed chunk by chunk (:func:`~skprivsynth._math.row_keys.row_keys`: 8
+    bytes per row up to 64 columns, ``ceil(p/8)`` beyond).
     """
-    n, p = X.shape
-    width = max(8, -(-p // 8)) if p > 64 else 8
-    packed = np.zeros((n, width), dtype=np.uint8)
-    for start in range(0, n, chunk_size):
-        block = np.packbits(X[start : start + chunk_size].astype(np.uint8), axis=1)
-        packed[start : start + block.shape[0], : block.shape[1]] = block
-    if p <= 64:
-        keys = packed.view(">u8").ravel()
-    else:
-        keys = packed.view(np.dtype((np.void, width))).ravel()
+    n = X.shape[0]
+    keys = np.concatenate(
+        [row_keys(X[start : start + chunk_size]) for start in range(0, n, chunk_size)]
+    )
     _, counts = np.unique(keys, return_counts=True)
     return float(counts.max() / n)

@@ -338,3 +338,17 @@ def test_block_workload_in_the_gaussian_mechanism_reads_rows_through_the_project
     X = np.array([[1, 1, 0, 1], [0, 1, 1, 0], [1, 0, 0, 1]], dtype=float)  # row 0: 2 bits
     est = CorrelatedGaussianMechanism(1.0, workload=W, random_state=0).fit(X)
     np.testing.assert_allclose(est.workload_answers(X), len(X) * W.answers(X))
+
+
+@pytest.mark.parametrize("p", [1, 9, 64, 65, 130])
+def test_row_keys_equal_exactly_for_equal_rows(p):
+    from skprivsynth._math.row_keys import row_keys
+
+    rng = np.random.default_rng(p)
+    Z = (rng.random((400, p)) < 0.05).astype(np.uint8)
+    keys = row_keys(Z)
+    _, inverse_rows = np.unique(Z, axis=0, return_inverse=True)
+    _, inverse_keys = np.unique(keys, return_inverse=True)
+    # Same partition of the rows into classes of equal rows / equal keys.
+    pairs = set(zip(inverse_rows.ravel().tolist(), inverse_keys.ravel().tolist(), strict=True))
+    assert len(pairs) == len(set(inverse_rows.ravel().tolist())) == len(set(inverse_keys.tolist()))

@@ -55,6 +55,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_scalar
 
 __all__ = [
     "BlockMarginalWorkload",
@@ -105,9 +106,7 @@ def _chunk_rows(n_rows, width, chunk_size):
     """Row chunk size: ``chunk_size`` if given, else about _CHUNK_ENTRIES / width rows."""
     if chunk_size is None:
         return max(1, _CHUNK_ENTRIES // max(int(width), 1))
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, Integral) or chunk_size < 1:
-        raise ValueError(f"chunk_size must be a positive integer or None; got {chunk_size!r}.")
-    return int(chunk_size)
+    return int(check_scalar(chunk_size, "chunk_size", Integral, min_val=1))
 
 
 class MarginalWorkload:
@@ -171,19 +170,14 @@ class MarginalWorkload:
     def __init__(
         self, n_features, degree=2, *, kind="table", column_sets=None, include_constant=True
     ):
-        if isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
-            raise ValueError(f"n_features must be a positive integer; got {n_features!r}.")
+        check_scalar(n_features, "n_features", Integral, min_val=1)
         if kind not in ("table", "conjunction"):
             raise ValueError(f"kind must be 'table' or 'conjunction'; got {kind!r}.")
         self.n_features = p = int(n_features)
         self.kind = kind
         self.include_constant = bool(include_constant)
         if column_sets is None:
-            if isinstance(degree, bool) or not isinstance(degree, Integral) or not 1 <= degree <= p:
-                raise ValueError(
-                    f"degree must be an integer in [1, n_features={p}]; got {degree!r}."
-                )
-            self.degree = int(degree)
+            self.degree = int(check_scalar(degree, "degree", Integral, min_val=1, max_val=p))
             self._check_size(
                 {k: math.comb(p, k) for k in range(1, self.degree + 1)}, "degree", degree
             )
@@ -473,11 +467,8 @@ class BlockMarginalWorkload(MarginalWorkload):
 
     def __init__(self, feature_blocks, n_features, degree=2):
         blocks = check_feature_blocks(feature_blocks, n_features)
-        if (
-            isinstance(degree, bool)
-            or not isinstance(degree, Integral)
-            or not (1 <= degree <= len(blocks))
-        ):
+        check_scalar(degree, "degree", Integral, min_val=1)
+        if degree > len(blocks):
             raise ValueError(
                 f"degree={degree!r} must be an integer in [1, {len(blocks)}] (the number "
                 "of feature_blocks) for block tables."
@@ -663,8 +654,7 @@ class FunctionWorkload:
             or upper.ndim != 1
         ):
             raise ValueError(f"bounds must be finite with lower <= upper; got {bounds!r}.")
-        if isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
-            raise ValueError(f"n_features must be a positive integer; got {n_features!r}.")
+        check_scalar(n_features, "n_features", Integral, min_val=1)
         self.func = func
         self.n_features = int(n_features)
         self.include_constant = bool(include_constant)

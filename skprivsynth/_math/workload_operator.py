@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_array
 from ..validation import check_boolean_matrix
 from .ellipsoid import base_decomposition, walsh_base_decomposition
 from .hadamard import fwht
+from .row_keys import row_keys
 from .workload import MarginalWorkload, check_workload
 
 __all__ = [
@@ -25,7 +26,6 @@ __all__ = [
     "WorkloadOperator",
     "check_universe",
     "is_query_matrix",
-    "row_keys",
 ]
 
 #: Hard upper limit of ``max_universe`` (the whole cube ``{0,1}^p`` is handled as a
@@ -52,12 +52,6 @@ def check_universe(universe, p):
     if np.unique(keys).size != keys.size:
         raise ValueError("universe must not contain duplicate records; remove the repeats.")
     return U
-
-
-def row_keys(Z):
-    """One hashable void scalar per Boolean row (bit-packed)."""
-    packed = np.ascontiguousarray(np.packbits(Z.astype(np.uint8), axis=1))
-    return packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
 
 
 def is_query_matrix(workload):
