@@ -27,7 +27,7 @@ from ._math.workload import (
     project_one_hot,
 )
 from .base import BaseSynthesizer
-from .privacy import PrivacyReport, check_epsilon, laplace_mechanism, warn_privacy_leak
+from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
 
 __all__ = ["MAX_LP_NONZEROS", "MAX_PRICING_ENTRIES", "ReducedSpaceLP"]
 
@@ -358,26 +358,23 @@ class ReducedSpaceLP(BaseSynthesizer):
             )
         else:
             rule = "bounded functions: sum(upper - lower) / n over the declared bounds"
-        noisy, scale = laplace_mechanism(
-            stats[1:], sensitivity, eps_lp, noise_rng, noise=self.noise
-        )
-        noisy = np.r_[1.0, noisy]
         split = "(1 - independent_fraction) * epsilon = " if eps_lp != epsilon else ""
-        report.add(
-            step="workload statistics",
-            mechanism=f"Laplace ({self.noise})",
-            sensitivity=sensitivity,
-            epsilon=eps_lp,
-            scale=scale,
+        noisy = report.release_laplace(
+            "workload statistics",
+            stats[1:],
+            sensitivity,
+            eps_lp,
+            noise_rng,
+            noise=self.noise,
             derivation=(
-                f"{workload!r}: replace-one L1 sensitivity {sensitivity:.6g} computed "
-                f"from the workload ({rule}; constant function: 0, released exactly); "
-                f"epsilon = {split}{eps_lp:.6g}; "
-                f"scale = sensitivity / epsilon = {scale:.6g}. "
-                "The LP over the data-independent reduced space is post-processing "
-                "(Boedihardjo-Strohmer-Vershynin, Theorem 2.2)."
+                f"{workload!r}: replace-one L1 sensitivity computed from the workload "
+                f"({rule}; constant function: 0, released exactly); epsilon = {split}"
+                f"{eps_lp:.6g}. The LP over the data-independent reduced space is "
+                "post-processing (Boedihardjo-Strohmer-Vershynin, Theorem 2.2)"
             ),
         )
+        scale = report.entries[-1]["scale"]  # the Laplace scale of this release
+        noisy = np.r_[1.0, noisy]
 
         what = f"ReducedSpaceLP {self.objective} LP (m={support.shape[0]})"
         start = time.perf_counter()
@@ -460,24 +457,21 @@ class ReducedSpaceLP(BaseSynthesizer):
         # Column means: a replaced row moves each of the p means by at most 1/n, so the
         # replace-one L1 sensitivity is p / n (computed from the 1-way conjunctions).
         sensitivity = means_workload.l1_sensitivity(n)
-        noisy, scale = laplace_mechanism(
-            X.mean(axis=0), sensitivity, eps_marg, noise_rng, noise=self.noise
+        noisy = report.release_laplace(
+            "column means for the reduced space",
+            X.mean(axis=0),
+            sensitivity,
+            eps_marg,
+            noise_rng,
+            noise=self.noise,
+            derivation=(
+                f"{p} column means, replace-one L1 sensitivity p/n; epsilon = "
+                "independent_fraction * epsilon. The means are clipped to [1/m, 1 - 1/m] "
+                "and Omega* is drawn i.i.d. from their product distribution (post-processing)"
+            ),
         )
         floor = 1.0 / self.m
         probs = np.clip(noisy, floor, 1.0 - floor)
-        report.add(
-            step="column means for the reduced space",
-            mechanism=f"Laplace ({self.noise})",
-            sensitivity=sensitivity,
-            epsilon=eps_marg,
-            scale=scale,
-            derivation=(
-                f"{p} column means, replace-one L1 sensitivity p/n = {sensitivity:.6g}; "
-                f"epsilon = independent_fraction * epsilon; scale = {scale:.6g}. The means "
-                f"are clipped to [1/m, 1 - 1/m] and Omega* is drawn i.i.d. from their "
-                "product distribution (post-processing)."
-            ),
-        )
         return (space_rng.random((self.m, p)) < probs).astype(np.uint8), probs
 
     def _independent_block_space(self, X, blocks, eps_marg, noise_rng, space_rng, report):
@@ -491,12 +485,21 @@ class ReducedSpaceLP(BaseSynthesizer):
         # per block): L1 sensitivity 2 * n_blocks / n, computed from that workload.
         frequencies = BlockMarginalWorkload(blocks, p, degree=1)
         sensitivity = frequencies.l1_sensitivity(n)
-        noisy, scale = laplace_mechanism(
+        noisy = report.release_laplace(
+            "category frequencies for the reduced space",
             frequencies.answers(X.astype(np.uint8))[1:],
             sensitivity,
             eps_marg,
             noise_rng,
             noise=self.noise,
+            derivation=(
+                f"{p} category frequencies in {n_blocks} one-hot feature_blocks; "
+                "replace-one: a replaced row moves 1/n of mass between two categories "
+                "of each block, L1 sensitivity 2 * n_blocks / n; epsilon = "
+                "independent_fraction * epsilon. The frequencies are clipped below at 1/m, "
+                "normalised per block, and each block's category of each record of Omega* "
+                "is drawn from them (post-processing)"
+            ),
         )
         # Post-processing: floor 1/m keeps every category in the support of μ (the
         # accuracy argument needs full support), then normalise within each block.
@@ -504,22 +507,6 @@ class ReducedSpaceLP(BaseSynthesizer):
         starts = np.array([a for a, _ in blocks])
         sizes = np.array([b - a for a, b in blocks])
         probs = probs / np.repeat(np.add.reduceat(probs, starts), sizes)
-        report.add(
-            step="category frequencies for the reduced space",
-            mechanism=f"Laplace ({self.noise})",
-            sensitivity=sensitivity,
-            epsilon=eps_marg,
-            scale=scale,
-            derivation=(
-                f"{p} category frequencies in {n_blocks} one-hot feature_blocks; "
-                "replace-one: a replaced row moves 1/n of mass between two categories "
-                f"of each block, L1 sensitivity 2 * n_blocks / n = {sensitivity:.6g}; "
-                f"epsilon = independent_fraction * epsilon; scale = {scale:.6g}. The "
-                "frequencies are clipped below at 1/m, normalised per block, and each "
-                "block's category of each record of Omega* is drawn from them "
-                "(post-processing)."
-            ),
-        )
         return _one_hot_records(blocks, p, probs, self.m, space_rng), probs
 
     @staticmethod

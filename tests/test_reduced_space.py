@@ -7,6 +7,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import skprivsynth.privacy as privacy
 import skprivsynth.reduced_space as rs
 from skprivsynth._math.reweighting_lp import ReweightingLP
 from skprivsynth._math.workload import FunctionWorkload, MarginalWorkload
@@ -111,13 +112,13 @@ def test_fitted_attributes_and_privacy_accounting():
 
 def test_laplace_noise_only_through_privacy_module(monkeypatch):
     calls = []
-    original = rs.laplace_mechanism
+    original = privacy.laplace_mechanism
 
     def spy(values, sensitivity, epsilon, rng, **kw):
         calls.append((np.size(values), sensitivity, epsilon))
         return original(values, sensitivity, epsilon, rng, **kw)
 
-    monkeypatch.setattr(rs, "laplace_mechanism", spy)
+    monkeypatch.setattr(privacy, "laplace_mechanism", spy)
     X = product_data(500, [0.3, 0.6, 0.5], seed=3)
     ReducedSpaceLP(epsilon=1.0, m=50, reduced_space="independent", random_state=0).fit(X)
     assert [c[0] for c in calls] == [3, 3 * 2 + 3 * 4]  # means, then the tables
@@ -154,7 +155,7 @@ def test_large_epsilon_matches_noiseless_lp(monkeypatch):
     for eps in (1.0, 100.0, 1e9):
         fits[eps] = ReducedSpaceLP(epsilon=eps, **params).fit(X)
     with monkeypatch.context() as mp:
-        mp.setattr(rs, "laplace_mechanism", no_noise)
+        mp.setattr(privacy, "laplace_mechanism", no_noise)
         exact = ReducedSpaceLP(epsilon=1.0, **params).fit(X)
     assert exact.lp_objective_ == pytest.approx(0.0, abs=1e-9)
     target = _per_point(exact.support_, exact.weights_)
@@ -168,7 +169,7 @@ def test_large_epsilon_matches_noiseless_lp(monkeypatch):
     params = dict(degree=2, m=400, reduced_space=mu_of(probs), random_state=0)
     noisy = ReducedSpaceLP(epsilon=1e9, **params).fit(X)
     with monkeypatch.context() as mp:
-        mp.setattr(rs, "laplace_mechanism", no_noise)
+        mp.setattr(privacy, "laplace_mechanism", no_noise)
         exact = ReducedSpaceLP(epsilon=1.0, **params).fit(X)
     assert noisy.lp_objective_ == pytest.approx(exact.lp_objective_, abs=1e-6)
     W = exact.workload_
@@ -414,14 +415,14 @@ def test_reduced_space_depends_only_on_declared_release(monkeypatch):
     np.testing.assert_array_equal(a.support_, b.support_)
 
     fixed = np.linspace(0.05, 0.5, 9)
-    original = rs.laplace_mechanism
+    original = privacy.laplace_mechanism
 
     def fixed_frequencies(values, sensitivity, epsilon, rng, **kw):
         if np.size(values) == 9:  # the frequency release: same noisy answer for both
             return fixed.copy(), sensitivity / epsilon
         return original(values, sensitivity, epsilon, rng, **kw)
 
-    monkeypatch.setattr(rs, "laplace_mechanism", fixed_frequencies)
+    monkeypatch.setattr(privacy, "laplace_mechanism", fixed_frequencies)
     c = ReducedSpaceLP(reduced_space="independent", **params).fit(X1)
     d = ReducedSpaceLP(reduced_space="independent", **params).fit(X2)
     np.testing.assert_array_equal(c.support_, d.support_)
