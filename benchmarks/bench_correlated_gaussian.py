@@ -82,7 +82,7 @@ def section_solver(max_p):
         est = CorrelatedGaussianMechanism(EPS, DELTA, random_state=0).fit(X)
         wl = est._workload
         y = est.noisy_answers_ / n
-        energy = sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scales_,
+        energy = sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scale_,
                                                           strict=True)) / n**2
         t = time.perf_counter()
         h, gap, iters = simplex_least_squares(wl.answers, wl.adjoint, y, wl.N, wl.lipschitz(),
@@ -119,7 +119,7 @@ def section_solver(max_p):
 
 def _expected_mse(est):
     """Exact E[MSE] of the raw correlated answers: trace of the noise covariance / q."""
-    return sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scales_,
+    return sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scale_,
                                                  strict=True)) / est.n_queries_
 
 

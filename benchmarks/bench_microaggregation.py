@@ -83,7 +83,7 @@ def adult_onehot_table(adult, n_rows):
         fit = time.perf_counter() - start
         # Within-group SSE = total SSE − between-group SSE, and the between-group SSE
         # is n · trace(Σ_Y) for the group-mean random vector Y (weights |I_j|/n).
-        centred_means = synth.means_ - X.mean(0)
+        centred_means = synth.records_ - X.mean(0)
         between = X.shape[0] * (synth.weights_ @ (centred_means**2).sum(1))
         within = total_sse - between
         print(

@@ -64,8 +64,9 @@ def _timed_fit(m, p):
     est = PrivateSampler(m=m, random_state=0).fit(X)
     total = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    build = total - est.lp_time_ - est.qp_time_
-    return (m, p, est.n_walsh_functions_, build, est.lp_time_, est.qp_time_, total,
+    lp_time, qp_time = est.solve_time_["lp"], est.solve_time_["qp"]
+    build = total - lp_time - qp_time
+    return (m, p, est.n_walsh_functions_, build, lp_time, qp_time, total,
             peak / 1024, (peak - base) / 1024, est.qp_iterations_, est.shrinkage_,
             est.constraint_residual_, est.n_tries_)
 
@@ -94,7 +95,7 @@ def _target_fit(seed, m=10_000, p=20):
     X = correlated(20_000, p, seed=seed)
     start = time.perf_counter()
     est = PrivateSampler(m=m, random_state=seed).fit(X)
-    return time.perf_counter() - start, est.lp_time_, est.qp_time_
+    return time.perf_counter() - start, est.solve_time_["lp"], est.solve_time_["qp"]
 
 
 def table_target(seeds=(0, 1, 2)):
@@ -212,8 +213,8 @@ def table_accuracy(encodings, m_factors, deltas):
                 start = time.perf_counter()
                 est = PrivateSampler(m=m, density_bounds=(0.25, Delta), random_state=0).fit(X)
                 elapsed = time.perf_counter() - start
-                W = walsh_matrix(boolean_to_signs(est.reduced_space_), walsh_subsets(p, 2))
-                t1, t2 = boolean_tvd(W.T @ est.density_, c, p)
+                W = walsh_matrix(boolean_to_signs(est.records_), walsh_subsets(p, 2))
+                t1, t2 = boolean_tvd(W.T @ est.weights_, c, p)
                 u1, u2 = boolean_tvd(W.mean(axis=0), c, p)
                 print(f"| {b} | {p} | {m:,} | (0.25, {Delta:g}) | {est.shrinkage_:.3f} | "
                       f"{t1:.3f} | {t2:.3f} | {u1:.3f} | {u2:.3f} | {elapsed:.1f} | "

@@ -49,8 +49,8 @@ except ValueError as err:
 
 # Accuracy of h* itself on the 2-way tables of the Boolean columns (no sampling error):
 # the reduced space weighted by h*, and uniformly, against the data.
-for name, weights in [("h*", est.density_), ("uniform on S", None)]:
-    tvd2 = marginal_error(X, est.reduced_space_, degree=2, sample_weight_Y=weights)
+for name, weights in [("h*", est.weights_), ("uniform on S", None)]:
+    tvd2 = marginal_error(X, est.records_, degree=2, sample_weight_Y=weights)
     print(f"mean 2-way TVD (Boolean columns), {name}: {tvd2:.3f}")
 
 epsilons = np.logspace(-1, 2, 20)

@@ -107,7 +107,7 @@ def _discrete_correlated_release(answers, public_complement, bases, multipliers,
     Gaussian coordinates obeys the same tail bound and ``c`` holds unchanged.  Rounding
     ``v`` to the grid ``γZ`` raises the L2 sensitivity to ``1/γ + sqrt(dim)`` grid units;
     :func:`skprivsynth.privacy.discrete_gaussian_calibration` scales ``σ`` up to keep
-    the ratio sensitivity/σ (``noise_scales_`` reports the inflated scale).
+    the ratio sensitivity/σ (``noise_scale_`` reports the inflated scale).
 
     Returns the noisy answers and the noise-scale parameter used for ``v``.
     """
@@ -193,9 +193,11 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         than ``n·K``); usually much more accurate than ``noisy_answers_`` when
         ``n`` is small compared with the number of queries.
     histogram_ : ndarray of shape (N,)
-        The consistent histogram ``x̂ ≥ 0``, ``Σ x̂ = n``.
-    noise_scales_ : ndarray of shape (k,)
-        Standard deviation ``c·s_i`` of the noise coordinates in each block.
+        The consistent histogram ``x̂ ≥ 0``, ``Σ x̂ = n``: counts over the whole universe
+        (its records are the candidates; ``x̂ / n`` are their weights).
+    noise_scale_ : ndarray of shape (k,)
+        Standard deviation ``c·s_i`` of the noise coordinates in each block (one scale
+        per block of the correlated release).
     block_radii_ : ndarray of shape (k,)
         ``r_i``.
     block_ranks_ : ndarray of shape (k,)
@@ -352,7 +354,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             consistent_answers_=wl.answers(n * h),
             consistency_gap_=gap,
             consistency_iterations_=n_iter,
-            noise_scales_=noise_scales,
+            noise_scale_=noise_scales,
             block_radii_=dec.radii,
             block_ranks_=dec.ranks,
             noise_bases_=dec.bases,
@@ -373,10 +375,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         if self.n_queries_**2 > MAX_DENSE_ENTRIES:
             raise ValueError(
                 f"noise_covariance: {self.n_queries_}² entries exceed "
-                f"{MAX_DENSE_ENTRIES:,}; use noise_bases_ and noise_scales_."
+                f"{MAX_DENSE_ENTRIES:,}; use noise_bases_ and noise_scale_."
             )
         cov = np.zeros((self.n_queries_, self.n_queries_))
-        for U, s in zip(self.noise_bases_, self.noise_scales_, strict=True):
+        for U, s in zip(self.noise_bases_, self.noise_scale_, strict=True):
             cov += s**2 * (U @ U.T)
         return cov
 

@@ -99,8 +99,8 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
 
     Attributes
     ----------
-    means_ : ndarray of shape (n_groups, n_features)
-        Group means ``y_j``.
+    records_ : ndarray of shape (n_groups, n_features)
+        Candidate records: the group means ``y_j``.
     weights_ : ndarray of shape (n_groups,)
         Group weights ``|I_j| / n``.
     group_sizes_ : ndarray of shape (n_groups,)
@@ -129,6 +129,9 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
     Time O(n·p² + p³) (one second-moment matrix, one symmetric eigendecomposition),
     plus O(n·p·t + n log n) for projection, rounding and two sorts; memory O(n·p).
     No pairwise distances: the classical MDAV microaggregation is O(n²·p/k).
+
+    Not differentially private: there is no ``epsilon_``, ``noise_scale_`` or
+    ``sensitivity_`` (the fit adds no noise).
 
     References
     ----------
@@ -218,7 +221,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
             components_=components,
             n_cells_=int(cell_points.shape[0]),
             group_sizes_=sizes,
-            means_=means,
+            records_=means,
             weights_=weights,
             rounding_=rounding,
             covariance_loss_=float(np.linalg.norm(second_moment - group_second_moment)),
@@ -226,4 +229,4 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
 
     def _candidates(self):
         check_is_fitted(self)
-        return self.means_, self.weights_, self.rounding_
+        return self.records_, self.weights_, self.rounding_

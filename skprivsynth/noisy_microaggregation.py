@@ -321,19 +321,19 @@ class NoisyMicroaggregation(BaseSynthesizer):
     lattice_points_ : ndarray of shape (n_cells, t)
         Integer coordinates of the cells (lattice point = ``(α/√t)·k``).
     records_ : ndarray of shape (n_cells, n_features)
-        Released noisy cell means, clipped to ``[0, 1]``.
+        Candidate records: the released noisy cell means, clipped to ``[0, 1]``.
     weights_ : ndarray of shape (n_cells,)
         Released noisy weights projected onto the simplex.
     projection_beta_ : float
         ``ε/(6t)``: bound on ``‖A − A'‖`` for neighbours.
-    weight_noise_scale_ : float
-        Laplace scale of the weights, ``6/(n·ε)``.
+    noise_scale_ : dict
+        Laplace scales of the two releases: ``"weights"``, ``6/(n·ε)``, and ``"means"``,
+        each mean coordinate (0/1 units), ``6·min(2B, p)/(b·ε)``.
+    sensitivity_ : dict
+        L1 sensitivities of the two releases: ``"weights"``, ``‖Δw‖₁ <= 2/n``, and
+        ``"means"``, ``‖Δ(ỹ_1..ỹ_s)‖₁ <= 2·min(2B, p)/b`` (0/1 units).
     row_l1_bound_ : float
         The bound ``B`` used, ``min(row_l1_bound, p)`` (``p`` for ``None``).
-    mean_sensitivity_ : float
-        ``‖Δ(ỹ_1..ỹ_s)‖₁ <= 2·min(2B, p)/b`` (0/1 units).
-    mean_noise_scale_ : float
-        Laplace scale of each mean coordinate (0/1 units), ``6·min(2B, p)/(b·ε)``.
     privacy_report_ : PrivacyReport
         Step-by-step derivation of the release, built during ``fit``.
     n_features_in_, feature_names_in_, n_samples_fit_
@@ -371,7 +371,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
     >>> onehot = np.eye(4)[np.random.default_rng(0).integers(0, 4, (5000, 3))]
     >>> X = onehot.reshape(5000, 12)
     >>> est = NoisyMicroaggregation(epsilon=2.0, row_l1_bound=3, random_state=0).fit(X)
-    >>> round(est.mean_sensitivity_ * est.b_, 6)  # 2·min(2B, p) = 2·6
+    >>> round(est.sensitivity_["means"] * est.b_, 6)  # 2·min(2B, p) = 2·6
     12.0
     """
 
@@ -479,8 +479,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         # Weights: a replaced row leaves one cell and enters one: ||Δw||_1 <= 2/n,
         # scale (2/n)/(ε/3) = 6/(nε).
         noise = self.noise
+        weight_sensitivity = 2.0 / n
         weights_noisy, weight_scale = laplace_mechanism(
-            counts / n, 2.0 / n, eps_step, rng, noise=noise
+            counts / n, weight_sensitivity, eps_step, rng, noise=noise
         )
         # Means: at most two damped means change, each by Δ = x/m' − S(m − m')/(m m')
         # (m = max(f, b), m' = max(f − 1, b)): a difference of non-negative vectors with
@@ -521,10 +522,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
             b_=b,
             n_cells_=s,
             projection_beta_=beta,
-            weight_noise_scale_=weight_scale,
+            noise_scale_={"weights": weight_scale, "means": mean_scale},
             row_l1_bound_=bound,
-            mean_sensitivity_=mean_sensitivity,
-            mean_noise_scale_=mean_scale,
+            sensitivity_={"weights": weight_sensitivity, "means": mean_sensitivity},
             privacy_report_=report,
             epsilon_=report.epsilon,
         )

@@ -198,7 +198,7 @@ class PrivateSampler(BaseSynthesizer):
 
     ``L = Σ_{j≤d} C(p, j)``.  The cap is on the total over all calls
     (``max_samples_``); on real data it is often 0 records, and :meth:`sample` then
-    refuses and says what would allow the request.  The fitted ``density_``,
+    refuses and says what would allow the request.  The fitted ``weights_``,
     ``shrinkage_`` and ``fourier_coefficients_`` are **not private**: publish only the
     output of :meth:`sample`.
 
@@ -230,8 +230,9 @@ class PrivateSampler(BaseSynthesizer):
 
     Attributes
     ----------
-    reduced_space_ : ndarray of shape (m, p)
-        The points of ``S`` in ``{0,1}^p`` (data-independent).
+    records_ : ndarray of shape (m, p)
+        Candidate records: the reduced space ``S``, points of ``{0,1}^p``
+        (data-independent).
     n_walsh_functions_ : int
         ``L``.
     sigma_min_ : float
@@ -244,12 +245,13 @@ class PrivateSampler(BaseSynthesizer):
         ``c`` (not private).
     shrinkage_ : float
         ``λ*`` from the LP (not private); 0 means the data's coefficients are matched.
-    density_ : ndarray of shape (m,)
-        ``h*`` (not private): probabilities of the points of ``reduced_space_``.
-    lp_status_, qp_status_ : str
-        Solver statuses.
-    lp_time_, qp_time_ : float
-        Solver wall times in seconds.
+    weights_ : ndarray of shape (m,)
+        The density ``h*`` (not private): probabilities of the points of ``records_``.
+    solver_status_ : dict
+        Statuses of the two solves: ``"lp"`` (HiGHS, shrinkage LP) and ``"qp"`` (OSQP,
+        proximal QP).
+    solve_time_ : dict
+        Wall times in seconds of the two solves, keys ``"lp"`` and ``"qp"``.
     qp_iterations_ : int
     qp_polished_ : bool
         Whether OSQP's polishing succeeded.
@@ -259,7 +261,7 @@ class PrivateSampler(BaseSynthesizer):
         Our check ``max |W_Sᵀh* − ((1−λ*)c + λ*·W_Sᵀu)|`` (≤ 1e-7 or fit fails).
     box_violation_ : float
         Largest violation of ``δ/m ≤ h ≤ Δ/m`` by the raw solver output, in units of
-        ``1/m`` (≤ 1e-6 or fit fails; the stored ``density_`` is clipped to the box and
+        ``1/m`` (≤ 1e-6 or fit fails; the stored ``weights_`` is clipped to the box and
         its sum corrected to 1 inside it).
     max_row_frequency_ : float
         Largest fraction of identical rows in ``X`` (not private; for :meth:`diagnostics`).
@@ -436,7 +438,7 @@ class PrivateSampler(BaseSynthesizer):
         fitted = {
             **state,
             **solution,
-            "reduced_space_": reduced_space,
+            "records_": reduced_space,
             "n_walsh_functions_": L,
             "sigma_min_": sigma,
             "well_conditioning_threshold_": threshold,
@@ -534,11 +536,9 @@ class PrivateSampler(BaseSynthesizer):
             )
         return {
             "shrinkage_": shrinkage,
-            "density_": density,
-            "lp_status_": lp.status,
-            "lp_time_": lp.solve_time,
-            "qp_status_": qp.status,
-            "qp_time_": qp.solve_time,
+            "weights_": density,
+            "solver_status_": {"lp": lp.status, "qp": qp.status},
+            "solve_time_": {"lp": lp.solve_time, "qp": qp.solve_time},
             "qp_iterations_": qp.iterations,
             "qp_polished_": qp.polished,
             "qp_primal_residual_": qp.primal_residual,
@@ -552,11 +552,11 @@ class PrivateSampler(BaseSynthesizer):
 
         Use :meth:`sample` to release records: it enforces the privacy budget.
         """
-        return self.reduced_space_, self.density_, False
+        return self.records_, self.weights_, False
 
     def _budget_message(self, requested):
         n, p = self.n_samples_fit_, self.n_features_in_
-        m, d = self.reduced_space_.shape[0], self.degree_
+        m, d = self.records_.shape[0], self.degree_
         remaining = self.max_samples_ - self.samples_released_
         total = self.samples_released_ + requested
         bounds = self.density_bounds_
@@ -613,7 +613,7 @@ class PrivateSampler(BaseSynthesizer):
         if k > remaining:
             raise ValueError(self._budget_message(k))
         rng = self._sampling_generator(random_state)
-        out = sample_weighted_records(self.reduced_space_, self.density_, k, rng, rounding=False)
+        out = sample_weighted_records(self.records_, self.weights_, k, rng, rounding=False)
         self.samples_released_ += k
         self.epsilon_spent_ = self.samples_released_ * self.epsilon_per_sample_
         self.privacy_report_ = _release_report(vars(self))
@@ -658,7 +658,7 @@ class PrivateSampler(BaseSynthesizer):
             raise ValueError(f"gamma must be in (0, 1); got {gamma!r}.")
         low, high = self.density_bounds_
         n, p = self.n_samples_fit_, self.n_features_in_
-        m, d, L = self.reduced_space_.shape[0], self.degree_, self.n_walsh_functions_
+        m, d, L = self.records_.shape[0], self.degree_, self.n_walsh_functions_
         remaining = self.max_samples_ - self.samples_released_
         if n_samples is None:
             default = self.default_n_samples_
@@ -735,7 +735,7 @@ def _release_report(fitted):
     ``fitted`` maps fitted-attribute names to values (fit-time state only, never the
     current hyperparameters).
     """
-    m = fitted["reduced_space_"].shape[0]
+    m = fitted["records_"].shape[0]
     per_sample, budget = fitted["epsilon_per_sample_"], fitted["epsilon_budget_"]
     report = PrivacyReport(mechanism="PrivateSampler (noise-free private sampling)")
     report.add(

@@ -81,7 +81,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         ``"independent"``: the product of noisy column means (or, with
         ``feature_blocks``, of noisy per-block category frequencies) bought with
         ``independent_fraction · epsilon``; an array of shape (m', p): public candidate
-        records (never derived from ``X``: they are released as ``support_``; passing
+        records (never derived from ``X``: they are released as ``records_``; passing
         ``X`` itself warns ``PrivacyLeakWarning``); a callable
         ``reduced_space(rng, m) -> records`` drawing from a data-independent ``μ``.
     objective : {"linf", "l1"}, default="linf"
@@ -129,15 +129,17 @@ class ReducedSpaceLP(BaseSynthesizer):
         Privacy budget spent by ``fit``: ``privacy_report_.epsilon``.
     privacy_report_ : PrivacyReport
         Each release of ``fit`` with its sensitivity, budget and noise scale.
-    support_ : ndarray of shape (m', n_features_in)
-        The reduced space ``Ω*`` (duplicates possible; they are harmless).
+    records_ : ndarray of shape (m', n_features_in)
+        Candidate records: the reduced space ``Ω*`` (duplicates possible; they are
+        harmless).
     weights_ : ndarray of shape (m',)
-        The density ``h*`` on ``support_``.
+        The density ``h*`` on ``records_``.
     lp_objective_ : float
         Optimal LP value: max (``"linf"``) or sum (``"l1"``) of the absolute deviations
         from the noisy statistics.
     noise_scale_ : float
-        Laplace scale ``σ`` on the workload statistics.
+        Laplace scale ``σ`` on the workload statistics (the 1-way marginals of
+        ``reduced_space="independent"`` are a separate release: see ``privacy_report_``).
     sensitivity_ : float
         Replace-one L1 sensitivity ``Δ_1`` of the workload statistics.
     workload_ : MarginalWorkload or FunctionWorkload
@@ -277,7 +279,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         ):  # decided from the objects' memory, not from the values of X
             warn_privacy_leak(
                 "reduced_space shares memory with X: the candidate records are (part of) "
-                "the private data and are released as support_, which voids the "
+                "the private data and are released as records_, which voids the "
                 "differential privacy guarantee. Pass public candidate records drawn "
                 "independently of X.",
                 stacklevel=4,
@@ -406,7 +408,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             build_time_=build_time,
             lp_shape_=info["shape"],
             n_lp_rounds_=info["rounds"],
-            support_=support.astype(np.float64),
+            records_=support.astype(np.float64),
             weights_=h / total,
             lp_objective_=float(result.objective),
             solver_status_=result.status,
@@ -525,7 +527,7 @@ class ReducedSpaceLP(BaseSynthesizer):
 
     # ------------------------------------------------------------------ outputs
     def _candidates(self):
-        return self.support_, self.weights_, False
+        return self.records_, self.weights_, False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

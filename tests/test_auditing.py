@@ -422,8 +422,8 @@ def test_audit_private_sampler_density_ratio(broken, monkeypatch):
         params = {"epsilon": None, "n_samples": 1, "m": 16, "degree": 1, "random_state": seed}
         e0 = module.PrivateSampler(**params).fit(X0)
         e1 = module.PrivateSampler(**params).fit(X1)
-        np.testing.assert_array_equal(e0.reduced_space_, e1.reduced_space_)
-        ratio = float(np.max(np.abs(np.log(e0.density_ / e1.density_))))
+        np.testing.assert_array_equal(e0.records_, e1.records_)
+        ratio = float(np.max(np.abs(np.log(e0.weights_ / e1.weights_))))
         worst.append(ratio / e0.epsilon_per_sample_)
     print(f"PrivateSampler max |ln h0/h1| / epsilon_per_sample_ = {max(worst):.3g}")
     if broken:
@@ -482,7 +482,7 @@ def test_audit_private_sampler_many_records(broken, monkeypatch):
 
     def mechanism(X, seed):
         est = module.PrivateSampler(random_state=seed, **params).fit(X)
-        return est.sample()[:, 0].sum(), est.epsilon_, est.density_, est.reduced_space_
+        return est.sample()[:, 0].sum(), est.epsilon_, est.weights_, est.records_
 
     _, claimed, _, _ = mechanism(X0, 0)
     events = {f"#ones >= {c}": (lambda out, c=c: out[0] >= c) for c in (265, 275, 285)}

@@ -293,12 +293,12 @@ def test_reports_diagnostics_and_samples_read_fit_time_values():
 
 def test_private_sampler_solver_failure_keeps_the_previous_fit(monkeypatch):
     # The defect of the issue: a SolverError in the QP of a refit left the new
-    # reduced_space_ with the old density_, and sample() still returned records.
+    # records_ with the old weights_, and sample() still returned records.
     import skprivsynth.private_sampling as module
 
     X = _data(PrivateSampler())
     est = PrivateSampler(epsilon=None, n_samples=12, m=64, random_state=0).fit(X)
-    space, density = est.reduced_space_.copy(), est.density_.copy()
+    space, density = est.records_.copy(), est.weights_.copy()
 
     def fail(*args, **kwargs):
         raise SolverError("OSQP status 'maximum iterations reached'")
@@ -306,8 +306,8 @@ def test_private_sampler_solver_failure_keeps_the_previous_fit(monkeypatch):
     monkeypatch.setattr(module, "solve_qp", fail)
     with pytest.raises(SolverError, match="OSQP"):
         est.set_params(random_state=1).fit(X)
-    np.testing.assert_array_equal(est.reduced_space_, space)
-    np.testing.assert_array_equal(est.density_, density)
+    np.testing.assert_array_equal(est.records_, space)
+    np.testing.assert_array_equal(est.weights_, density)
     fresh = PrivateSampler(epsilon=None, n_samples=12, m=64)
     with pytest.raises(SolverError):
         fresh.fit(X)
@@ -316,8 +316,8 @@ def test_private_sampler_solver_failure_keeps_the_previous_fit(monkeypatch):
 
 
 def test_scorer_warning_reads_the_class_not_the_parameter_names():
-    from skprivsynth.metrics import make_marginal_scorer
     from skprivsynth.exceptions import PrivacyLeakWarning
+    from skprivsynth.metrics import make_marginal_scorer
 
     class KAnonymousWithEpsilon(MicroaggregationSynthesizer):
         # A non-DP estimator whose parameters happen to include "epsilon".

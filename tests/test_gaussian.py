@@ -119,7 +119,7 @@ def test_noise_ellipsoid_contains_every_sensitivity_vector(allocation, explicit_
     np.testing.assert_allclose(cov @ pinv @ diffs, diffs, atol=1e-8)
     if allocation == "paper":
         k = len(est.noise_bases_)
-        np.testing.assert_allclose(est.noise_scales_, c * 2 * math.sqrt(k) * est.block_radii_)
+        np.testing.assert_allclose(est.noise_scale_, c * 2 * math.sqrt(k) * est.block_radii_)
         assert len(est.noise_bases_) <= 1 + math.ceil(math.log2(est.block_ranks_.sum()))
 
 
@@ -155,13 +155,13 @@ def test_noise_covariance_matches_empirical():
     est = CorrelatedGaussianMechanism(EPS, delta=DELTA, degree=2, random_state=0).fit(_data(p=5))
     rng = np.random.default_rng(7)
     draws = _correlated_noise(
-        est.noise_bases_, est.noise_scales_, est.n_queries_, rng, n_draws=40_000
+        est.noise_bases_, est.noise_scale_, est.n_queries_, rng, n_draws=40_000
     )
     empirical = draws @ draws.T / draws.shape[1]
     cov = est.noise_covariance()
     assert np.linalg.norm(empirical - cov) / np.linalg.norm(cov) < 0.03
-    # The formula: c² Σ s_i² U_i U_iᵀ, with the per-block scales of noise_scales_.
-    formula = sum(s**2 * U @ U.T for U, s in zip(est.noise_bases_, est.noise_scales_, strict=True))
+    # The formula: c² Σ s_i² U_i U_iᵀ, with the per-block scales of noise_scale_.
+    formula = sum(s**2 * U @ U.T for U, s in zip(est.noise_bases_, est.noise_scale_, strict=True))
     np.testing.assert_allclose(cov, formula)
 
 
@@ -214,7 +214,7 @@ def test_consistency_is_a_kkt_point_and_matches_osqp(explicit_universe, n, p, ep
     scale = np.abs(g).max() + 1.0
     assert np.all(g - mu >= -1e-12 * scale)  # dual feasibility
     noise_energy = sum(
-        U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scales_, strict=True)
+        U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scale_, strict=True)
     )
     resid = float((A @ x - y) @ (A @ x - y))
     assert float(x @ (g - mu)) <= 1e-3 * resid + 1e-4 * noise_energy  # complementarity
@@ -263,7 +263,7 @@ def _mse_ratios(X, workload, allocation, seeds):
         )
         plain.append(np.mean((noisy - truth) ** 2))
     expected = (
-        sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scales_, strict=True))
+        sum(U.shape[1] * s**2 for U, s in zip(est.noise_bases_, est.noise_scale_, strict=True))
         / est.n_queries_
     )
     rank = est.block_ranks_.sum()

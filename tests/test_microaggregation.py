@@ -28,13 +28,13 @@ def test_group_sizes_and_exact_mean_on_adult(adult_boolean):
         assert synth.group_sizes_.max() < 2 * k
         assert synth.group_sizes_.sum() == X.shape[0]
         np.testing.assert_allclose(
-            synth.weights_ @ synth.means_, X.mean(axis=0), atol=1e-12, rtol=0
+            synth.weights_ @ synth.records_, X.mean(axis=0), atol=1e-12, rtol=0
         )
 
 
 def test_covariance_loss_attribute_matches_metric(boolean_data):
     synth = MicroaggregationSynthesizer(k=7).fit(boolean_data)
-    Y = np.repeat(synth.means_, synth.group_sizes_, axis=0)
+    Y = np.repeat(synth.records_, synth.group_sizes_, axis=0)
     assert synth.covariance_loss_ == pytest.approx(covariance_loss(boolean_data, Y), abs=1e-10)
 
 
@@ -89,7 +89,7 @@ def test_unrounded_sample_returns_group_means():
     X = rng.normal(size=(300, 4))
     synth = MicroaggregationSynthesizer(k=10, rounding=False).fit(X)
     S = synth.sample(200, random_state=0)
-    matches = (np.abs(S[:, None, :] - synth.means_[None]) < 1e-12).all(-1).any(-1)
+    matches = (np.abs(S[:, None, :] - synth.records_[None]) < 1e-12).all(-1).any(-1)
     assert matches.all()
 
 
@@ -146,9 +146,9 @@ def test_edge_cases_keep_group_sizes_and_mean(name, k):
         assert sizes.size == n // k  # the paper's K = n // k blocks
     else:  # n < 2k: a single group of all rows
         assert sizes.tolist() == [n]
-    np.testing.assert_allclose(synth.weights_ @ synth.means_, X.mean(0), atol=1e-12, rtol=0)
-    assert synth.means_.min() >= 0 and synth.means_.max() <= 1
+    np.testing.assert_allclose(synth.weights_ @ synth.records_, X.mean(0), atol=1e-12, rtol=0)
+    assert synth.records_.min() >= 0 and synth.records_.max() <= 1
     if k == 1:  # groups of one row: the means are the rows themselves
-        np.testing.assert_array_equal(np.unique(synth.means_, axis=0), np.unique(X, axis=0))
+        np.testing.assert_array_equal(np.unique(synth.records_, axis=0), np.unique(X, axis=0))
     if name == "duplicates":
-        np.testing.assert_array_equal(synth.means_, np.tile(X[:1], (sizes.size, 1)))
+        np.testing.assert_array_equal(synth.records_, np.tile(X[:1], (sizes.size, 1)))

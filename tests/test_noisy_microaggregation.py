@@ -223,8 +223,8 @@ def test_noise_goes_through_privacy_module_with_the_derived_calibration(monkeypa
         ((s,), 2.0 / n, eps / 3, "continuous"),
         ((s, p), 2.0 * p / 20, eps / 3, "continuous"),  # B = p: 2·min(2p, p)/b
     ]
-    assert est.weight_noise_scale_ == pytest.approx(6.0 / (n * eps))
-    assert est.mean_noise_scale_ == pytest.approx(6.0 * p / (20 * eps))
+    assert est.noise_scale_["weights"] == pytest.approx(6.0 / (n * eps))
+    assert est.noise_scale_["means"] == pytest.approx(6.0 * p / (20 * eps))
     # Declared bound B = 2 on one-hot rows of 2 columns: 2·min(2B, p)/b = 2·4/20.
     calls.clear()
     X1 = np.eye(4)[np.random.default_rng(1).integers(0, 4, (400, 2))].reshape(400, 8)
@@ -232,7 +232,7 @@ def test_noise_goes_through_privacy_module_with_the_derived_calibration(monkeypa
         epsilon=eps, t=2, alpha=0.5, b=20, row_l1_bound=2, noise="discrete", random_state=0
     ).fit(X1)
     assert calls[1] == ((est.n_cells_, 8), 2.0 * 4 / 20, eps / 3, "discrete")
-    assert est.mean_sensitivity_ == pytest.approx(0.4) and est.row_l1_bound_ == 2.0
+    assert est.sensitivity_["means"] == pytest.approx(0.4) and est.row_l1_bound_ == 2.0
     assert est.projection_beta_ == pytest.approx(eps / (6 * 2))
     # No ad-hoc Laplace sampling in the estimator module.
     source = inspect.getsource(nm_module)
@@ -330,7 +330,7 @@ def test_discrete_noise_option():
     X = (np.random.default_rng(6).random((500, 4)) < 0.5).astype(float)
     est = NoisyMicroaggregation(epsilon=1.0, noise="discrete", random_state=0).fit(X)
     assert est.records_.min() >= 0 and est.records_.max() <= 1
-    assert est.mean_noise_scale_ >= 6 * 4 / (est.b_ * 1.0)
+    assert est.noise_scale_["means"] >= 6 * 4 / (est.b_ * 1.0)
     assert est.weights_.sum() == pytest.approx(1.0)
 
 
@@ -455,7 +455,7 @@ def test_row_l1_bound_above_p_is_the_cube_bound():
     a = NoisyMicroaggregation(epsilon=2.0, random_state=3).fit(X)
     for bound in (6, 7.5, 1e6):
         b = NoisyMicroaggregation(epsilon=2.0, row_l1_bound=bound, random_state=3).fit(X)
-        assert b.row_l1_bound_ == 6.0 and b.mean_sensitivity_ == a.mean_sensitivity_
+        assert b.row_l1_bound_ == 6.0 and b.sensitivity_ == a.sensitivity_
         np.testing.assert_array_equal(a.records_, b.records_)
         np.testing.assert_array_equal(a.weights_, b.weights_)
     # Between p/2 and p the bound changes nothing either (min(2B, p) = p).

@@ -50,7 +50,7 @@ def test_clone_set_params_and_unfitted(adult, small_adult):
     assert isinstance(twin, SynthesisPipeline)
     twin.fit(small_adult)
     assert twin[-1].group_sizes_.min() >= 50
-    assert not hasattr(pipe[-1], "means_")  # clone did not fit the original
+    assert not hasattr(pipe[-1], "records_")  # clone did not fit the original
 
 
 def test_grid_search_picks_smallest_k_and_cross_val_score(adult, small_adult):
@@ -89,7 +89,7 @@ def test_blockwise_rounding_keeps_one_way_marginals_and_beats_coordinatewise(adu
     synthetic = pipe.sample(200_000, random_state=0)
     # Expected category frequencies of the model: sum_j w_j y_j over the block.
     block = encoder.feature_blocks_[list(data.columns).index("education-num")]
-    expected = (synth.weights_ @ synth.means_)[block]
+    expected = (synth.weights_ @ synth.records_)[block]
     observed = np.bincount(synthetic["education-num"], minlength=expected.size) / len(synthetic)
     np.testing.assert_allclose(observed, expected, atol=0.004)
     # Coordinate-wise rounding creates invalid one-hot blocks that the decoder must

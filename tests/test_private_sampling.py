@@ -43,7 +43,7 @@ def fitted():
 
 def _walsh(est):
     subsets = walsh_subsets(est.n_features_in_, est.degree)
-    return walsh_matrix(boolean_to_signs(est.reduced_space_), subsets)
+    return walsh_matrix(boolean_to_signs(est.records_), subsets)
 
 
 def test_density_solves_the_shrunk_system_inside_the_box(fitted):
@@ -51,14 +51,14 @@ def test_density_solves_the_shrunk_system_inside_the_box(fitted):
     W = _walsh(est)
     lam, c = est.shrinkage_, est.fourier_coefficients_
     target = (1 - lam) * c + lam * W.mean(axis=0)  # W_S^T u with u = 1/m
-    np.testing.assert_allclose(W.T @ est.density_, target, atol=1e-7)
+    np.testing.assert_allclose(W.T @ est.weights_, target, atol=1e-7)
     assert est.constraint_residual_ <= 1e-7
     delta, Delta = est.density_bounds
     m = est.m
-    assert est.density_.min() >= delta / m - 1e-15
-    assert est.density_.max() <= Delta / m + 1e-15
-    assert est.density_.sum() == pytest.approx(1.0, abs=1e-9)
-    assert est.qp_status_ == "solved" and est.lp_status_ == "Optimal"
+    assert est.weights_.min() >= delta / m - 1e-15
+    assert est.weights_.max() <= Delta / m + 1e-15
+    assert est.weights_.sum() == pytest.approx(1.0, abs=1e-9)
+    assert est.solver_status_ == {"lp": "Optimal", "qp": "solved"}
     # correlated data is far from uniform on a random S: some shrinkage is needed,
     # and it is minimal: lambda* - 0.01 is infeasible in the LP box (independent solver).
     assert 0.02 < lam < 1
@@ -79,7 +79,7 @@ def test_density_solves_the_shrunk_system_inside_the_box(fitted):
 
     # Optimality certificate of the proximal QP (independent of OSQP's duals): h* is the
     # projection of u iff g = m h* = clip(1 - W nu, delta, Delta) for some nu.
-    g = m * est.density_
+    g = m * est.weights_
     free = (g > delta + 1e-6) & (g < Delta - 1e-6)
     nu = np.linalg.lstsq(W[free], 1.0 - g[free], rcond=None)[0]
     np.testing.assert_allclose(np.clip(1.0 - W @ nu, delta, Delta), g, atol=1e-6)
@@ -94,23 +94,23 @@ def _walsh_subsets(est):
 def test_no_shrinkage_when_data_coefficients_are_reachable():
     p, m = 6, 120
     probe = PrivateSampler(m=m, random_state=3).fit(_correlated(500, p, seed=1))
-    S = probe.reduced_space_
+    S = probe.records_
     # Data = the reduced space itself, each point repeated 9-11 times: its empirical
     # density on S is within [0.9, 1.1] / m of uniform, inside the LP box.
     reps = np.random.default_rng(0).integers(9, 12, size=m)
     X = np.repeat(S, reps, axis=0)
     est = PrivateSampler(m=m, random_state=3).fit(X)
-    np.testing.assert_array_equal(est.reduced_space_, S)  # same seed -> same S
+    np.testing.assert_array_equal(est.records_, S)  # same seed -> same S
     assert est.shrinkage_ <= 1e-7
     W = _walsh(est)
-    np.testing.assert_allclose(W.T @ est.density_, est.fourier_coefficients_, atol=1e-7)
+    np.testing.assert_allclose(W.T @ est.weights_, est.fourier_coefficients_, atol=1e-7)
     # and the data's own 2-way marginals are reproduced exactly by h*
     for a, b in [(0, 1), (2, 5)]:
         for va in (0, 1):
             for vb in (0, 1):
                 mask = (S[:, a] == va) & (S[:, b] == vb)
                 data = np.mean((X[:, a] == va) & (X[:, b] == vb))
-                assert est.density_[mask].sum() == pytest.approx(data, abs=1e-7)
+                assert est.weights_[mask].sum() == pytest.approx(data, abs=1e-7)
 
 
 def test_reduced_space_does_not_depend_on_the_data():
@@ -118,11 +118,11 @@ def test_reduced_space_does_not_depend_on_the_data():
     X2 = 1.0 - _correlated(900, 7, seed=11)
     a = PrivateSampler(m=100, random_state=42).fit(X1)
     b = PrivateSampler(m=100, random_state=42).fit(X2)
-    np.testing.assert_array_equal(a.reduced_space_, b.reduced_space_)
+    np.testing.assert_array_equal(a.records_, b.records_)
     assert a.n_tries_ == b.n_tries_ and a.sigma_min_ == b.sigma_min_
-    assert not np.allclose(a.density_, b.density_)
+    assert not np.allclose(a.weights_, b.weights_)
     c = PrivateSampler(m=100, random_state=43).fit(X1)
-    assert not np.array_equal(a.reduced_space_, c.reduced_space_)
+    assert not np.array_equal(a.records_, c.records_)
 
 
 def test_released_sample_follows_the_density():
@@ -133,10 +133,10 @@ def test_released_sample_follows_the_density():
     assert Y.shape == (k, 5) and set(np.unique(Y)) <= {0.0, 1.0}
     # Group identical points of S (duplicates share a cell) and compare counts.
     weights = 2 ** np.arange(5)
-    s_code = est.reduced_space_ @ weights
+    s_code = est.records_ @ weights
     y_code = Y @ weights
     cells = np.unique(s_code)
-    expected = np.array([est.density_[s_code == v].sum() for v in cells]) * k
+    expected = np.array([est.weights_[s_code == v].sum() for v in cells]) * k
     observed = np.array([(y_code == v).sum() for v in cells])
     assert observed.sum() == k  # every record is a point of S
     assert chisquare(observed, expected).pvalue > 1e-3
@@ -364,7 +364,7 @@ def test_released_density_is_exactly_in_the_box_and_sums_to_one(monkeypatch):
     delta, Delta, m = 0.25, 3.0, 150
     est = PrivateSampler(m=m, density_bounds=(delta, Delta), random_state=0).fit(X)
     assert est.box_violation_ == pytest.approx(5e-7, rel=0.05)
-    h = est.density_
+    h = est.weights_
     assert h.min() >= delta / m and h.max() <= Delta / m  # no tolerance
     assert h.sum() == pytest.approx(1.0, abs=1e-15)
     assert est.constraint_residual_ <= 1e-7

@@ -72,7 +72,7 @@ def test_column_generation_reaches_the_full_lp_optimum(small_columns, objective,
     ).fit(X)
     assert est.solver_status_ == "Optimal"
     assert est.n_lp_rounds_ >= 2
-    Q = est.workload_.query_matrix(est.support_).toarray()
+    Q = est.workload_.query_matrix(est.records_).toarray()
     b = est.noisy_answers_
     assert est.lp_objective_ == pytest.approx(full_lp_optimum(Q, b, objective), abs=1e-7)
     dev = np.abs(Q[1:] @ est.weights_ - b[1:])
@@ -89,7 +89,7 @@ def test_fitted_attributes_and_privacy_accounting():
     assert est.sensitivity_ == pytest.approx(2 * n_tables / 2000)
     assert est.noise_scale_ == pytest.approx(2 * n_tables / 2000 / 0.7)
     assert est.epsilon_ == pytest.approx(0.7)
-    assert est.support_.shape == (300, 5) and est.weights_.shape == (300,)
+    assert est.records_.shape == (300, 5) and est.weights_.shape == (300,)
     assert est.noisy_answers_[0] == 1.0  # constant released exactly
     report = est.privacy_report_
     assert isinstance(report, PrivacyReport) and report.epsilon == pytest.approx(0.7)
@@ -107,7 +107,7 @@ def test_fitted_attributes_and_privacy_accounting():
     assert ind.reduced_space_means_.min() >= 1 / 300
     assert ind.reduced_space_means_.max() <= 1 - 1 / 300
     # Ω* follows the noisy product distribution: column means close to the data's.
-    np.testing.assert_allclose(ind.support_.mean(axis=0), X.mean(axis=0), atol=0.1)
+    np.testing.assert_allclose(ind.records_.mean(axis=0), X.mean(axis=0), atol=0.1)
 
 
 def test_laplace_noise_only_through_privacy_module(monkeypatch):
@@ -158,9 +158,9 @@ def test_large_epsilon_matches_noiseless_lp(monkeypatch):
         mp.setattr(privacy, "laplace_mechanism", no_noise)
         exact = ReducedSpaceLP(epsilon=1.0, **params).fit(X)
     assert exact.lp_objective_ == pytest.approx(0.0, abs=1e-9)
-    target = _per_point(exact.support_, exact.weights_)
+    target = _per_point(exact.records_, exact.weights_)
     np.testing.assert_allclose(target, _per_point(X, np.full(len(X), 1 / len(X))), atol=1e-9)
-    gaps = [np.abs(_per_point(f.support_, f.weights_) - target).sum() for f in fits.values()]
+    gaps = [np.abs(_per_point(f.records_, f.weights_) - target).sum() for f in fits.values()]
     assert gaps[0] > gaps[1] > gaps[2] and gaps[2] < 1e-6
 
     # (b) degree 2 on 6 columns: objective and marginals within the LP optimum.
@@ -175,7 +175,7 @@ def test_large_epsilon_matches_noiseless_lp(monkeypatch):
     W = exact.workload_
     real = W.answers(X)
     for est in (noisy, exact):
-        fitted = W.query_matrix(est.support_) @ est.weights_
+        fitted = W.query_matrix(est.records_) @ est.weights_
         assert np.abs(fitted - real).max() <= exact.lp_objective_ + 1e-6
     assert exact.lp_objective_ < 0.02  # Rényi condition number ~1: a close fit exists
     synth = exact.sample(200_000, random_state=1)
@@ -192,7 +192,7 @@ def test_error_decreases_with_epsilon():
         err = []
         for seed in range(3):
             est = ReducedSpaceLP(epsilon=eps, m=400, objective="l1", random_state=seed).fit(X)
-            err.append(np.abs(W.query_matrix(est.support_) @ est.weights_ - real).mean())
+            err.append(np.abs(W.query_matrix(est.records_) @ est.weights_ - real).mean())
         errors.append(np.mean(err))
     assert errors[0] > errors[1] > errors[2]
 
@@ -201,7 +201,7 @@ def test_sampling_follows_weights():
     X = product_data(1000, [0.5, 0.5, 0.5], seed=6)
     support = np.array([[0, 0, 0], [1, 1, 1], [1, 0, 1]])
     est = ReducedSpaceLP(epsilon=1.0, m=7, reduced_space=support, random_state=0).fit(X)
-    assert est.support_.shape == (3, 3)  # m is ignored for an array
+    assert est.records_.shape == (3, 3)  # m is ignored for an array
     Y = est.sample(30_000, random_state=0)
     assert set(map(tuple, Y.astype(int))) <= set(map(tuple, support))
     freq = np.array([(Y == row).all(axis=1).mean() for row in support])
@@ -220,7 +220,7 @@ def test_callable_space_and_function_workload():
 
     W = FunctionWorkload(lambda Z: Z[:, :2] - Z[:, 2:], bounds=(-1, 1), n_features=4)
     est = ReducedSpaceLP(epsilon=1.0, m=64, reduced_space=space, workload=W, random_state=0).fit(X)
-    assert seen["m"] == 64 and est.support_.shape == (64, 4)
+    assert seen["m"] == 64 and est.records_.shape == (64, 4)
     assert est.sensitivity_ == pytest.approx(4 / 800)
 
 
@@ -338,17 +338,17 @@ def test_feature_blocks_give_valid_one_hot_candidates(space, blocks):
     est = ReducedSpaceLP(
         epsilon=1.0, m=400, reduced_space=space, feature_blocks=blocks, random_state=0
     ).fit(X)
-    np.testing.assert_array_equal(block_counts(est.support_), 1)
+    np.testing.assert_array_equal(block_counts(est.records_), 1)
     np.testing.assert_array_equal(block_counts(est.sample(500, random_state=1)), 1)
     assert est.feature_blocks_ == BLOCKS  # sorted slices
     if space == "uniform":  # each block's category uniform: chi-square goodness of fit
         from scipy.stats import chisquare
 
         for b in BLOCKS:
-            counts = est.support_[:, b].sum(axis=0)
+            counts = est.records_[:, b].sum(axis=0)
             assert chisquare(counts).pvalue > 1e-3
     else:  # drawn from the noisy frequencies: close to the data's category frequencies
-        np.testing.assert_allclose(est.support_.mean(axis=0), X.mean(axis=0), atol=0.08)
+        np.testing.assert_allclose(est.records_.mean(axis=0), X.mean(axis=0), atol=0.08)
         probs = est.reduced_space_means_
         np.testing.assert_allclose(block_counts(probs[None])[0], 1.0)
         assert probs.min() >= 1 / 400 / 2  # floor 1/m, then normalised (sum <= 2)
@@ -412,7 +412,7 @@ def test_reduced_space_depends_only_on_declared_release(monkeypatch):
     params = dict(epsilon=1.0, m=200, feature_blocks=BLOCKS, random_state=3)
     a = ReducedSpaceLP(reduced_space="uniform", **params).fit(X1)
     b = ReducedSpaceLP(reduced_space="uniform", **params).fit(X2)
-    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_array_equal(a.records_, b.records_)
 
     fixed = np.linspace(0.05, 0.5, 9)
     original = privacy.laplace_mechanism
@@ -425,8 +425,8 @@ def test_reduced_space_depends_only_on_declared_release(monkeypatch):
     monkeypatch.setattr(privacy, "laplace_mechanism", fixed_frequencies)
     c = ReducedSpaceLP(reduced_space="independent", **params).fit(X1)
     d = ReducedSpaceLP(reduced_space="independent", **params).fit(X2)
-    np.testing.assert_array_equal(c.support_, d.support_)
-    assert not np.array_equal(c.support_, a.support_)
+    np.testing.assert_array_equal(c.records_, d.records_)
+    assert not np.array_equal(c.records_, a.records_)
 
 
 @pytest.mark.parametrize(
@@ -488,7 +488,7 @@ def test_rows_violating_feature_blocks_are_projected_not_reported():
                 a = ReducedSpaceLP(**params).fit(bad)
             b = ReducedSpaceLP(**params).fit(projected)
             np.testing.assert_array_equal(a.noisy_answers_, b.noisy_answers_)
-            np.testing.assert_array_equal(a.support_, b.support_)
+            np.testing.assert_array_equal(a.records_, b.records_)
             np.testing.assert_allclose(a.weights_, b.weights_, atol=1e-9)
             assert a.epsilon_ == pytest.approx(1.0)
 
