@@ -2,11 +2,13 @@
 
 Synthesizers (``fit`` then ``sample``):
 
-- :class:`MicroaggregationSynthesizer` — k-anonymous microaggregation (seed 000).
-- :class:`NoisyMicroaggregation` — epsilon-DP microaggregation (seed 000, Sect. 5).
-- :class:`ReducedSpaceLP` — epsilon-DP noisy LP over a data-independent reduced space (seed 001).
+- :class:`MicroaggregationSynthesizer` — k-anonymous microaggregation (Boedihardjo,
+  Strohmer & Vershynin, *Covariance's loss is privacy's gain*).
+- :class:`NoisyMicroaggregation` — epsilon-DP microaggregation (same paper, Sect. 5).
+- :class:`ReducedSpaceLP` — epsilon-DP noisy LP over a data-independent reduced space
+  (Boedihardjo, Strohmer & Vershynin, *Privacy of synthetic data*).
 - :class:`CorrelatedGaussianMechanism` — (epsilon, delta)-DP marginals with correlated
-  Gaussian noise, and synthetic data from them (seed 004).
+  Gaussian noise, and synthetic data from them (Nikolov, Talwar & Zhang, STOC 2013).
 - :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (seeds 002/003).
 
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.

@@ -28,7 +28,7 @@ from .privacy import PrivacyLeakWarning
 
 __all__ = ["main"]
 
-# Triples scored by the demo / evaluate commands: the BENCHMARKS.md convention.
+# Triples scored by the demo / evaluate commands (the convention of benchmarks/RESULTS.md).
 _N_TRIPLES = 200
 
 

@@ -4,10 +4,11 @@ Two families of marginal metrics are provided.
 
 *Boolean-matrix marginals* (:func:`marginal_errors`, :func:`marginal_error`) compare
 two matrices with entries in ``[0, 1]`` (real data ``X`` and synthetic data ``Y``,
-usually both in ``{0, 1}``) on every set ``J`` of ``d`` columns (ALGORITHMS.md §6):
+usually both in ``{0, 1}``) on every set ``J`` of ``d`` columns:
 
 * ``form="conjunction"``: the fraction of rows with all bits of ``J`` equal to 1,
-  ``(1/n) Σ_i Π_{j∈J} x_ij`` (seed 000, eq. 1.1); the error of ``J`` is the absolute
+  ``(1/n) Σ_i Π_{j∈J} x_ij`` (Boedihardjo, Strohmer & Vershynin, *Covariance's loss
+  is privacy's gain* (BSV 2022), eq. 1.1); the error of ``J`` is the absolute
   difference of the two fractions.
 * ``form="table"``: the ``2^d`` cell fractions of the marginal table of ``J``; the error
   of ``J`` is the total variation distance ``½ Σ_v |p_v − q_v|``.
@@ -20,7 +21,7 @@ candidate records with weights can be scored without sampling.
 
 *Categorical (decoded-space) marginals* (:func:`categorical_marginal_errors`,
 :func:`categorical_marginal_tvd`) compare two tables of categorical columns — the
-benchmark metric of the project (BENCHMARKS.md): tvd1 = mean over the 14 Adult columns,
+benchmark metric of ``benchmarks/RESULTS.md``: tvd1 = mean over the 14 Adult columns,
 tvd2 = mean over all 91 pairs, tvd3 = mean over 200 random triples drawn with
 ``max_marginals=200, random_state=0``.
 
@@ -388,7 +389,7 @@ def marginal_errors(
         Size ``d`` of the column sets, ``1 <= d <= p``.
     form : {"table", "conjunction"}, default="table"
         ``"table"``: total variation distance of the ``2^d``-cell tables;
-        ``"conjunction"``: absolute error of the all-ones cell (seed 000, eq. 1.1).
+        ``"conjunction"``: absolute error of the all-ones cell (BSV 2022, eq. 1.1).
     max_marginals : int, optional
         Evaluate a uniform random subset of this many column sets (see the module
         docstring); None evaluates all ``C(p, d)`` sets.
@@ -460,7 +461,7 @@ def marginal_error(
 ):
     """Summary of :func:`marginal_errors`: ``"mean"``, ``"max"`` or ``"rms"``.
 
-    ``statistic="rms"`` is the L² average of seed 000, eq. (1.2) ("δ-accurate for
+    ``statistic="rms"`` is the L² average of BSV 2022, eq. (1.2) ("δ-accurate for
     d-dimensional marginals on average"); ``form="table", statistic="mean"`` is the
     average total variation distance of the d-way tables.  Parameters as in
     :func:`marginal_errors`.
@@ -537,8 +538,7 @@ def _domain_codes(values, spec, column, name):
         value = values.iloc[int(np.argmax(outside))]
         value = value.item() if isinstance(value, np.generic) else value
         raise ValueError(
-            f"column {column!r} of {name} has value {value!r} outside domain[{column!r}]"
-            f"{declared}."
+            f"column {column!r} of {name} has value {value!r} outside domain[{column!r}]{declared}."
         )
     return codes.astype(np.int64), len(spec)
 
@@ -669,7 +669,7 @@ def categorical_marginal_tvd(
 ):
     """Mean (or max / rms) total variation distance of d-way categorical tables.
 
-    The benchmark metric of the project (BENCHMARKS.md), on the decoded columns:
+    The benchmark metric of ``benchmarks/RESULTS.md``, on the decoded columns:
     ``tvd1 = categorical_marginal_tvd(real, synth, degree=1)``,
     ``tvd2 = categorical_marginal_tvd(real, synth, degree=2)`` and
     ``tvd3 = categorical_marginal_tvd(real, synth, degree=3, max_marginals=200,
@@ -720,7 +720,7 @@ def covariance_loss(X, Y, sample_weight_X=None, sample_weight_Y=None):
     bias=True)``), or with weights ``Σ_i w_i (x_i − μ)(x_i − μ)ᵀ / Σ_i w_i``.  With
     ``Y`` = the group means of a microaggregation and ``sample_weight_Y`` = the group
     sizes, this is the covariance loss ``‖Σ_X − Σ_{E[X|F]}‖_F`` of conditional
-    expectation (seed 000, Sect. 3; law of total variance: it is the Frobenius norm of
+    expectation (BSV 2022, Sect. 3; law of total variance: it is the Frobenius norm of
     the expected within-group covariance).
 
     Parameters
@@ -954,7 +954,7 @@ def make_marginal_scorer(
         what the pipeline actually outputs (its one-hot-respecting rounding, not the
         synthesizer's coordinate-wise rounding) — and otherwise
         ``pipeline[-1].sample(...)``, all with :func:`marginal_error`.  ``"decoded"``
-        (the benchmark metric of BENCHMARKS.md):
+        (the benchmark metric of ``benchmarks/RESULTS.md``):
         ``pipeline.sample(...)`` (the pipeline's own decoding ``sample``, e.g.
         ``SynthesisPipeline``) against ``X`` with :func:`categorical_marginal_tvd`, which
         treats every distinct value as a category: right for categorical and

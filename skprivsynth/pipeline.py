@@ -122,7 +122,8 @@ class SynthesisPipeline(Pipeline):
         probabilities proportional to the block's values.  This is randomized
         rounding that respects the one-hot constraint: every 1-way marginal and
         every product of coordinates in different blocks keeps its expectation, as
-        with coordinate-wise rounding (seed 000, Lemma 4.7), while no invalid block
+        with coordinate-wise rounding (Boedihardjo, Strohmer & Vershynin,
+        *Covariance's loss is privacy's gain*, Lemma 4.7), while no invalid block
         (several or no bits set) is ever produced.  Synthesizers that override
         ``sample`` (e.g. to account a sampling budget) are always called through it.
         """

@@ -1,4 +1,6 @@
-"""Bingham sampling (PVEC) and private PCA (PROJ) of seed 000, Sect. 5.1.
+"""Bingham sampling (PVEC) and private PCA (PROJ).
+
+Boedihardjo, Strohmer & Vershynin (BSV 2022), *Covariance's loss is privacy's gain*, Sect. 5.1.
 
 ``PVEC(B)`` is the exponential mechanism of Kapralov and Talwar for the top
 eigenvector: a unit vector ``v`` with density proportional to ``exp(vᵀ B v)`` with
@@ -202,7 +204,7 @@ def _orthogonal_complement(V):
 
 
 def private_pca(A, t, rng):
-    """PROJ(A, t): ``t`` orthonormal vectors by successive Bingham draws (seed 000, Alg. 2).
+    """PROJ(A, t): ``t`` orthonormal vectors by successive Bingham draws (BSV 2022, Alg. 2).
 
     ``v_1 = PVEC(A)``; for ``j = 1..t−1``, with ``Q_j`` an orthonormal basis of the
     orthogonal complement of ``span(v_1..v_j)``, ``v_{j+1} = Q_j·PVEC(Q_jᵀ A Q_j)``.

@@ -1,4 +1,6 @@
-"""Lattice coverings, nearest-point partitions and equipartitions (seed 000, Sect. 3).
+"""Lattice coverings, nearest-point partitions and equipartitions.
+
+Boedihardjo, Strohmer & Vershynin (BSV 2022), *Covariance's loss is privacy's gain*, Sect. 3.
 
 The covering of the unit ball of a ``t``-dimensional subspace used by the
 microaggregation of Boedihardjo, Strohmer and Vershynin ("Covariance's loss is
@@ -58,7 +60,7 @@ def spatial_order_key(Z, bits=None):
     Each coordinate is quantised into ``2**bits`` equal-width levels over its range
     and the bits of the levels are interleaved, most significant first.  Sorting by
     the key traverses space along a Z-order curve, so consecutive chunks of a sorted
-    list are spatially coherent (used to split a cell into groups, seed 000 Sect. 3.6
+    list are spatially coherent (used to split a cell into groups, BSV 2022 Sect. 3.6
     allows any split: refining a partition only lowers the covariance loss, Lemma 3.8).
 
     Parameters
@@ -98,7 +100,7 @@ def spatial_order_key(Z, bits=None):
 
 
 def divide_and_merge(cell_of_row, order_key, k):
-    """Equipartition by divide-and-merge (seed 000, Sect. 3.6 and Remark 4.2).
+    """Equipartition by divide-and-merge (BSV 2022, Sect. 3.6 and Remark 4.2).
 
     1. Inside each cell, rows sorted by ``order_key`` are cut into chunks of exactly
        ``k`` rows; fewer than ``k`` rows remain per cell (the residual).

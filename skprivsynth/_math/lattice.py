@@ -1,4 +1,7 @@
-"""Enumerated lattice coverings of a ball (seed 000, Sect. 5, Algorithm 4, step 2).
+"""Enumerated lattice coverings of a ball.
+
+Boedihardjo, Strohmer & Vershynin (BSV 2022), *Covariance's loss is privacy's gain*,
+Sect. 5, Algorithm 4, step 2.
 
 The differentially private microaggregation releases one weight and one vector for
 *every* cell of an α-covering of the unit ball of ``ran(P)``, empty cells included,
@@ -46,7 +49,7 @@ def enumerate_lattice_ball(t, spacing, radius, max_points=1_000_000):
     t : int
         Dimension, ``t >= 1``.
     spacing : float
-        Lattice spacing (``α/√t`` for the α-covering of seed 000).
+        Lattice spacing (``α/√t`` for the α-covering of BSV 2022).
     radius : float
         Radius of the ball (``1 + α/2``).
     max_points : int, default=1_000_000

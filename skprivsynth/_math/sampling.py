@@ -54,7 +54,8 @@ def sample_weighted_records(records, weights, n_samples, rng, rounding=True):
         Source of randomness.
     rounding : bool, default=True
         If True, each coordinate of each drawn record is replaced by a
-        Bernoulli(value) draw, giving a Boolean record (seed 000, Sect. 4.3).
+        Bernoulli(value) draw, giving a Boolean record (Boedihardjo, Strohmer &
+        Vershynin, *Covariance's loss is privacy's gain*, Sect. 4.3).
 
     Returns
     -------

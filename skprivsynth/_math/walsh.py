@@ -451,7 +451,7 @@ def smallest_singular_value(W):
 
 
 def is_well_conditioned(W, degree):
-    """Test (9.1) of seed 003: ``σ_min(W_S) ≥ sqrt(m) / (2 e^d)``.
+    """Test ``σ_min(W_S) ≥ sqrt(m) / (2 e^d)`` (Pierquin, Zimmermann & Boussard, eq. 9.1).
 
     Parameters
     ----------
