@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._math.bingham import private_pca
 from ._math.lattice import enumerate_lattice_ball, lattice_point_index, round_to_lattice
 from .base import BaseSynthesizer
-from .privacy import NOISE_OPTIONS, PrivacyReport, check_epsilon, laplace_mechanism
+from .privacy import NOISE_OPTIONS, PrivacyReport, check_epsilon
 
 __all__ = [
     "NoisyMicroaggregation",
@@ -470,6 +470,21 @@ class NoisyMicroaggregation(BaseSynthesizer):
         beta = epsilon / (6.0 * t)
         A = (beta / p) * (X.T @ X)
         components = private_pca(A, t, rng)
+        report = PrivacyReport(
+            mechanism="NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, Algorithm 4)"
+        )
+        report.add(
+            "projection V = PROJ(A, t)",
+            f"{t} Bingham draw(s) (exponential mechanism, density ∝ exp(vᵀAv))",
+            beta,
+            eps_step,
+            None,
+            f"A = (nε/(6t))·S with S = (1/n)Σ(x_i/√p)(x_i/√p)ᵀ; replacing one row changes "
+            f"S by a difference of two PSD rank-one terms of norm <= 1, so ||S − S'|| <= "
+            f"1/n and ||A − A'|| <= ε/(6t) = {beta:.6g}; each draw is 2·ε/(6t)-DP "
+            f"(exponent and normalising constant), {t} draws compose to ε/3 "
+            "(Boedihardjo-Strohmer-Vershynin, Lemma 5.3, Theorem 5.12).",
+        )
 
         # Steps 2-3: data-independent covering, partition, damped means.
         points, counts, damped = cell_statistics(X, components, alpha, b)
@@ -478,11 +493,18 @@ class NoisyMicroaggregation(BaseSynthesizer):
         # Step 4: Laplace noise (Theorem 5.12), eps/3 each, on every cell (empty too).
         # Weights: a replaced row leaves one cell and enters one: ||Δw||_1 <= 2/n,
         # scale (2/n)/(ε/3) = 6/(nε).
-        noise = self.noise
         weight_sensitivity = 2.0 / n
-        weights_noisy, weight_scale = laplace_mechanism(
-            counts / n, weight_sensitivity, eps_step, rng, noise=noise
+        weights_noisy = report.release_laplace(
+            f"cell weights w + ρ (all {s} cells, empty ones included)",
+            counts / n,
+            weight_sensitivity,
+            eps_step,
+            rng,
+            noise=self.noise,
+            derivation="given V the cells are fixed; a replaced row leaves one cell and "
+            "enters one: ||Δw||_1 <= 2/n; scale (2/n)/(ε/3) = 6/(nε)",
         )
+        weight_scale = report.entries[-1]["scale"]
         # Means: at most two damped means change, each by Δ = x/m' − S(m − m')/(m m')
         # (m = max(f, b), m' = max(f − 1, b)): a difference of non-negative vectors with
         # |Δ_k| <= 1/m' <= 1/b and ||Δ||_1 <= (||x||_1 + ||S||_1/f)/b <= 2B/b, so each
@@ -490,27 +512,37 @@ class NoisyMicroaggregation(BaseSynthesizer):
         # ||Δ(ỹ_1..ỹ_s)||_1 <= 2·min(2B, p)/b = 2L/b; scale (2L/b)/(ε/3) = 6L/(bε).
         L = vector_sensitivity_numerator(p, bound)
         mean_sensitivity = 2.0 * L / b
-        means_noisy, mean_scale = laplace_mechanism(
-            damped, mean_sensitivity, eps_step, rng, noise=noise
+        declared = self.row_l1_bound is not None
+        means_noisy = report.release_laplace(
+            f"damped cell means ỹ + r (all {s} x {p} coordinates)",
+            damped,
+            mean_sensitivity,
+            eps_step,
+            rng,
+            noise=self.noise,
+            derivation=(
+                f"ỹ_j = Σ_(i∈F_j) x_i / max(|F_j|, b), b = {b:.6g}; rows in [0,1]^p with "
+                f"||x_i||_1 <= B = {bound:.6g} ("
+                + (
+                    "declared row_l1_bound; fit rescales any row above it to norm B, row by row"
+                    if declared
+                    else "B = p, the cube's own bound"
+                )
+                + "); at most two means change; a cell of f rows losing x changes by "
+                "x/m' − S(m − m')/(m m') with m = max(f, b), m' = max(f−1, b) >= b: a "
+                "difference of non-negative vectors with coordinates <= 1/b and l1 norms "
+                "<= B/b each, so by <= min(2B, p)/b (same for the cell gaining x', and "
+                "(x' − x)/max(f, b) inside one cell; refines Lemmas 5.10-5.11): "
+                f"||Δỹ||_1 <= 2·min(2B, p)/b = 2L/b (L = {L:.6g}); scale 6L/(bε). "
+                "Projections to the simplex and the cube and the bootstrap + randomized "
+                "rounding of sample() are post-processing"
+            ),
         )
+        mean_scale = report.entries[-1]["scale"]
 
         # Step 5: metric projections onto the simplex and the cube (post-processing).
         positive = np.maximum(weights_noisy, 0.0)
         total = positive.sum()
-        report = self._build_report(
-            epsilon,
-            n,
-            p,
-            s,
-            t,
-            b,
-            bound,
-            self.row_l1_bound is not None,
-            beta,
-            weight_scale,
-            mean_sensitivity,
-            mean_scale,
-        )
         return self._set_fitted(
             state,
             weights_=positive / total if total > 0 else np.full(s, 1.0 / s),
@@ -528,61 +560,6 @@ class NoisyMicroaggregation(BaseSynthesizer):
             privacy_report_=report,
             epsilon_=report.epsilon,
         )
-
-    @staticmethod
-    def _build_report(
-        eps, n, p, n_cells, t, b, bound, declared, beta, weight_scale, mean_sensitivity, mean_scale
-    ):
-        """The :class:`PrivacyReport` of one fit, from fit-time values only."""
-        report = PrivacyReport(
-            mechanism="NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, Algorithm 4)"
-        )
-        report.add(
-            "projection V = PROJ(A, t)",
-            f"{t} Bingham draw(s) (exponential mechanism, density ∝ exp(vᵀAv))",
-            beta,
-            eps / 3.0,
-            None,
-            f"A = (nε/(6t))·S with S = (1/n)Σ(x_i/√p)(x_i/√p)ᵀ; replacing one row changes "
-            f"S by a difference of two PSD rank-one terms of norm <= 1, so ||S − S'|| <= "
-            f"1/n and ||A − A'|| <= ε/(6t) = {beta:.6g}; each draw is 2·ε/(6t)-DP "
-            f"(exponent and normalising constant), {t} draws compose to ε/3 "
-            "(Boedihardjo-Strohmer-Vershynin, Lemma 5.3, Theorem 5.12).",
-        )
-        report.add(
-            "cell weights w + ρ",
-            f"Laplace on all {n_cells} cells (empty ones included)",
-            2.0 / n,
-            eps / 3.0,
-            weight_scale,
-            f"given V the cells are fixed; a replaced row leaves one cell and enters one: "
-            f"||Δw||_1 <= 2/n = {2.0 / n:.6g}; scale (2/n)/(ε/3) = 6/(nε) = "
-            f"{weight_scale:.6g}.",
-        )
-        report.add(
-            "damped cell means ỹ + r",
-            f"Laplace on all {n_cells} x {p} mean coordinates",
-            mean_sensitivity,
-            eps / 3.0,
-            mean_scale,
-            f"ỹ_j = Σ_(i∈F_j) x_i / max(|F_j|, b), b = {b:.6g}; rows in [0,1]^p with "
-            f"||x_i||_1 <= B = {bound:.6g} ("
-            + (
-                "declared row_l1_bound; fit rescales any row above it to norm B, row by row"
-                if declared
-                else "B = p, the cube's own bound"
-            )
-            + "); at most two means change; a cell of f rows losing x changes by "
-            "x/m' − S(m − m')/(m m') with m = max(f, b), m' = max(f−1, b) >= b: a "
-            "difference of non-negative vectors with coordinates <= 1/b and l1 norms "
-            "<= B/b each, so by <= min(2B, p)/b (same for the cell gaining x', and "
-            "(x' − x)/max(f, b) inside one cell; refines Lemmas 5.10-5.11): "
-            f"||Δỹ||_1 <= 2·min(2B, p)/b = 2L/b = {mean_sensitivity:.6g} (L = "
-            f"{vector_sensitivity_numerator(p, bound):.6g}); scale (2L/b)/(ε/3) = "
-            f"6L/(bε) = {mean_scale:.6g}.  Projections to the simplex and the cube and "
-            "the bootstrap + randomized rounding of sample() are post-processing.",
-        )
-        return report
 
     def _candidates(self):
         check_is_fitted(self)

@@ -10,6 +10,7 @@ from estimator_checks import UNIT_INTERVAL_FAILED_CHECKS
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.noisy_microaggregation as nm_module
+import skprivsynth.privacy as privacy
 from skprivsynth._math.lattice import (
     enumerate_lattice_ball,
     lattice_point_index,
@@ -209,13 +210,13 @@ def test_row_l1_bound_sensitivity_is_nearly_attained(b):
 
 def test_noise_goes_through_privacy_module_with_the_derived_calibration(monkeypatch):
     calls = []
-    real = nm_module.laplace_mechanism
+    real = privacy.laplace_mechanism
 
     def recording(values, sensitivity, epsilon, rng, noise="continuous"):
         calls.append((np.shape(values), sensitivity, epsilon, noise))
         return real(values, sensitivity, epsilon, rng, noise=noise)
 
-    monkeypatch.setattr(nm_module, "laplace_mechanism", recording)
+    monkeypatch.setattr(privacy, "laplace_mechanism", recording)
     X = (np.random.default_rng(0).random((400, 7)) < 0.4).astype(float)
     est = NoisyMicroaggregation(epsilon=1.5, t=2, alpha=0.5, b=20, random_state=0).fit(X)
     n, p, s, eps = 400, 7, est.n_cells_, 1.5
