@@ -27,6 +27,9 @@ Canonne-Kamath-Steinke conversion MST uses):
 ``marginal``
     ``skprivsynth.MarginalSynthesizer`` with its defaults (replace-one).  Skipped with a
     note when this version of the package has none.
+``marginal-correlated``, ``marginal-mst``, ``marginal-mst-correlated``
+    The same with ``measurement="correlated"`` (residual-shaped noise at equal ρ) and/or
+    ``selection="mst"``: the measurement ablation at equal ρ.
 
 The MST runs need ``mbi`` (``pip install -e '.[peers]'``, best in a separate venv: it
 brings jax).  Without it the script says so and prints the reference numbers recorded
@@ -76,21 +79,47 @@ FINAL_ITERS = 10000
 # running all 18 fits in turn: mean (min–max) over the seeds.  The machine was shared
 # with other jobs (load average 3-3.7), so the times are indicative only (15-76 s a fit).
 RECORDED_MST = {
-    ("add/remove", 0.5): {"tvd1": "0.0143 (0.0137–0.0147)", "tvd2": "0.0638 (0.0622–0.0656)",
-                          "tvd3": "0.1326 (0.1301–0.1355)", "time_s": "54.86"},
-    ("add/remove", 1.0): {"tvd1": "0.0085 (0.0083–0.0087)", "tvd2": "0.0524 (0.0511–0.0541)",
-                          "tvd3": "0.1147 (0.1131–0.1174)", "time_s": "41.80"},
-    ("add/remove", 2.0): {"tvd1": "0.0047 (0.0044–0.0048)", "tvd2": "0.0448 (0.0441–0.0462)",
-                          "tvd3": "0.1032 (0.1016–0.1060)", "time_s": "53.21"},
-    ("replace-one", 0.5): {"tvd1": "0.0194 (0.0188–0.0199)", "tvd2": "0.0736 (0.0709–0.0783)",
-                           "tvd3": "0.1469 (0.1431–0.1541)", "time_s": "34.05"},
-    ("replace-one", 1.0): {"tvd1": "0.0110 (0.0108–0.0113)", "tvd2": "0.0572 (0.0560–0.0587)",
-                           "tvd3": "0.1221 (0.1203–0.1243)", "time_s": "22.56"},
-    ("replace-one", 2.0): {"tvd1": "0.0066 (0.0065–0.0067)", "tvd2": "0.0486 (0.0471–0.0509)",
-                           "tvd3": "0.1088 (0.1068–0.1126)", "time_s": "35.17"},
+    ("add/remove", 0.5): {
+        "tvd1": "0.0143 (0.0137–0.0147)",
+        "tvd2": "0.0638 (0.0622–0.0656)",
+        "tvd3": "0.1326 (0.1301–0.1355)",
+        "time_s": "54.86",
+    },
+    ("add/remove", 1.0): {
+        "tvd1": "0.0085 (0.0083–0.0087)",
+        "tvd2": "0.0524 (0.0511–0.0541)",
+        "tvd3": "0.1147 (0.1131–0.1174)",
+        "time_s": "41.80",
+    },
+    ("add/remove", 2.0): {
+        "tvd1": "0.0047 (0.0044–0.0048)",
+        "tvd2": "0.0448 (0.0441–0.0462)",
+        "tvd3": "0.1032 (0.1016–0.1060)",
+        "time_s": "53.21",
+    },
+    ("replace-one", 0.5): {
+        "tvd1": "0.0194 (0.0188–0.0199)",
+        "tvd2": "0.0736 (0.0709–0.0783)",
+        "tvd3": "0.1469 (0.1431–0.1541)",
+        "time_s": "34.05",
+    },
+    ("replace-one", 1.0): {
+        "tvd1": "0.0110 (0.0108–0.0113)",
+        "tvd2": "0.0572 (0.0560–0.0587)",
+        "tvd3": "0.1221 (0.1203–0.1243)",
+        "time_s": "22.56",
+    },
+    ("replace-one", 2.0): {
+        "tvd1": "0.0066 (0.0065–0.0067)",
+        "tvd2": "0.0486 (0.0471–0.0509)",
+        "tvd3": "0.1088 (0.1068–0.1126)",
+        "time_s": "35.17",
+    },
 }
-RECORDED_NOTE = ("measured with this script, mbi 2.0.0, 2026-11-01, a shared 2-core machine, "
-                 "delta = 1e-9, seeds 0 1 2")
+RECORDED_NOTE = (
+    "measured with this script, mbi 2.0.0, 2026-11-01, a shared 2-core machine, "
+    "delta = 1e-9, seeds 0 1 2"
+)
 
 
 # --------------------------------------------------------------------------- metric
@@ -99,8 +128,12 @@ RECORDED_NOTE = ("measured with this script, mbi 2.0.0, 2026-11-01, a shared 2-c
 def tvd_row(real, synthetic, domain):
     return {
         f"tvd{d}": categorical_marginal_tvd(
-            real, synthetic, degree=d, domain=domain,
-            max_marginals=200 if d == 3 else None, random_state=0,
+            real,
+            synthetic,
+            degree=d,
+            domain=domain,
+            max_marginals=200 if d == 3 else None,
+            random_state=0,
         )
         for d in (1, 2, 3)
     }
@@ -175,8 +208,7 @@ def mst(codes, columns, levels, epsilon, delta, seed, relation="add/remove"):
     pairs = list(itertools.combinations(columns, 2))
     score = {
         (a, b): np.abs(
-            compressed.project((a, b)).datavector()
-            - np.outer(marg[a], marg[b]).ravel() / total
+            compressed.project((a, b)).datavector() - np.outer(marg[a], marg[b]).ravel() / total
         ).sum()
         for a, b in pairs
     }
@@ -226,20 +258,34 @@ def independent_gaussian(codes, columns, levels, epsilon, delta, seed):
     return out
 
 
-def marginal_synthesizer(codes, columns, levels, epsilon, delta, seed):
+def marginal_synthesizer(codes, columns, levels, epsilon, delta, seed, **params):
     synth = skprivsynth.MarginalSynthesizer(
-        epsilon=epsilon, delta=delta, domain=list(levels), random_state=seed)
+        epsilon=epsilon, delta=delta, domain=list(levels), random_state=seed, **params
+    )
     return np.asarray(synth.fit(codes).sample(len(codes)))
 
 
 METHODS = {
     # name: (function, neighbouring relation, needs)
-    "mst-addremove": (
-        lambda *a: mst(*a, relation="add/remove"), "add/remove", "mbi"),
-    "mst-replaceone": (
-        lambda *a: mst(*a, relation="replace-one"), "replace-one", "mbi"),
+    "mst-addremove": (lambda *a: mst(*a, relation="add/remove"), "add/remove", "mbi"),
+    "mst-replaceone": (lambda *a: mst(*a, relation="replace-one"), "replace-one", "mbi"),
     "independent-gaussian": (independent_gaussian, "replace-one", None),
     "marginal": (marginal_synthesizer, "replace-one", "MarginalSynthesizer"),
+    "marginal-correlated": (
+        lambda *a: marginal_synthesizer(*a, measurement="correlated"),
+        "replace-one",
+        "MarginalSynthesizer",
+    ),
+    "marginal-mst": (
+        lambda *a: marginal_synthesizer(*a, selection="mst"),
+        "replace-one",
+        "MarginalSynthesizer",
+    ),
+    "marginal-mst-correlated": (
+        lambda *a: marginal_synthesizer(*a, selection="mst", measurement="correlated"),
+        "replace-one",
+        "MarginalSynthesizer",
+    ),
 }
 
 
@@ -257,9 +303,9 @@ def summarize(results):
     frame = pd.DataFrame(results)
     rows = []
     for (method, relation, epsilon), group in frame.groupby(
-            ["method", "relation", "epsilon"], sort=False):
-        row = {"method": method, "relation": relation, "epsilon": epsilon,
-               "seeds": len(group)}
+        ["method", "relation", "epsilon"], sort=False
+    ):
+        row = {"method": method, "relation": relation, "epsilon": epsilon, "seeds": len(group)}
         for metric in ("tvd1", "tvd2", "tvd3"):
             values = group[metric]
             row[metric] = f"{values.mean():.4f} ({values.min():.4f}–{values.max():.4f})"
@@ -274,8 +320,13 @@ def print_recorded():
         print("(none recorded)")
         return
     rows = [
-        {"method": "MST (mbi, recorded)", "relation": relation, "epsilon": epsilon, "seeds": 3,
-         **values}
+        {
+            "method": "MST (mbi, recorded)",
+            "relation": relation,
+            "epsilon": epsilon,
+            "seeds": 3,
+            **values,
+        }
         for (relation, epsilon), values in RECORDED_MST.items()
     ]
     print(markdown_table(rows))
@@ -283,13 +334,17 @@ def print_recorded():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--epsilon", nargs="+", type=float, default=None,
-                        help="privacy budgets (default 0.5 1 2)")
+    parser.add_argument(
+        "--epsilon", nargs="+", type=float, default=None, help="privacy budgets (default 0.5 1 2)"
+    )
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     parser.add_argument("--delta", type=float, default=1e-9)
     parser.add_argument("--methods", nargs="+", choices=list(METHODS), default=list(METHODS))
-    parser.add_argument("--quick", action="store_true",
-                        help="one epsilon (the first given; default 1) and one seed (0)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one epsilon (the first given; default 1) and one seed (0)",
+    )
     args = parser.parse_args(argv)
     epsilons, seeds = args.epsilon or [0.5, 1.0, 2.0], args.seeds
     if args.quick:
@@ -299,10 +354,12 @@ def main(argv=None):
     data, domain = adult.data, adult.domain
     columns, levels = list(domain), [domain[c] for c in domain]
     codes = data[columns].to_numpy(dtype=np.int64)
-    print(f"Adult: n = {len(codes)}, {len(columns)} columns; delta = {args.delta:g}; "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"numpy {np.__version__}, mbi {metadata.version('mbi') if mbi else '–'}",
-          flush=True)
+    print(
+        f"Adult: n = {len(codes)}, {len(columns)} columns; delta = {args.delta:g}; "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"numpy {np.__version__}, mbi {metadata.version('mbi') if mbi else '–'}",
+        flush=True,
+    )
 
     methods = []
     missing_mbi = False
@@ -312,13 +369,19 @@ def main(argv=None):
             missing_mbi = True
             continue
         if needs == "MarginalSynthesizer" and not hasattr(skprivsynth, "MarginalSynthesizer"):
-            print("note: skprivsynth.MarginalSynthesizer is not importable in this version; "
-                  "skipping 'marginal'.", flush=True)
+            print(
+                "note: skprivsynth.MarginalSynthesizer is not importable in this version; "
+                "skipping 'marginal'.",
+                flush=True,
+            )
             continue
         methods.append((name, function, relation))
     if missing_mbi:
-        print("note: the peer package 'mbi' (Private-PGM) is not installed, so MST is not run "
-              "(pip install -e '.[peers]', best in a separate venv).", flush=True)
+        print(
+            "note: the peer package 'mbi' (Private-PGM) is not installed, so MST is not run "
+            "(pip install -e '.[peers]', best in a separate venv).",
+            flush=True,
+        )
 
     results = []
     for name, function, relation in methods:
@@ -328,12 +391,21 @@ def main(argv=None):
                 synthetic = function(codes, columns, levels, epsilon, args.delta, seed)
                 elapsed = time.perf_counter() - start
                 frame = pd.DataFrame(np.asarray(synthetic, dtype=np.int64), columns=columns)
-                row = {"method": name, "relation": relation, "epsilon": epsilon, "seed": seed,
-                       **tvd_row(data, frame, domain), "time_s": elapsed}
+                row = {
+                    "method": name,
+                    "relation": relation,
+                    "epsilon": epsilon,
+                    "seed": seed,
+                    **tvd_row(data, frame, domain),
+                    "time_s": elapsed,
+                }
                 results.append(row)
-                print(f"{name:22s} {relation:11s} eps={epsilon:<4g} seed={seed}  "
-                      f"tvd1={row['tvd1']:.4f} tvd2={row['tvd2']:.4f} "
-                      f"tvd3={row['tvd3']:.4f}  fit+sample {elapsed:.2f} s", flush=True)
+                print(
+                    f"{name:22s} {relation:11s} eps={epsilon:<4g} seed={seed}  "
+                    f"tvd1={row['tvd1']:.4f} tvd2={row['tvd2']:.4f} "
+                    f"tvd3={row['tvd3']:.4f}  fit+sample {elapsed:.2f} s",
+                    flush=True,
+                )
 
     if results:
         print()

@@ -40,10 +40,19 @@ def codes():
 
 
 @pytest.mark.parametrize("selection", ["adaptive", "mst"])
-@pytest.mark.parametrize("noise", ["continuous", "discrete"])
-def test_budget_spent_is_exactly_rho_of_epsilon_delta(codes, selection, noise):
+@pytest.mark.parametrize(
+    "noise, measurement",
+    [("continuous", "independent"), ("discrete", "independent"), ("continuous", "correlated")],
+)
+def test_budget_spent_is_exactly_rho_of_epsilon_delta(codes, selection, noise, measurement):
     est = MarginalSynthesizer(
-        2.0, delta=1e-6, domain=SIZES, selection=selection, noise=noise, random_state=0
+        2.0,
+        delta=1e-6,
+        domain=SIZES,
+        selection=selection,
+        noise=noise,
+        measurement=measurement,
+        random_state=0,
     ).fit(codes)
     rho = zcdp_rho(2.0, 1e-6)
     assert est.rho_ == pytest.approx(rho, rel=1e-9) and est.rho_ <= rho * (1 + 1e-12)
@@ -128,10 +137,20 @@ def test_missing_domain_and_bad_codes_fail_before_any_release(codes, monkeypatch
     assert "7" not in str(err.value) and "17" not in str(err.value)  # no private value echoed
     with pytest.raises(ValueError, match="max_model_size=10 is below"):
         MarginalSynthesizer(domain=SIZES, max_model_size=10).fit(codes)
+    with pytest.raises(ValueError, match="measurement='correlated' needs noise='continuous'"):
+        MarginalSynthesizer(domain=SIZES, measurement="correlated", noise="discrete").fit(codes)
 
 
 @pytest.mark.parametrize(
-    "params", [{"epsilon": 0}, {"epsilon": -1.0}, {"delta": 0}, {"delta": 1.0}, {"selection": "x"}]
+    "params",
+    [
+        {"epsilon": 0},
+        {"epsilon": -1.0},
+        {"delta": 0},
+        {"delta": 1.0},
+        {"selection": "x"},
+        {"measurement": "x"},
+    ],
 )
 def test_invalid_parameters_are_refused(codes, params):
     with pytest.raises(InvalidParameterError):

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .residuals import center
+
 __all__ = [
     "Factor",
     "GraphicalModel",
@@ -75,11 +77,17 @@ def _contract(factors, keep):
 
 @dataclass(frozen=True)
 class Measurement:
-    """A noisy marginal: ``counts`` ≈ ``n·μ_attrs`` with Gaussian noise of std ``sigma``."""
+    """A noisy marginal: ``counts`` ≈ ``n·μ_attrs`` with Gaussian noise of std ``sigma``.
+
+    With ``residual=True`` it is the noisy *residual* of the marginal: ``counts`` ≈
+    ``P(n·μ_attrs)``, ``P`` centering along every axis, with noise ``σ²P``
+    (:mod:`skprivsynth._math.residuals`); its loss is ``½||P(n·μ) − counts||²/σ²``.
+    """
 
     attrs: tuple
     counts: np.ndarray
     sigma: float
+    residual: bool = False
 
 
 # ---------------------------------------------------------------------- structure
@@ -344,7 +352,9 @@ def _loss_and_gradient(model, measurements, hosts, n):
     grads = [None] * len(model.nodes)
     for m, i in zip(measurements, hosts, strict=True):
         node = model.marginals[i]
-        diff = n * node.sum_to(m.attrs).values - m.counts
+        fitted = n * node.sum_to(m.attrs).values
+        # P is an orthogonal projection, so the gradient of ½||P(nμ) − y||² is nP(nμ − y).
+        diff = (center(fitted, range(fitted.ndim)) if m.residual else fitted) - m.counts
         weight = 1.0 / np.square(m.sigma)
         loss += 0.5 * float(np.sum(weight * diff * diff))
         g = Factor(m.attrs, weight * n * diff).expand(node.attrs)
