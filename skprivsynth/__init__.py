@@ -11,20 +11,22 @@ Synthesizers (``fit`` then ``sample``):
   Gaussian noise, and synthetic data from them (Nikolov, Talwar & Zhang, STOC 2013).
 - :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (seeds 002/003).
 
-Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.
+Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`,
+:func:`make_private_pipeline`.
 Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
 """
 
+from .accountant import PrivacyAccountant
 from .base import is_differentially_private
 from .domain import Domain
-from .exceptions import PrivacyLeakWarning, SolverError
+from .exceptions import BudgetExceededError, PrivacyLeakWarning, SolverError
 from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
 from .marginal import MarginalSynthesizer
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
-from .pipeline import SynthesisPipeline, make_synthesis_pipeline
+from .pipeline import SynthesisPipeline, make_private_pipeline, make_synthesis_pipeline
 from .privacy import PrivacyReport
 from .private_sampling import PrivateSampler
 from .reduced_space import ReducedSpaceLP
@@ -42,8 +44,10 @@ __all__ = [
     # domain, pipelines
     "Domain",
     "SynthesisPipeline",
+    "make_private_pipeline",
     "make_synthesis_pipeline",
     # privacy accounting
+    "PrivacyAccountant",
     "PrivacyReport",
     "is_differentially_private",
     "plain_gaussian_mechanism",
@@ -52,6 +56,7 @@ __all__ = [
     "covariance_loss",
     "make_marginal_scorer",
     # exceptions and warnings
+    "BudgetExceededError",
     "PrivacyLeakWarning",
     "SolverError",
     "__version__",

@@ -17,6 +17,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import _get_feature_names, check_array, check_is_fitted
 
 from ._math.sampling import sample_weighted_records
+from .accountant import charge_fit
 from .validation import check_boolean_matrix, check_n_samples, check_unit_interval
 
 __all__ = ["BaseSynthesizer", "check_random_generator", "is_differentially_private"]
@@ -107,6 +108,9 @@ class BaseSynthesizer(BaseEstimator):
         """
         names = _get_feature_names(X)
         X = check_array(X, dtype=np.float64, ensure_min_samples=1, estimator=self, input_name="X")
+        # A DP fit is charged to the active PrivacyAccountant before it draws anything:
+        # its cost depends on public parameters and on the public shape of X only.
+        charge_fit(self, *X.shape)
         domain = self._input_domain if domain is None else domain
         if domain == "boolean":
             check_boolean_matrix(X, feature_names=names)

@@ -3,7 +3,15 @@
 A leaf module: it imports nothing from the package, so every layer may use it.
 """
 
-__all__ = ["PrivacyLeakWarning", "SolverError"]
+__all__ = ["BudgetExceededError", "PrivacyLeakWarning", "SolverError"]
+
+
+class BudgetExceededError(RuntimeError):
+    """A release would cross the budget of an active :class:`~skprivsynth.PrivacyAccountant`.
+
+    Raised before the release draws anything, from public quantities only (the
+    release's cost and the charges so far); nothing is charged.
+    """
 
 
 class SolverError(RuntimeError):

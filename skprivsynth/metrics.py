@@ -49,9 +49,10 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array
 
+from .accountant import charge_active
 from .base import check_random_generator, is_differentially_private
 from .domain import Bins, _as_domain, _codes
-from .privacy import warn_privacy_leak
+from .privacy import NOISE_OPTIONS, check_epsilon, laplace_mechanism, warn_privacy_leak
 from .validation import check_unit_interval
 
 __all__ = [
@@ -786,7 +787,9 @@ def _warn_if_differentially_private(estimator):
             f"scoring the differentially private {type(synthesizer).__name__} on real "
             "data: the score, and any choice made from it (e.g. GridSearchCV's "
             "best_params_), is not covered by its epsilon, and each fit of a search "
-            "spends its own epsilon.  Tune on public or proxy data for a private release.",
+            "spends its own epsilon.  Tune on public or proxy data, or use a DP score "
+            "(make_marginal_scorer(epsilon=...)) inside a PrivacyAccountant, or "
+            "PrivateSelectionSearch.",
             stacklevel=4,
         )
 
@@ -808,6 +811,9 @@ class MarginalScorer:
         n_samples=None,
         random_state=0,
         max_marginals=None,
+        epsilon=None,
+        noise="continuous",
+        noise_random_state=None,
     ):
         self.degree = degree
         self.form = form
@@ -816,6 +822,9 @@ class MarginalScorer:
         self.n_samples = n_samples
         self.random_state = random_state
         self.max_marginals = max_marginals
+        self.epsilon = epsilon
+        self.noise = noise
+        self.noise_random_state = noise_random_state
 
     def _n_rows(self, X):
         return self.n_samples if self.n_samples is not None else len(X)
@@ -844,11 +853,39 @@ class MarginalScorer:
         Returns
         -------
         float
-            The negated marginal error.
+            The negated marginal error; with ``epsilon``, plus Laplace noise of scale
+            ``1/(len(X)·epsilon)`` (an ``epsilon``-DP release, charged to the active
+            :class:`~skprivsynth.PrivacyAccountant` before the noise is drawn).
         """
+        if self.epsilon is None:
+            _warn_if_differentially_private(estimator)
+            return self._exact_score(estimator, X)
+        # Replace-one sensitivity of the score in the n = len(X) scored real rows (n is
+        # public): the real side of every marginal error is an average of n per-row
+        # terms in [0, 1] (a cell indicator, a product of bits, or a row's product
+        # distribution over the cells), so replacing one row moves the real marginal by
+        # at most 1/n in total variation (table form) or in value (conjunction form),
+        # and each error |·| or TVD(·, synthetic) by at most 1/n (triangle inequality).
+        # The mean, max and rms over column sets are 1-Lipschitz for the sup norm, so
+        # the score moves by at most 1/n.  Column sets, the synthetic sample and the
+        # encoder are fixed before X is read (seeded or fitted on other data) and the
+        # encoder's transform is row-wise.  Laplace noise of scale (1/n)/epsilon is
+        # then epsilon-DP (Dwork, McSherry, Nissim & Smith 2006).
+        n_real = len(X)
+        charge_active(f"DP marginal score of {n_real} rows", epsilon=self.epsilon)
+        score = self._exact_score(estimator, X)
+        noisy, _ = laplace_mechanism(
+            [score],
+            1.0 / n_real,
+            self.epsilon,
+            _noise_generator(self.noise_random_state),
+            noise=self.noise,
+        )
+        return float(noisy[0])
+
+    def _exact_score(self, estimator, X):
         n = self._n_rows(X)
         kwargs = {"degree": self.degree, "max_marginals": self.max_marginals}
-        _warn_if_differentially_private(estimator)
         if isinstance(estimator, Pipeline):
             if self.space == "decoded":
                 if not hasattr(estimator, "sample"):
@@ -914,9 +951,30 @@ class MarginalScorer:
                 "n_samples",
                 "random_state",
                 "max_marginals",
+                "epsilon",
+                "noise",
+                "noise_random_state",
             )
         )
         return f"make_marginal_scorer({params})"
+
+
+def _noise_generator(noise_random_state):
+    """Generator of a DP score's noise: fresh OS entropy, or the caller's Generator."""
+    if noise_random_state is None:
+        return np.random.default_rng()
+    return noise_random_state
+
+
+def _check_noise_random_state(noise_random_state):
+    if noise_random_state is None or isinstance(noise_random_state, np.random.Generator):
+        return noise_random_state
+    raise TypeError(
+        "noise_random_state must be None (fresh entropy at every call) or a "
+        "numpy.random.Generator (advanced at every call); got "
+        f"{noise_random_state!r}.  A fixed seed would add the same noise to every score, "
+        "and differences of scores would be exact."
+    )
 
 
 def make_marginal_scorer(
@@ -927,6 +985,9 @@ def make_marginal_scorer(
     n_samples=None,
     random_state=0,
     max_marginals=None,
+    epsilon=None,
+    noise="continuous",
+    noise_random_state=None,
 ):
     """Scorer for model selection of synthesizers: ``scorer(estimator, X, y=None)``.
 
@@ -969,6 +1030,20 @@ def make_marginal_scorer(
         every candidate of a search use the same seed (common random numbers).
     max_marginals : int, optional
         Random subset of column sets (see :func:`marginal_errors`).
+    epsilon : float, optional
+        Make each score an ``epsilon``-DP release: the exact score plus Laplace noise
+        of scale ``1/(n·epsilon)``, ``n = len(X)`` the number of scored real rows (the
+        replace-one sensitivity of every form and statistic above is ``1/n``; see the
+        :doc:`User Guide <user_guide/tuning>`).  Each call is charged to the active
+        :class:`~skprivsynth.PrivacyAccountant` before its noise is drawn, and scoring
+        a DP synthesizer no longer warns.  None (default): the exact score, which warns
+        :class:`~skprivsynth.exceptions.PrivacyLeakWarning` for a DP synthesizer.
+    noise : {"continuous", "discrete"}, default="continuous"
+        Laplace sampler of :func:`~skprivsynth.privacy.laplace_mechanism`.
+    noise_random_state : None or numpy.random.Generator, default=None
+        Source of the score noise: None draws fresh OS entropy at every call; a
+        Generator (for tests) is advanced at every call.  An int is refused: the same
+        noise on every score would leave their differences exact.
 
     Returns
     -------
@@ -980,7 +1055,8 @@ def make_marginal_scorer(
     >>> from skprivsynth.metrics import make_marginal_scorer
     >>> make_marginal_scorer(degree=3, max_marginals=200)
     make_marginal_scorer(degree=3, form='table', statistic='mean', space='encoded', \
-n_samples=None, random_state=0, max_marginals=200)
+n_samples=None, random_state=0, max_marginals=200, epsilon=None, noise='continuous', \
+noise_random_state=None)
     """
     _check_option(form, "form", _FORMS)
     _check_option(statistic, "statistic", _STATISTICS)
@@ -999,6 +1075,9 @@ n_samples=None, random_state=0, max_marginals=200)
     ):
         raise ValueError(f"n_samples must be a positive integer or None; got {n_samples!r}.")
     _check_max_marginals(max_marginals)
+    if epsilon is not None:
+        epsilon = check_epsilon(epsilon)
+    _check_option(noise, "noise", NOISE_OPTIONS)
     return MarginalScorer(
         degree=int(degree),
         form=form,
@@ -1007,4 +1086,7 @@ n_samples=None, random_state=0, max_marginals=200)
         n_samples=None if n_samples is None else int(n_samples),
         random_state=random_state,
         max_marginals=max_marginals,
+        epsilon=epsilon,
+        noise=noise,
+        noise_random_state=_check_noise_random_state(noise_random_state),
     )

@@ -29,6 +29,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .accountant import charge_active
 from .base import check_random_generator
 from .domain import Bins, Domain, _as_domain, _codes, _object_array
 from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
@@ -990,6 +991,7 @@ def private_level_frequencies(
     n = X.shape[0]
     if n == 0:
         raise ValueError("X must have at least one row.")
+    charge_active("level frequencies", epsilon=epsilon)  # public cost, before any draw
     frequencies = []
     for label, spec in domain.items():
         if label not in X.columns:

@@ -417,7 +417,8 @@ def test_scorer_on_bare_synthesizer():
     assert restored(est, X) == scorer(est, X)
     assert repr(scorer) == (
         "make_marginal_scorer(degree=3, form='conjunction', statistic='rms', "
-        "space='encoded', n_samples=None, random_state=0, max_marginals=None)"
+        "space='encoded', n_samples=None, random_state=0, max_marginals=None, "
+        "epsilon=None, noise='continuous', noise_random_state=None)"
     )
 
 

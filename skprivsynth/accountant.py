@@ -1,0 +1,392 @@
+"""A privacy budget that follows every release made inside its scope.
+
+:class:`PrivacyAccountant` holds a total budget, pure ``epsilon``, ``(epsilon, delta)``
+or zero-concentrated ``rho``.  Inside ``with accountant:`` every differentially
+private release of the package is charged to it *before* anything is drawn: the fit of
+a DP synthesizer (its cost is a function of its public parameters and of the public
+shape of ``X``), a DP score (:func:`~skprivsynth.metrics.make_marginal_scorer` with
+``epsilon``), :func:`~skprivsynth.preprocessing.private_level_frequencies` and a
+:class:`~skprivsynth.model_selection.PrivateSelectionSearch`.  A charge that would
+cross the budget raises :class:`~skprivsynth.exceptions.BudgetExceededError` and the
+release does not happen.
+
+Composition (replace-one neighbours).  Write the charges as pure ``ε_i``, approximate
+``(ε_j, δ_j)`` and zCDP ``ρ_k`` releases.  With a budget ``(ε, δ)`` the spent
+``ε`` is
+
+    ``Σ ε_i + Σ ε_j + zcdp_epsilon(Σ ρ_k, δ − Σ δ_j)``
+
+and the spent ``δ`` is the whole ``δ``.  Proof: a pure ``ε``-DP mechanism has Rényi
+divergence ``D_α <= ε`` at every order, an ``(ε, δ)``-DP one is ``δ``-approximately
+``(ε, 0)``-zCDP and a ``ρ``-zCDP one has ``D_α <= ρα`` (Bun & Steinke 2016, Def. 1.1
+and Sect. 8); δ-approximate ``(ξ, ρ)``-zCDP composes adaptively by adding ``ξ``, ``ρ``
+and ``δ`` (ibid.), and the total curve ``ξ + ρα`` converts to ``(ξ + zcdp_epsilon(ρ,
+δ'), δ' + Σ δ_j)``-DP (Canonne, Kamath & Steinke 2020, Prop. 12).  The conversion
+``δ' = δ − Σ δ_j`` depends on the charges only (public).  This is how
+:class:`~skprivsynth.PrivacyReport` composes, with one conversion for all ρ.  With a
+pure ``ε`` budget only pure charges are accepted; with a ``ρ`` budget, ρ charges add
+and a pure ``ε`` charge counts ``ε²/2`` (ε-DP implies ε²/2-zCDP, Bun & Steinke 2016,
+Prop. 1.4); approximate ``(ε, δ)`` charges do not fit a ρ budget.
+
+Parallelism.  The scope is a :mod:`contextvars` variable of the calling thread: worker
+processes and threads do not see it.  While an accountant is active, joblib (and so
+``GridSearchCV(n_jobs=...)``) is configured with a backend that refuses any ``n_jobs``
+other than 1 with a clear error, so a parallel search cannot silently escape it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+from numbers import Real
+
+import joblib
+
+# joblib's in-process backend (joblib exports only the abstract base class).
+from joblib._parallel_backends import SequentialBackend
+
+from .exceptions import BudgetExceededError
+from .privacy import PrivacyReport, check_delta, check_epsilon, zcdp_epsilon, zcdp_rho
+
+__all__ = ["BudgetExceededError", "PrivacyAccountant", "active_accountants"]
+
+_ACTIVE = contextvars.ContextVar("skprivsynth_active_accountants", default=())
+
+
+def active_accountants():
+    """The accountants whose scope is active in this context, outermost first."""
+    return _ACTIVE.get()
+
+
+class _SingleProcessBackend(SequentialBackend):
+    """joblib backend of an accountant's scope: runs in this process, refuses n_jobs > 1."""
+
+    def effective_n_jobs(self, n_jobs):
+        if n_jobs is not None and n_jobs != 1:
+            raise RuntimeError(
+                f"n_jobs={n_jobs!r} inside a PrivacyAccountant scope: worker processes and "
+                "threads do not see the accountant, so their releases would not be charged. "
+                "Use n_jobs=1 (or None) inside the scope."
+            )
+        return 1
+
+
+def _check_rho(rho, name="rho"):
+    if isinstance(rho, bool) or not isinstance(rho, Real):
+        raise TypeError(f"{name} must be a positive finite real number; got {rho!r}.")
+    rho = float(rho)
+    if not (math.isfinite(rho) and rho > 0):
+        raise ValueError(f"{name} must be a positive finite real number; got {rho!r}.")
+    return rho
+
+
+class PrivacyAccountant:
+    """A total privacy budget charged by every DP release inside ``with accountant:``.
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        Total ε (with ``delta``: an ``(ε, δ)`` budget; alone: a pure ε budget).
+    delta : float, default=0.0
+        Total δ of an ``(ε, δ)`` budget, in ``(0, 1)``; 0 for a pure budget.
+    rho : float, optional
+        Total ρ of a zero-concentrated budget (give it instead of ``epsilon``).
+
+    Attributes
+    ----------
+    charges : list of dict
+        One entry per accepted charge: ``description``, ``epsilon``, ``delta``, ``rho``.
+
+    Notes
+    -----
+    Charges are checked and recorded before the release draws anything; a refused
+    charge raises :class:`~skprivsynth.exceptions.BudgetExceededError` and records
+    nothing.  The composition is stated in the module docstring.  Estimators and
+    scorers keep no reference to the accountant, so ``clone`` (e.g. by
+    ``GridSearchCV``) does not detach them from it; ``n_jobs`` other than 1 is
+    refused inside the scope.  Read more in the :doc:`User Guide <user_guide/tuning>`.
+
+    Examples
+    --------
+    >>> from skprivsynth.accountant import PrivacyAccountant
+    >>> accountant = PrivacyAccountant(epsilon=1.0)
+    >>> accountant.charge("a Laplace count", epsilon=0.25)
+    >>> accountant.spent, accountant.remaining
+    (0.25, 0.75)
+    """
+
+    def __init__(self, epsilon=None, delta=0.0, rho=None):
+        if (epsilon is None) == (rho is None):
+            raise ValueError(
+                "give exactly one of epsilon (pure or with delta) and rho for the budget; "
+                f"got epsilon={epsilon!r}, rho={rho!r}."
+            )
+        if rho is not None:
+            if delta:
+                raise ValueError(f"a rho budget takes no delta; got delta={delta!r}.")
+            self.rho = _check_rho(rho)
+            self.epsilon, self.delta = None, 0.0
+        else:
+            self.epsilon = check_epsilon(epsilon)
+            self.delta = 0.0 if delta == 0 else check_delta(delta)
+            self.rho = None
+        self.charges = []
+        self._tokens = []
+
+    # ------------------------------------------------------------------ budget
+    @property
+    def budget_kind(self):
+        """``"epsilon"`` (pure), ``"epsilon-delta"`` or ``"rho"``."""
+        if self.rho is not None:
+            return "rho"
+        return "epsilon-delta" if self.delta > 0 else "epsilon"
+
+    def _spent(self, charges):
+        """Spent budget (ε, or ρ for a ρ budget) of ``charges``; None if inadmissible."""
+        pure = math.fsum(c["epsilon"] for c in charges if c["epsilon"] is not None)
+        approx_delta = math.fsum(c["delta"] for c in charges)
+        rho = math.fsum(c["rho"] for c in charges if c["rho"] is not None)
+        kind = self.budget_kind
+        if kind == "rho":
+            if approx_delta > 0:
+                return None
+            # ε-DP implies ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4).
+            squares = math.fsum(c["epsilon"] ** 2 / 2 for c in charges if c["epsilon"] is not None)
+            return rho + squares
+        if kind == "epsilon":
+            return None if (approx_delta > 0 or rho > 0) else pure
+        conversion = self.delta - approx_delta
+        if conversion <= 0 and rho > 0 or conversion < 0:
+            return None
+        return pure + (zcdp_epsilon(rho, conversion) if rho > 0 else 0.0)
+
+    @property
+    def total(self):
+        """The budget in its own unit: ε (pure or with ``delta``) or ρ."""
+        return self.rho if self.budget_kind == "rho" else self.epsilon
+
+    @property
+    def spent(self):
+        """Budget spent so far, in the unit of :attr:`total` (ε, or ρ)."""
+        return self._spent(self.charges)
+
+    @property
+    def remaining(self):
+        """``total - spent``."""
+        return self.total - self.spent
+
+    def charge(self, description, epsilon=None, delta=0.0, rho=None):
+        """Charge one release to this accountant, or refuse it.
+
+        Give ``epsilon`` (pure, or with ``delta``) or ``rho``.  Call it *before* the
+        release draws anything; the arguments must be public.
+
+        Raises
+        ------
+        BudgetExceededError
+            The charge would cross the budget or does not fit its kind (a ρ or
+            ``(ε, δ)`` release against a pure ε budget, an ``(ε, δ)`` release against a
+            ρ budget); nothing is recorded.
+        """
+        entry = _entry(description, epsilon, delta, rho)
+        self._check([entry])
+        self.charges.append(entry)
+
+    def _check(self, entries):
+        spent = self._spent(self.charges + entries)
+        what = "; ".join(e["description"] for e in entries)
+        if spent is None:
+            raise BudgetExceededError(
+                f"{what}: a release costing {_cost_text(entries)} cannot be charged to a "
+                f"{self._budget_text()} budget (give the accountant delta > 0 for zCDP or "
+                "(epsilon, delta) releases; a rho budget accepts rho and pure epsilon only)."
+            )
+        if spent > self.total:
+            raise BudgetExceededError(
+                f"{what}: a release costing {_cost_text(entries)} would bring the spent "
+                f"budget to {spent:.6g}, above the total {self._budget_text()}; refused "
+                f"before anything was drawn ({self.total - self.spent:.6g} remains)."
+            )
+
+    def _budget_text(self):
+        if self.budget_kind == "rho":
+            return f"rho = {self.rho:.6g}"
+        if self.budget_kind == "epsilon":
+            return f"pure epsilon = {self.epsilon:.6g}"
+        return f"(epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g})"
+
+    def privacy_report(self, delta=None):
+        """The charges as one composed :class:`~skprivsynth.PrivacyReport`.
+
+        Parameters
+        ----------
+        delta : float, optional
+            Conversion δ of the zCDP charges for a ρ budget (an ``(ε, δ)`` budget uses
+            ``delta − Σ δ_j`` of its own, so that the report's δ is the budget's).
+        """
+        if self.budget_kind == "epsilon-delta":
+            approx = math.fsum(c["delta"] for c in self.charges)
+            zcdp_delta = self.delta - approx if self.delta > approx else None
+        else:
+            zcdp_delta = None if delta is None else check_delta(delta)
+        report = PrivacyReport("PrivacyAccountant", zcdp_delta=zcdp_delta)
+        for c in self.charges:
+            if c["rho"] is not None:
+                budget = {"epsilon": None, "rho": c["rho"]}
+                derivation = "charged as rho-zCDP"
+            else:
+                budget = {"epsilon": c["epsilon"], "delta": c["delta"]}
+                derivation = "charged as (epsilon, delta)-DP" if c["delta"] else "pure DP"
+            report.add(
+                c["description"],
+                "charged release",
+                None,
+                scale=None,
+                derivation=derivation,
+                **budget,
+            )
+        return report
+
+    # ------------------------------------------------------------------- scope
+    def __enter__(self):
+        active = _ACTIVE.get()
+        if any(a is self for a in active):
+            raise RuntimeError("this PrivacyAccountant's scope is already active.")
+        config = joblib.parallel_config(backend=_SingleProcessBackend())
+        config.__enter__()
+        self._tokens.append((_ACTIVE.set((*active, self)), config))
+        return self
+
+    def __exit__(self, *exc_info):
+        token, config = self._tokens.pop()
+        _ACTIVE.reset(token)
+        config.__exit__(*exc_info)
+        return False
+
+    def __repr__(self):
+        spent = self.spent
+        return (
+            f"PrivacyAccountant({self._budget_text()}, spent {spent:.6g}, "
+            f"{len(self.charges)} charge(s))"
+        )
+
+
+def _entry(description, epsilon, delta, rho):
+    if (epsilon is None) == (rho is None):
+        raise ValueError(
+            f"give exactly one of epsilon and rho for a charge; got epsilon={epsilon!r}, "
+            f"rho={rho!r}."
+        )
+    if rho is not None:
+        if delta:
+            raise ValueError(f"a rho charge takes no delta; got delta={delta!r}.")
+        return {
+            "description": str(description),
+            "epsilon": None,
+            "delta": 0.0,
+            "rho": _check_rho(rho),
+        }
+    return {
+        "description": str(description),
+        "epsilon": check_epsilon(epsilon),
+        "delta": 0.0 if delta == 0 else check_delta(delta),
+        "rho": None,
+    }
+
+
+def _cost_text(entries):
+    parts = []
+    for e in entries:
+        if e["rho"] is not None:
+            parts.append(f"rho = {e['rho']:.6g}")
+        elif e["delta"]:
+            parts.append(f"(epsilon = {e['epsilon']:.6g}, delta = {e['delta']:.3g})")
+        else:
+            parts.append(f"epsilon = {e['epsilon']:.6g}")
+    return " + ".join(parts)
+
+
+def charge_active(description, epsilon=None, delta=0.0, rho=None):
+    """Charge every active accountant, or none: all are checked before any records.
+
+    The hook of every DP release of the package; a no-op outside any scope.
+    """
+    accountants = _ACTIVE.get()
+    if not accountants:
+        return
+    entry = _entry(description, epsilon, delta, rho)
+    for accountant in accountants:
+        accountant._check([entry])
+    for accountant in accountants:
+        accountant.charges.append(dict(entry))
+
+
+@contextlib.contextmanager
+def suspended():
+    """Context in which no accountant is active: the inner releases of a mechanism
+    whose total was charged at once (a private selection).  The joblib guard of the
+    enclosing scope stays."""
+    token = _ACTIVE.set(())
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def fit_cost(estimator, n_samples, n_features):
+    """Cost of one ``fit`` of ``estimator`` from its public parameters, or None.
+
+    Returns a dict with one of ``epsilon`` (with ``delta``) and ``rho``, or None for
+    a synthesizer that is not differentially private.  ``n_samples`` and
+    ``n_features`` (public under replace-one) are needed by
+    :class:`~skprivsynth.PrivateSampler` with ``epsilon=None`` only.
+
+    - :class:`~skprivsynth.NoisyMicroaggregation`, :class:`~skprivsynth.ReducedSpaceLP`:
+      pure ``epsilon`` (their report's total).
+    - :class:`~skprivsynth.PrivateSampler`: its whole release budget, charged at fit
+      (``epsilon``, or the cost of ``n_samples`` records when ``epsilon=None``).
+    - :class:`~skprivsynth.CorrelatedGaussianMechanism`: ``(epsilon, delta)``.
+    - :class:`~skprivsynth.MarginalSynthesizer`: ``rho = zcdp_rho(epsilon, delta)``.
+
+    Raises
+    ------
+    TypeError
+        For a differentially private estimator of unknown cost.
+    """
+    from .base import is_differentially_private
+    from .gaussian import CorrelatedGaussianMechanism
+    from .marginal import MarginalSynthesizer
+    from .noisy_microaggregation import NoisyMicroaggregation
+    from .private_sampling import PrivateSampler, _check_density_bounds, _sample_constant
+    from .reduced_space import ReducedSpaceLP
+
+    if not is_differentially_private(estimator):
+        return None
+    if isinstance(estimator, MarginalSynthesizer):
+        return {"rho": zcdp_rho(estimator.epsilon, estimator.delta)}
+    if isinstance(estimator, CorrelatedGaussianMechanism):
+        return {"epsilon": check_epsilon(estimator.epsilon), "delta": estimator.delta}
+    if isinstance(estimator, NoisyMicroaggregation | ReducedSpaceLP):
+        return {"epsilon": check_epsilon(estimator.epsilon)}
+    if isinstance(estimator, PrivateSampler):
+        if estimator.epsilon is not None:
+            return {"epsilon": check_epsilon(estimator.epsilon)}
+        bounds = _check_density_bounds(estimator.density_bounds)
+        constant = _sample_constant(
+            n_samples, int(estimator.m), n_features, int(estimator.degree), bounds
+        )
+        return {"epsilon": check_epsilon(estimator.n_samples / constant)}
+    raise TypeError(
+        f"{type(estimator).__name__} is differentially private but its cost is unknown to "
+        "the accountant; it cannot be fitted inside a PrivacyAccountant scope."
+    )
+
+
+def charge_fit(estimator, n_samples, n_features):
+    """Charge the fit of ``estimator`` to the active accountants (before it draws)."""
+    if not _ACTIVE.get():
+        return
+    cost = fit_cost(estimator, n_samples, n_features)
+    if cost is not None:
+        charge_active(f"fit of {type(estimator).__name__}", **cost)
