@@ -11,8 +11,7 @@ Synthesizers (``fit`` then ``sample``):
   Gaussian noise, and synthetic data from them (Nikolov, Talwar & Zhang, STOC 2013).
 - :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (seeds 002/003).
 
-Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`,
-:func:`make_private_pipeline`.
+Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.
 Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
 """
@@ -26,7 +25,7 @@ from .marginal import MarginalSynthesizer
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
-from .pipeline import SynthesisPipeline, make_private_pipeline, make_synthesis_pipeline
+from .pipeline import SynthesisPipeline, make_synthesis_pipeline
 from .privacy import PrivacyReport
 from .private_sampling import PrivateSampler
 from .reduced_space import ReducedSpaceLP
@@ -44,7 +43,6 @@ __all__ = [
     # domain, pipelines
     "Domain",
     "SynthesisPipeline",
-    "make_private_pipeline",
     "make_synthesis_pipeline",
     # privacy accounting
     "PrivacyAccountant",
