@@ -9,9 +9,11 @@ Synthesizers (``fit`` then ``sample``):
   (Boedihardjo, Strohmer & Vershynin, *Privacy of synthetic data*).
 - :class:`CorrelatedGaussianMechanism` — (epsilon, delta)-DP marginals with correlated
   Gaussian noise, and synthetic data from them (Nikolov, Talwar & Zhang, STOC 2013).
-- :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (seeds 002/003).
+- :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (Boedihardjo,
+  Strohmer & Vershynin, *Private sampling*).
 
-Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`.
+Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`,
+:func:`make_private_pipeline`.
 Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
 """
@@ -25,7 +27,7 @@ from .marginal import MarginalSynthesizer
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .microaggregation import MicroaggregationSynthesizer
 from .noisy_microaggregation import NoisyMicroaggregation
-from .pipeline import SynthesisPipeline, make_synthesis_pipeline
+from .pipeline import SynthesisPipeline, make_private_pipeline, make_synthesis_pipeline
 from .privacy import PrivacyReport
 from .private_sampling import PrivateSampler
 from .reduced_space import ReducedSpaceLP
@@ -43,6 +45,7 @@ __all__ = [
     # domain, pipelines
     "Domain",
     "SynthesisPipeline",
+    "make_private_pipeline",
     "make_synthesis_pipeline",
     # privacy accounting
     "PrivacyAccountant",

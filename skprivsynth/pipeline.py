@@ -10,16 +10,23 @@ from __future__ import annotations
 
 import inspect
 
+import pandas as pd
 from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from ._math.sampling import sample_weighted_records
-from .base import BaseSynthesizer, check_random_generator
-from .preprocessing import BooleanEncoder
+from .base import BaseSynthesizer, check_random_generator, is_differentially_private
+from .domain import Bins, Domain
+from .preprocessing import BooleanEncoder, _n_bits
 from .validation import check_n_samples
 
-__all__ = ["SynthesisPipeline", "declared_code_sizes", "make_synthesis_pipeline"]
+__all__ = [
+    "SynthesisPipeline",
+    "declared_code_sizes",
+    "make_private_pipeline",
+    "make_synthesis_pipeline",
+]
 
 
 class SynthesisPipeline(Pipeline):
@@ -33,10 +40,31 @@ class SynthesisPipeline(Pipeline):
     The transformers in front of the synthesizer must implement
     ``inverse_transform`` (encoders and validators of :mod:`skprivsynth` do).
 
-    Privacy: the pipeline's privacy guarantee is the synthesizer's, *provided the
-    transformers do not learn anything from the data* — declare the encoder's domain
-    (``BooleanEncoder(categories=domain)``); learned domains emit
-    :class:`~skprivsynth.PrivacyLeakWarning`.
+    Privacy: the pipeline's privacy guarantee is the synthesizer's (composed with the
+    releases of its transformers, see ``privacy_report_``), *provided the
+    transformers do not learn anything from the data*: declare the encoder's domain
+    (``BooleanEncoder(categories=domain)``).  With ``allow_learned_domain=False``, a
+    domain learned from the data in front of a differentially private synthesizer is
+    an error raised before any release, naming the undeclared columns; otherwise it
+    emits a :class:`~skprivsynth.PrivacyLeakWarning` (the release is then not covered
+    by the guarantee).
+
+    Parameters
+    ----------
+    steps : list of (str, estimator) tuples
+        As in :class:`sklearn.pipeline.Pipeline`; the last step is a synthesizer.
+    transform_input, memory, verbose
+        As in :class:`sklearn.pipeline.Pipeline`.
+    allow_learned_domain : bool, default=True
+        Let a differentially private synthesizer be fitted behind transformers whose
+        domain is (partly) learned from the data (with a warning); False refuses it.
+
+    Attributes
+    ----------
+    privacy_report_ : PrivacyReport
+        For a differentially private synthesizer: its report composed (basic
+        composition) with the releases of the transformers, such as
+        ``BooleanEncoder(level_weights="private")``.  Absent otherwise.
 
     Examples
     --------
@@ -53,31 +81,123 @@ class SynthesisPipeline(Pipeline):
     (True, (5, 14))
     """
 
+    def __init__(self, steps, *, transform_input=None, memory=None, verbose=False,
+                 allow_learned_domain=True):  # fmt: skip
+        super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
+        self.allow_learned_domain = allow_learned_domain
+
     def fit(self, X, y=None, **params):
         """Fit the transformers, then the synthesizer on their output.
 
-        As :meth:`sklearn.pipeline.Pipeline.fit`, except for a synthesizer whose
-        ``fit`` takes the public ``domain`` of its integer-coded input (such as
-        :class:`~skprivsynth.MarginalSynthesizer`): it receives the domain declared by
-        the last transformer (:func:`declared_code_sizes`) unless ``domain`` is set
-        on the synthesizer or passed as ``<step>__domain``.
+        As :meth:`sklearn.pipeline.Pipeline.fit`, with the public structure of the
+        encoding passed on to the synthesizer:
+
+        - a synthesizer whose ``fit`` takes the ``domain`` of its integer-coded input
+          (such as :class:`~skprivsynth.MarginalSynthesizer`) receives the domain
+          declared by the last transformer (:func:`declared_code_sizes`);
+        - a synthesizer with a ``feature_blocks`` parameter (such as
+          :class:`~skprivsynth.ReducedSpaceLP`) is fitted with the one-hot blocks
+          ``feature_blocks_`` of the last transformer (its parameter is left as set);
+
+        unless the parameter is set on the synthesizer or passed as
+        ``<step>__domain``.  For a differentially private synthesizer, transformers
+        that learned a domain from the data raise ``ValueError`` before the
+        synthesizer's release (see ``allow_learned_domain``).
         """
         name, final = self.steps[-1]
-        wants_domain = (
-            final not in (None, "passthrough")
-            and "domain" in inspect.signature(final.fit).parameters
-            and getattr(final, "domain", None) is None
-            and f"{name}__domain" not in params
-            and len(self.steps) > 1
-        )
-        if not wants_domain:
+        if final in (None, "passthrough") or len(self.steps) == 1:
             return super().fit(X, y, **params)
+        private = is_differentially_private(final)
+        if private and not self.allow_learned_domain:
+            self._refuse_learned_domain(_undeclared_columns(self._first_transformer(), X))
         prefix = f"{name}__"
         head = {k: v for k, v in params.items() if not k.startswith(prefix)}
         last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
         Xt = self[:-1].fit_transform(X, y, **head)
-        final.fit(Xt, y, domain=declared_code_sizes(self._last_transformer()), **last)
+        if private and not self.allow_learned_domain:
+            learned = [
+                column
+                for _, step in self.steps[:-1]
+                for column in getattr(step, "learned_columns_", None) or []
+            ]
+            self._refuse_learned_domain(learned)
+        transformer = self._last_transformer()
+        if (
+            "domain" in inspect.signature(final.fit).parameters
+            and getattr(final, "domain", None) is None
+            and "domain" not in last
+        ):
+            last["domain"] = declared_code_sizes(transformer)
+        blocks = getattr(transformer, "feature_blocks_", None)
+        if (
+            "feature_blocks" in final.get_params(deep=False)
+            and final.get_params(deep=False)["feature_blocks"] is None
+            and blocks is not None
+        ):
+            # Fitted with the public blocks; the parameter itself is restored so that
+            # get_params and clone are unchanged by fit.
+            final.set_params(feature_blocks=list(blocks))
+            try:
+                final.fit(Xt, y, **last)
+            finally:
+                final.set_params(feature_blocks=None)
+        else:
+            final.fit(Xt, y, **last)
         return self
+
+    def _refuse_learned_domain(self, columns):
+        if columns:
+            raise ValueError(
+                f"{type(self[-1]).__name__} is differentially private only over a "
+                f"declared domain, but the domain of columns {list(columns)!r} would be "
+                "learned from the data. Declare them, e.g. BooleanEncoder(categories="
+                "{column: spec, ...}) with spec an int K (codes 0..K-1), a list of levels "
+                "or {'bins': [e0, ..., eB]}, or pass allow_learned_domain=True to the "
+                "pipeline to accept a release that the guarantee does not cover."
+            )
+
+    @property
+    def privacy_report_(self):
+        """The synthesizer's privacy report composed with its transformers' releases."""
+        report = getattr(self.steps[-1][1], "privacy_report_", None)
+        if report is None:
+            raise AttributeError(
+                "privacy_report_ is available only once a differentially private "
+                "synthesizer is fitted."
+            )
+        others = [
+            step.privacy_report_
+            for _, step in self.steps[:-1]
+            if getattr(step, "privacy_report_", None) is not None
+        ]
+        return report.compose(*others) if others else report
+
+    def score(self, X, y=None):
+        """Minus the mean total variation distance of the 2-way marginal tables.
+
+        ``make_marginal_scorer(degree=2)(self, X)``
+        (:func:`~skprivsynth.metrics.make_marginal_scorer`): a sample of ``len(X)``
+        records is decoded, encoded again by the transformers, and compared with the
+        encoded ``X`` table by table (greater is better, at most 0), so that
+        ``cross_val_score(pipe, X)`` needs no ``scoring``.  The score is an exact
+        function of ``X``: for a differentially private synthesizer it warns
+        :class:`~skprivsynth.PrivacyLeakWarning` (use ``make_marginal_scorer(
+        epsilon=...)`` for a DP score).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like
+            Real data, in the pipeline's input space.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+        """
+        from .metrics import make_marginal_scorer
+
+        return make_marginal_scorer(degree=2)(self, X)
 
     def sample(self, n_samples=None, random_state=None):
         """Draw synthetic records from the last step and decode them.
@@ -142,6 +262,12 @@ class SynthesisPipeline(Pipeline):
                 return sample_weighted_records(records, weights, n, rng, rounding=False)
         return synthesizer.sample(n_samples=n_samples, random_state=random_state)
 
+    def _first_transformer(self):
+        for _, step in self.steps[:-1]:
+            if step is not None and step != "passthrough":
+                return step
+        return None
+
     def _last_transformer(self):
         for _, step in reversed(self.steps[:-1]):
             if step is not None and step != "passthrough":
@@ -166,12 +292,178 @@ def declared_code_sizes(transformer):
     return None
 
 
-def make_synthesis_pipeline(*steps, memory=None, verbose=False):
+def _undeclared_columns(transformer, X):
+    """Columns of ``X`` whose domain a :class:`BooleanEncoder` would learn from the data.
+
+    Read from the declared parameters and the column names and dtypes of ``X`` (its
+    schema, not its values), so it can be checked before anything is fitted.  Other
+    transformers are checked after their fit through their ``learned_columns_``.
+    """
+    if isinstance(transformer, BooleanEncoder):
+        categories = transformer.categories
+        labels = list(X.columns) if isinstance(X, pd.DataFrame) else None
+        if labels is None:
+            n_columns = len(X[0]) if len(X) else 0
+            labels = list(range(n_columns))
+        if isinstance(categories, str):
+            declared = {}
+        elif isinstance(categories, list):
+            declared = dict(zip(labels, categories, strict=False))
+        else:
+            declared = dict(categories.items())
+        undeclared = [
+            label
+            for label in labels
+            if declared.get(label) is None or isinstance(declared.get(label), str)
+        ]
+        if isinstance(X, pd.DataFrame):  # a bool dtype fixes the domain {False, True}
+            undeclared = [c for c in undeclared if not pd.api.types.is_bool_dtype(X[c].dtype)]
+        return undeclared
+    return []
+
+
+def make_synthesis_pipeline(*steps, memory=None, verbose=False, allow_learned_domain=True):
     """Build a :class:`SynthesisPipeline` with step names derived from the classes.
 
     Like :func:`sklearn.pipeline.make_pipeline`: ``make_synthesis_pipeline(
     BooleanEncoder(), MicroaggregationSynthesizer())`` names the steps
     ``"booleanencoder"`` and ``"microaggregationsynthesizer"``, so a grid search uses
-    ``{"microaggregationsynthesizer__k": [5, 10, 50]}``.
+    ``{"microaggregationsynthesizer__k": [5, 10, 50]}``.  ``allow_learned_domain``
+    is the parameter of :class:`SynthesisPipeline`.
     """
-    return SynthesisPipeline(_name_estimators(steps), memory=memory, verbose=verbose)
+    return SynthesisPipeline(
+        _name_estimators(steps),
+        memory=memory,
+        verbose=verbose,
+        allow_learned_domain=allow_learned_domain,
+    )
+
+
+def _cube_bits(synthesizer):
+    """Largest ``p`` whose whole cube ``{0,1}^p`` the synthesizer accepts (its
+    ``max_universe``), or None when it does not work on the whole cube."""
+    params = synthesizer.get_params()
+    if "max_universe" not in params or params.get("universe") is not None:
+        return None
+    return int(params["max_universe"]).bit_length() - 1
+
+
+def _binary_width(domain, max_bins):
+    """Bits of the binary encoding of the declared ``domain`` coarsened to ``max_bins``."""
+    return sum(
+        _n_bits(len(spec) if isinstance(spec, Bins) else min(len(spec), max_bins))
+        for spec in domain.values()
+    )
+
+
+def _binary_max_bins(domain, budget):
+    """Largest power of two ``max_bins`` whose binary encoding of ``domain`` fits in
+    ``budget`` bits (2 if none does: the synthesizer then reports the cube's size).
+
+    Doubling ``max_bins`` adds a bit to every coarsened column, so an unchanged width
+    means that nothing is coarsened any more.
+    """
+    best, max_bins, previous = 2, 2, None
+    while True:
+        width = _binary_width(domain, max_bins)
+        if width > budget or width == previous:
+            return best
+        best, previous = max_bins, width
+        max_bins *= 2
+
+
+def make_private_pipeline(
+    synthesizer,
+    domain,
+    *,
+    max_bins="auto",
+    decode_epsilon=0.1,
+    allow_learned_domain=False,
+    random_state=None,
+):
+    """A :class:`SynthesisPipeline` with the encoding that suits ``synthesizer``.
+
+    The encoding is chosen from the synthesizer and the declared ``domain`` only
+    (public quantities):
+
+    - **encoding**: ``"ordinal"`` codes for a synthesizer of integer codes (one with
+      a ``domain`` parameter, such as :class:`~skprivsynth.MarginalSynthesizer`);
+      ``"binary"`` codes for one that works on the whole cube ``{0,1}^p`` (a
+      ``max_universe`` parameter, such as
+      :class:`~skprivsynth.CorrelatedGaussianMechanism`); one-hot blocks otherwise;
+    - **max_bins** (``"auto"``): for the whole cube, the largest power of two whose
+      binary encoding of the declared columns has at most ``log2(max_universe)``
+      bits (2 on Adult: 14 bits); 8 for the other differentially private
+      synthesizers on one-hot blocks; no coarsening for integer codes and for
+      non-private synthesizers;
+    - **decoding of coarsened columns**: a coarsened range is decoded in proportion
+      to level frequencies released with ``decode_epsilon`` of extra budget
+      (``BooleanEncoder(level_weights="private")``, composed into the pipeline's
+      ``privacy_report_``); ``decode_epsilon=0`` decodes uniformly within a range
+      and spends nothing.  Only declared columns of levels with more than
+      ``max_bins`` levels are released.
+
+    Parameters
+    ----------
+    synthesizer : estimator
+        The synthesizer (last step).
+    domain : dict, list or Domain
+        The public domain of the columns (:class:`~skprivsynth.Domain` forms).
+    max_bins : "auto", int or None, default="auto"
+        Coarsening of the columns of levels (see above); None: none.
+    decode_epsilon : float, default=0.1
+        Budget (>= 0) of the level frequencies used for decoding coarsened columns.
+    allow_learned_domain : bool, default=False
+        As in :class:`SynthesisPipeline`: by default, columns missing from ``domain``
+        are refused for a differentially private synthesizer, before any release.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the encoder (the decoding release and decoding); leave it None for a
+        release.
+
+    Returns
+    -------
+    SynthesisPipeline
+
+    Examples
+    --------
+    >>> from skprivsynth import ReducedSpaceLP, make_private_pipeline
+    >>> from skprivsynth.datasets import load_adult
+    >>> adult = load_adult()
+    >>> pipe = make_private_pipeline(ReducedSpaceLP(epsilon=1.0, m=2000, random_state=0),
+    ...                              adult.domain, random_state=0)
+    >>> pipe[0].max_bins, pipe[0].level_weights
+    (8, 'private')
+    >>> synthetic = pipe.fit(adult.data.iloc[:5000]).sample(3, random_state=0)
+    >>> round(pipe.privacy_report_.epsilon, 6)  # 1.0 synthesizer + 0.1 decoding weights
+    1.1
+    """
+    if not isinstance(domain, Domain):
+        domain = Domain(domain)
+    if (
+        isinstance(decode_epsilon, bool)
+        or not isinstance(decode_epsilon, int | float)
+        or not 0 <= decode_epsilon < float("inf")
+    ):
+        raise ValueError(f"decode_epsilon must be a finite number >= 0; got {decode_epsilon!r}.")
+    private = is_differentially_private(synthesizer)
+    budget = _cube_bits(synthesizer)
+    codes = "domain" in synthesizer.get_params()
+    encoding = "ordinal" if codes else "onehot" if budget is None else "binary"
+    if isinstance(max_bins, str) and max_bins == "auto":
+        if budget is not None:
+            max_bins = _binary_max_bins(domain, budget)
+        else:
+            max_bins = 8 if private and not codes else None
+    coarsened = max_bins is not None and any(
+        not isinstance(spec, Bins) and len(spec) > max_bins for spec in domain.values()
+    )
+    encoder = BooleanEncoder(
+        categories=domain,
+        max_bins=max_bins,
+        encoding=encoding,
+        level_weights="private" if coarsened and decode_epsilon > 0 else None,
+        decode_epsilon=decode_epsilon if decode_epsilon > 0 else 0.1,
+        noise=synthesizer.get_params().get("noise", "continuous"),
+        random_state=random_state,
+    )
+    return make_synthesis_pipeline(encoder, synthesizer, allow_learned_domain=allow_learned_domain)

@@ -16,7 +16,7 @@ a :class:`~skprivsynth.privacy.PrivacyLeakWarning` naming it.
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -319,19 +319,32 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         the reserved all-ones code, an invalid code; refused with
         ``encoding="ordinal"``).  During :meth:`fit`, a value
         outside a declared domain always raises.
-    level_weights : dict or None, default=None
-        Public weights of the levels of some columns (column -> one non-negative
-        number per level), used only for decoding: a coarsened range decodes to a
-        level drawn proportionally to these weights instead of uniformly, and an
-        all-zero block to a level drawn from them.  They must not come from the
-        private data itself: take them from public knowledge or from a
-        differentially private release such as
-        :func:`skprivsynth.preprocessing.private_level_frequencies` (whose budget then
-        adds to the synthesizer's).
+    level_weights : dict, "private" or None, default=None
+        Weights of the levels of coarsened columns, used only for decoding: a
+        coarsened range decodes to a level drawn proportionally to these weights
+        instead of uniformly, and an all-zero block to a level drawn from them.
+
+        - a dict (column -> one non-negative number per level): public weights.  They
+          must not come from the private data itself: take them from public
+          knowledge or from a differentially private release such as
+          :func:`private_level_frequencies`;
+        - ``"private"``: :meth:`fit` releases the level frequencies of every
+          *declared* column that ``max_bins`` coarsens, by
+          :func:`private_level_frequencies` with budget ``decode_epsilon``, and
+          records the release in ``privacy_report_`` (its ε adds to the
+          synthesizer's by basic composition; :class:`~skprivsynth.SynthesisPipeline`
+          composes both).  Nothing is released when no declared column is coarsened;
+        - None: uniform decoding within each range.
+    decode_epsilon : float, default=0.1
+        Budget (> 0) of the release of ``level_weights="private"``; unused otherwise.
+    noise : {"continuous", "discrete"}, default="continuous"
+        Laplace sampler of that release (:func:`~skprivsynth.privacy.laplace_mechanism`;
+        ``"discrete"`` is floating-point-safe), as the synthesizers' ``noise``.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks,
-        fractional bits and coarsened ranges).  The stream is seeded at :meth:`fit`;
-        successive calls continue it.
+        fractional bits and coarsened ranges) and the noise of
+        ``level_weights="private"``.  The streams are seeded at :meth:`fit`;
+        successive calls continue them.  Leave it None for a private release.
 
     Attributes
     ----------
@@ -358,6 +371,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         The dtype restored by :meth:`inverse_transform` for each column.
     learned_columns_ : list
         Columns whose domain was learned from the data (privacy leak).
+    privacy_report_ : PrivacyReport or None
+        The release of ``level_weights="private"`` (None when nothing was released).
     n_features_out_ : int
         Number of output (Boolean) columns.
     n_features_in_ : int
@@ -441,7 +456,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "max_bins": [Interval(Integral, 2, None, closed="left"), None],
         "encoding": [StrOptions({"onehot", "binary", "ordinal"})],
         "handle_unknown": [StrOptions({"error", "ignore"})],
-        "level_weights": [dict, None],
+        "level_weights": [dict, StrOptions({"private"}), None],
+        "decode_epsilon": [Interval(Real, 0, None, closed="neither")],
+        "noise": [StrOptions({"continuous", "discrete"})],
         "random_state": ["random_state", np.random.Generator],
     }
 
@@ -454,6 +471,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         encoding="onehot",
         handle_unknown="error",
         level_weights=None,
+        decode_epsilon=0.1,
+        noise="continuous",
         random_state=None,
     ):
         self.categories = categories
@@ -462,6 +481,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.encoding = encoding
         self.handle_unknown = handle_unknown
         self.level_weights = level_weights
+        self.decode_epsilon = decode_epsilon
+        self.noise = noise
         self.random_state = random_state
 
     # ----------------------------------------------------------------------- input
@@ -563,11 +584,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 )
             columns.append(column)
             dtypes.append(_output_dtype(series.dtype, column))
-        self._attach_level_weights(columns, frame)
+        if self.level_weights != "private":
+            self._attach_level_weights(columns, frame)
         self._encoding = columns
         # Values outside a declared domain are an error at fit, whatever handle_unknown.
         for j, column in enumerate(columns):
             _encode_column(frame.iloc[:, j], column, frame.columns[j], "error")
+        report = None
+        if self.level_weights == "private":
+            report = self._release_level_weights(columns, frame, domain)
         learned = [label for label, c in zip(self._columns, columns, strict=True) if c.learned]
         if learned:
             warn_privacy_leak(
@@ -578,6 +603,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 stacklevel=4,  # warn_privacy_leak -> fit -> sklearn's fit wrapper -> caller
             )
         self.learned_columns_ = learned
+        self.privacy_report_ = report
         self.categories_ = [c.levels if c.kind == "levels" else None for c in columns]
         self.bin_edges_ = [c.edges if c.kind == "bins" else None for c in columns]
         self.level_ranges_ = [c.ranges for c in columns]
@@ -598,6 +624,33 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.n_features_out_ = int(stops[-1])
         self._decode_rng = check_random_generator(self.random_state)
         return self
+
+    def _release_level_weights(self, columns, frame, domain):
+        """``level_weights="private"``: release the frequencies of the declared
+        coarsened columns (in the declared order) and attach them; return the report.
+
+        Which columns are released depends only on the declared domain and
+        ``max_bins``; learned columns are never released.
+        """
+        labels = list(frame.columns)
+        coarsened = {
+            label: spec
+            for label, spec in domain.items()
+            if columns[labels.index(label)].ranges is not None
+        }
+        if not coarsened:
+            return None
+        weights, report = private_level_frequencies(
+            frame,
+            coarsened,
+            self.decode_epsilon,
+            self.random_state,
+            noise=self.noise,
+            return_report=True,
+        )
+        for label, w in weights.items():
+            columns[labels.index(label)].level_weights = w
+        return report
 
     def _attach_level_weights(self, columns, frame):
         """Check ``level_weights`` and attach them to the columns they describe."""

@@ -103,3 +103,138 @@ def test_blockwise_rounding_keeps_one_way_marginals_and_beats_coordinatewise(adu
     )
     tvd_blockwise = categorical_marginal_tvd(data, blockwise, degree=2, domain=adult.domain)
     assert tvd_blockwise < 0.8 * tvd_coordinatewise
+
+
+# ----------------------------------------------------------- make_private_pipeline
+def test_private_pipeline_encoding_policy(adult):
+    from skprivsynth import (
+        CorrelatedGaussianMechanism,
+        MarginalSynthesizer,
+        NoisyMicroaggregation,
+        ReducedSpaceLP,
+        make_private_pipeline,
+    )
+
+    def encoder(synthesizer, **kwargs):
+        return make_private_pipeline(synthesizer, adult.domain, **kwargs)[0]
+
+    lp = encoder(ReducedSpaceLP(epsilon=1.0))
+    assert (lp.encoding, lp.max_bins, lp.level_weights) == ("onehot", 8, "private")
+    assert encoder(NoisyMicroaggregation(epsilon=1.0)).max_bins == 8
+    # The whole cube {0,1}^p with 2^p <= max_universe = 2^20: 14 bits at max_bins=2
+    # (4 would need 26 bits).
+    cube = encoder(CorrelatedGaussianMechanism(epsilon=1.0))
+    assert (cube.encoding, cube.max_bins) == ("binary", 2)
+    assert encoder(CorrelatedGaussianMechanism(epsilon=1.0, max_universe=2**26)).max_bins == 4
+    codes = encoder(MarginalSynthesizer())
+    assert (codes.encoding, codes.max_bins, codes.level_weights) == ("ordinal", None, None)
+    plain = encoder(MicroaggregationSynthesizer())
+    assert (plain.encoding, plain.max_bins, plain.level_weights) == ("onehot", None, None)
+    assert encoder(ReducedSpaceLP(epsilon=1.0), decode_epsilon=0).level_weights is None
+    assert encoder(ReducedSpaceLP(epsilon=1.0, noise="discrete")).noise == "discrete"
+    with pytest.raises(ValueError, match="decode_epsilon"):
+        encoder(ReducedSpaceLP(epsilon=1.0), decode_epsilon=-1)
+
+
+def test_private_pipeline_composes_the_privacy_reports(adult, small_adult):
+    from skprivsynth import NoisyMicroaggregation, make_private_pipeline
+
+    pipe = make_private_pipeline(
+        NoisyMicroaggregation(epsilon=1.0, random_state=0), adult.domain, random_state=0
+    )
+    assert not hasattr(pipe, "privacy_report_")
+    pipe.fit(small_adult)
+    report = pipe.privacy_report_
+    assert report.epsilon == pytest.approx(1.1)  # basic composition: 1 + 0.1
+    assert len(report.entries) == len(pipe[-1].privacy_report_.entries) + 1
+    assert pipe[0].privacy_report_.epsilon == pytest.approx(0.1)
+    uniform = make_private_pipeline(
+        NoisyMicroaggregation(epsilon=1.0, random_state=0), adult.domain, decode_epsilon=0
+    ).fit(small_adult)
+    assert uniform.privacy_report_.epsilon == pytest.approx(1.0)
+    assert not hasattr(make_pipe(adult).fit(small_adult), "privacy_report_")  # not DP
+
+
+# ------------------------------------------------------------- feature blocks
+def test_feature_blocks_reach_the_synthesizer(adult, small_adult):
+    from skprivsynth import ReducedSpaceLP
+
+    lp = ReducedSpaceLP(epsilon=1.0, m=300, workload="block_tables", random_state=0)
+    pipe = make_synthesis_pipeline(BooleanEncoder(categories=adult.domain, max_bins=8), lp)
+    pipe.fit(small_adult)
+    assert lp.feature_blocks_ == pipe[0].feature_blocks_
+    assert lp.get_params()["feature_blocks"] is None  # fit leaves the parameter as set
+    assert clone(pipe).get_params()["reducedspacelp__feature_blocks"] is None
+    # Without blocks, block tables are refused: the blocks did come from the encoder.
+    with pytest.raises(ValueError, match="feature_blocks"):
+        clone(lp).fit(pipe[0].transform(small_adult))
+    # Binary codes have no one-hot blocks: nothing is passed.
+    binary = make_synthesis_pipeline(
+        BooleanEncoder(categories=adult.domain, max_bins=2, encoding="binary"),
+        ReducedSpaceLP(epsilon=1.0, m=300, random_state=0),
+    ).fit(small_adult)
+    assert binary[-1].feature_blocks_ is None
+
+
+# ------------------------------------------------------ strict privacy by default
+def test_learned_domain_refused_for_dp_before_any_release(adult, small_adult, monkeypatch):
+    from skprivsynth import NoisyMicroaggregation, privacy
+
+    def no_release(*args, **kwargs):
+        raise AssertionError("a release happened before the domain check")
+
+    monkeypatch.setattr(privacy, "laplace_mechanism", no_release)
+    partial = {c: k for c, k in adult.domain.items() if c not in ("age", "sex")}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=partial, max_bins=8, level_weights="private"),
+        NoisyMicroaggregation(epsilon=1.0),
+        allow_learned_domain=False,
+    )
+    with pytest.raises(ValueError, match=r"\['age', 'sex'\].*allow_learned_domain=True"):
+        pipe.fit(small_adult)
+    assert not hasattr(pipe[0], "n_features_out_") and not hasattr(pipe[-1], "records_")
+    auto = make_synthesis_pipeline(
+        BooleanEncoder(), NoisyMicroaggregation(epsilon=1.0), allow_learned_domain=False
+    )
+    with pytest.raises(ValueError, match="'fnlwgt'"):
+        auto.fit(small_adult)
+
+
+def test_learned_domain_opt_in_warns_and_non_dp_is_unchanged(adult, small_adult):
+    from skprivsynth import NoisyMicroaggregation
+    from skprivsynth.privacy import PrivacyLeakWarning
+
+    partial = {c: k for c, k in adult.domain.items() if c != "age"}
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=partial, max_bins=8),
+        NoisyMicroaggregation(epsilon=1.0, random_state=0),
+    )
+    with pytest.warns(PrivacyLeakWarning, match="'age'"):
+        pipe.fit(small_adult)
+    assert pipe.get_params()["allow_learned_domain"] is True
+    with pytest.warns(PrivacyLeakWarning, match="'age'"):  # k-anonymity: a warning only
+        make_synthesis_pipeline(
+            BooleanEncoder(categories=partial), MicroaggregationSynthesizer(k=10)
+        ).fit(small_adult)
+
+
+# ----------------------------------------------------------------------- score
+def test_score_is_the_default_marginal_scorer_and_cross_val_score_runs(adult, small_adult):
+    from skprivsynth import NoisyMicroaggregation
+    from skprivsynth.privacy import PrivacyLeakWarning
+
+    pipe = make_pipe(adult).fit(small_adult)
+    score = pipe.score(small_adult)
+    assert score == make_marginal_scorer(degree=2)(pipe, small_adult)
+    assert -0.1 < score <= 0
+    scores = cross_val_score(make_pipe(adult), small_adult, cv=3)
+    expected = cross_val_score(
+        make_pipe(adult), small_adult, cv=3, scoring=make_marginal_scorer(degree=2)
+    )
+    np.testing.assert_array_equal(scores, expected)
+    dp = make_synthesis_pipeline(
+        BooleanEncoder(categories=adult.domain, max_bins=8),
+        NoisyMicroaggregation(epsilon=1.0, random_state=0),
+    ).fit(small_adult)
+    with pytest.warns(PrivacyLeakWarning, match="not covered by its epsilon"):
+        dp.score(small_adult)
