@@ -168,6 +168,33 @@ class BaseSynthesizer(BaseEstimator):
         records, weights, rounding = self._candidates()
         return sample_weighted_records(records, weights, n, rng, rounding=rounding)
 
+    def score(self, X, y=None):
+        """Minus the mean total variation distance of the 2-way marginal tables.
+
+        ``make_marginal_scorer(degree=2)(self, X)``
+        (:func:`~skprivsynth.metrics.make_marginal_scorer`): a sample of ``len(X)``
+        records (drawn with the scorer's fixed seed) is compared with ``X`` table by
+        table over every pair of columns; greater is better, at most 0.  It lets
+        ``cross_val_score(synthesizer, X)`` run without ``scoring``.  The score is an
+        exact function of ``X``: for a differentially private synthesizer it warns
+        :class:`~skprivsynth.PrivacyLeakWarning`, as the scorer does (use
+        ``make_marginal_scorer(epsilon=...)`` for a DP score).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features_in)
+            Real data in the synthesizer's input space.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+        """
+        from .metrics import make_marginal_scorer  # metrics imports this module
+
+        return make_marginal_scorer(degree=2)(self, X)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False

@@ -238,3 +238,18 @@ def test_score_is_the_default_marginal_scorer_and_cross_val_score_runs(adult, sm
     ).fit(small_adult)
     with pytest.warns(PrivacyLeakWarning, match="not covered by its epsilon"):
         dp.score(small_adult)
+
+
+def test_synthesizer_score_and_cross_val_score_without_scoring(boolean_data):
+    from skprivsynth import NoisyMicroaggregation
+    from skprivsynth.privacy import PrivacyLeakWarning
+
+    model = MicroaggregationSynthesizer(k=10, random_state=0).fit(boolean_data)
+    assert model.score(boolean_data) == make_marginal_scorer(degree=2)(model, boolean_data)
+    coarse = MicroaggregationSynthesizer(k=1000, random_state=0).fit(boolean_data)
+    assert coarse.score(boolean_data) < model.score(boolean_data) <= 0  # greater is better
+    scores = cross_val_score(MicroaggregationSynthesizer(k=10, random_state=0), boolean_data, cv=3)
+    assert scores.shape == (3,) and np.all(scores <= 0)
+    dp = NoisyMicroaggregation(epsilon=1.0, random_state=0).fit(boolean_data)
+    with pytest.warns(PrivacyLeakWarning):
+        dp.score(boolean_data)
