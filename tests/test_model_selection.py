@@ -1,0 +1,213 @@
+"""PrivateSelectionSearch: the theorem's total, charged once before anything is drawn;
+an audit of random stopping whose broken variant selects on the exact score."""
+
+import math
+
+import numpy as np
+import pytest
+
+import skprivsynth.base
+import skprivsynth.model_selection
+import skprivsynth.privacy
+from skprivsynth import (
+    BudgetExceededError,
+    CorrelatedGaussianMechanism,
+    MarginalSynthesizer,
+    MicroaggregationSynthesizer,
+    NoisyMicroaggregation,
+    PrivacyAccountant,
+)
+from skprivsynth.auditing import audit_mechanism
+from skprivsynth.metrics import MarginalScorer, make_marginal_scorer
+from skprivsynth.model_selection import PrivateSelectionSearch, random_stopping, selection_cost
+from skprivsynth.privacy import laplace_mechanism, zcdp_rho
+
+
+def _boolean(n=150, p=4, seed=0):
+    return (np.random.default_rng(seed).random((n, p)) < 0.4).astype(float)
+
+
+def _theorem_2(rho, eps_s, gamma, delta, lam, lam_hat):
+    """Papernot & Steinke 2022, Thm. 2 (eta = 1, E[K] = 1/gamma), then CKS Prop. 12."""
+
+    def curve(a):  # rho-zCDP fit + pure eps_s score
+        return rho * a + min(eps_s, a * eps_s**2 / 2)
+
+    rdp = (
+        curve(lam)
+        + 2 * (1 - 1 / lam_hat) * curve(lam_hat)
+        + 2 * math.log(1 / gamma) / lam_hat
+        + math.log(1 / gamma) / (lam - 1)
+    )
+    return rdp + (math.log(1 / delta) - math.log(lam)) / (lam - 1) + math.log(1 - 1 / lam)
+
+
+def test_pure_candidates_cost_three_times_the_worst_run():
+    cost = selection_cost([{"epsilon": 0.4}, {"epsilon": 0.7}], 0.1, 0.25)
+    assert (cost["epsilon"], cost["delta"]) == (pytest.approx(2.4, rel=1e-15), 0.0)
+
+
+@pytest.mark.parametrize("epsilon, gamma", [(0.5, 0.1), (2.0, 0.2), (8.0, 0.5)])
+def test_zcdp_candidates_cost_what_theorem_2_says(epsilon, gamma):
+    rho, eps_s, delta = zcdp_rho(epsilon, 1e-9), 0.05, 1e-9
+    cost = selection_cost([{"rho": rho / 2}, {"rho": rho}], eps_s, gamma, delta)
+    lam, lam_hat = cost["lambda"], cost["lambda_hat"]
+    assert cost["epsilon"] == pytest.approx(
+        _theorem_2(rho, eps_s, gamma, delta, lam, lam_hat), rel=1e-12
+    )
+    assert cost["delta"] == delta
+    # The orders minimise the bound: no other pair does better (to the grid's spacing).
+    others = [
+        _theorem_2(rho, eps_s, gamma, delta, a, b)
+        for a in (1.5, 3.0, 10.0, 30.0, 100.0, 1e3)
+        for b in (1.0, 2.0, 5.0, 20.0, 100.0)
+    ]
+    assert cost["epsilon"] <= min(others) * (1 + 1e-3)
+    # Tuning is not free: above one run's (epsilon, delta), below composing 1/gamma runs.
+    one_run = epsilon + eps_s
+    assert one_run < cost["epsilon"] < one_run / gamma
+
+
+def test_search_charges_the_theorems_total_once():
+    X = _boolean()
+    eps_fit, eps_s = 0.3, 0.1
+    search = PrivateSelectionSearch(
+        NoisyMicroaggregation(epsilon=eps_fit, random_state=0),
+        {"t": [1, 2]},
+        scoring=make_marginal_scorer(epsilon=eps_s, noise_random_state=np.random.default_rng(0)),
+        stop_probability=0.3,
+        random_state=0,
+    )
+    accountant = PrivacyAccountant(epsilon=2.0)
+    with accountant:
+        search.fit(X)
+    total = 3 * (eps_fit + eps_s)  # Liu & Talwar: pure runs
+    assert [c["description"] for c in accountant.charges] == [
+        "private selection (PrivateSelectionSearch)"
+    ]
+    assert accountant.spent == pytest.approx(total, rel=1e-15)
+    assert search.privacy_report_.epsilon == pytest.approx(total, rel=1e-15)
+    assert search.best_params_ in ({"t": 1}, {"t": 2})
+    assert search.cv_results_["params"] == [search.best_params_]
+    assert search.cv_results_["score"] == [search.best_score_]
+    assert search.sample(7).shape == (7, 4)
+
+
+def test_search_over_marginal_synthesizers_charges_theorem_2():
+    X = _boolean(200, 4, seed=2).astype(int)
+    search = PrivateSelectionSearch(
+        MarginalSynthesizer(epsilon=1.0, domain=[2] * 4, random_state=0, iterations=50),
+        {"selection": ["adaptive", "mst"]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+        stop_probability=0.5,
+        delta=1e-6,
+        random_state=1,
+    )
+    accountant = PrivacyAccountant(epsilon=10.0, delta=1e-6)
+    with accountant:
+        search.fit(X)
+    cost = selection_cost([{"rho": zcdp_rho(1.0, 1e-9)}], 0.1, 0.5, 1e-6)
+    report = search.privacy_report_
+    assert (report.epsilon, report.delta) == (cost["epsilon"], 1e-6)
+    assert accountant.spent == pytest.approx(cost["epsilon"], rel=1e-12)
+
+
+@pytest.fixture
+def no_draws(monkeypatch):
+    def trap(*args, **kwargs):
+        raise AssertionError("randomness or noise was used")
+
+    for module in (skprivsynth.base, skprivsynth.model_selection):
+        monkeypatch.setattr(module, "check_random_generator", trap)
+    monkeypatch.setattr(skprivsynth.privacy, "laplace_mechanism", trap)
+
+
+def test_a_search_over_the_budget_is_refused_before_anything_is_drawn(no_draws):
+    search = PrivateSelectionSearch(
+        NoisyMicroaggregation(epsilon=0.3),
+        {"t": [1, 2]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+    )
+    accountant = PrivacyAccountant(epsilon=1.0)  # the total is 1.2
+    with accountant, pytest.raises(BudgetExceededError, match="private selection"):
+        search.fit(_boolean())
+    assert accountant.charges == [] and not hasattr(search, "best_estimator_")
+
+
+class _TwoScores(MarginalScorer):
+    """A scorer that releases two DP scores per call: more than the total assumed."""
+
+    def __call__(self, estimator, X, y=None):
+        super().__call__(estimator, X)
+        return super().__call__(estimator, X)
+
+
+def test_a_run_releasing_more_than_charged_returns_nothing():
+    search = PrivateSelectionSearch(
+        NoisyMicroaggregation(epsilon=0.3, random_state=0),
+        {"t": [1]},
+        scoring=_TwoScores(epsilon=0.1),
+        random_state=0,
+    )
+    with pytest.raises(RuntimeError, match="not exactly one fit and one DP score"):
+        search.fit(_boolean())
+    assert not hasattr(search, "best_estimator_")
+
+
+def test_parameter_validation():
+    X = _boolean()
+    dp_score = make_marginal_scorer(epsilon=0.1)
+    cases = [
+        (NoisyMicroaggregation(), make_marginal_scorer(), {}, "scoring must be a DP score"),
+        (NoisyMicroaggregation(), dp_score, {"stop_probability": 1.0}, "open interval"),
+        (MicroaggregationSynthesizer(), dp_score, {}, "is not differentially private"),
+        (CorrelatedGaussianMechanism(), dp_score, {}, "has no Renyi curve"),
+        (MarginalSynthesizer(domain=[2] * 4), dp_score, {}, "delta is required"),
+    ]
+    for estimator, scoring, params, message in cases:
+        search = PrivateSelectionSearch(estimator, {}, scoring=scoring, **params)
+        with pytest.raises(ValueError, match=message):
+            search.fit(X)
+
+
+# ------------------------------------------------------------------------- audit
+
+N_ROWS, EPS_SCORE, GAMMA = 10, 0.3, 0.2
+X0 = np.r_[np.ones(5), np.zeros(5)]
+X1 = np.r_[np.ones(6), np.zeros(4)]  # one row replaced: candidate 0's score 0.5 -> 0.6
+
+
+def _toy_selection(exact):
+    """Two candidates: score mean(X) (sensitivity 1/n) and the constant 0.55; the run's
+    DP score is Laplace at EPS_SCORE.  The broken variant selects on the exact score."""
+
+    def mechanism(X, seed):
+        rng = np.random.default_rng(seed)
+
+        def run(candidate):
+            score = X.mean() if candidate == 0 else 0.55
+            if not exact:
+                score = laplace_mechanism([score], 1 / N_ROWS, EPS_SCORE, rng)[0][0]
+            return score, None
+
+        return random_stopping(run, 2, GAMMA, rng)[0]
+
+    return mechanism
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_audit_of_random_stopping_catches_selection_on_the_exact_score(exact):
+    claimed = selection_cost([{"epsilon": 1e-12}], EPS_SCORE, GAMMA)["epsilon"]
+    assert claimed == pytest.approx(3 * EPS_SCORE)
+    result = audit_mechanism(
+        _toy_selection(exact),
+        X0,
+        X1,
+        events={"chose candidate 0": lambda chosen: chosen == 0},
+        n_runs=3000,
+        epsilon=claimed,
+        random_state=5,
+    )
+    # Exact scores: candidate 0 wins on X1 unless only candidate 1 ran (probability
+    # gamma/(1 + gamma)) and loses on X0 unless only candidate 0 ran: ln 5 >> 0.9.
+    assert result.violation is exact
