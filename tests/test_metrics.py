@@ -511,8 +511,12 @@ def test_scorer_warns_that_selection_on_real_data_is_outside_the_dp_guarantee():
     dp = NoisyMicroaggregation(epsilon=1.0, random_state=0).fit(X)
     with pytest.warns(PrivacyLeakWarning, match="NoisyMicroaggregation on real data"):
         scorer(dp, X)
-    pipe = DecodingPipeline([("validate", BooleanValidator()),
-                             ("synth", NoisyMicroaggregation(epsilon=1.0, random_state=0))])
+    pipe = DecodingPipeline(
+        [
+            ("validate", BooleanValidator()),
+            ("synth", NoisyMicroaggregation(epsilon=1.0, random_state=0)),
+        ]
+    )
     with pytest.warns(PrivacyLeakWarning, match="each fit of a search"):
         scorer(pipe.fit(X), X)
     with warnings.catch_warnings():  # k-anonymous, not DP: nothing to warn about
@@ -541,3 +545,114 @@ def test_round_off_overshoot_is_clipped(monkeypatch):
     X, Y = _boolean(rng, 30, 4), _boolean(rng, 20, 4)
     monkeypatch.setattr(metrics, "_degree2_gram_errors", lambda *a: np.full(6, 1.0 + 1e-12))
     np.testing.assert_array_equal(marginal_errors(X, Y, 2).errors, 1.0)
+
+
+# ------------------------------------------------------------------------ DP scores
+
+
+class _FixedSample:
+    """A fitted 'synthesizer' whose sample is a fixed matrix (the scorer's sample)."""
+
+    def __init__(self, Y):
+        self.Y = Y
+
+    def sample(self, n_samples=None, random_state=None):
+        return self.Y
+
+
+@pytest.mark.parametrize("form", ["table", "conjunction"])
+@pytest.mark.parametrize("statistic", ["mean", "max", "rms"])
+def test_dp_score_sensitivity_holds_on_every_neighbour(monkeypatch, form, statistic):
+    # Every replace-one neighbour of a small X (each row replaced by each of the 8 rows
+    # of {0,1}^3): the exact score moves by at most 1/n, the sensitivity the noise is
+    # calibrated for; the bound is attained (so it is not loose by a factor).
+    released = []
+
+    def record(values, sensitivity, epsilon, rng, noise="continuous"):
+        released.append((float(values[0]), sensitivity, epsilon))
+        return np.asarray(values, dtype=float), 0.0
+
+    monkeypatch.setattr(metrics, "laplace_mechanism", record)
+    rng = np.random.default_rng(7)
+    n, p = 12, 3
+    X = _boolean(rng, n, p, prob=0.5)
+    est = _FixedSample(np.zeros((n, p)))  # far from X: errors are not clipped at 0
+    scorer = make_marginal_scorer(degree=2, form=form, statistic=statistic, epsilon=0.5)
+    base = scorer(est, X)
+    worst = 0.0
+    for i in range(n):
+        for row in itertools.product((0, 1), repeat=p):
+            X1 = X.copy()
+            X1[i] = row
+            worst = max(worst, abs(scorer(est, X1) - base))
+    assert {(s, e) for _, s, e in released} == {(1 / n, 0.5)}
+    assert worst <= 1 / n + 1e-12
+    if statistic != "rms":
+        assert worst == pytest.approx(1 / n)
+
+
+def test_categorical_tvd_moves_by_at_most_one_over_n_per_replaced_row():
+    # The decoded-space score: worst case over all replacements of one row.
+    real = pd.DataFrame({"a": list("xxyyzz"), "b": [0, 1, 0, 1, 0, 0]})
+    synth = pd.DataFrame({"a": list("xxxxxx"), "b": [1, 1, 1, 1, 1, 1]})
+    base = categorical_marginal_tvd(real, synth)
+    worst = 0.0
+    for i in range(len(real)):
+        for a, b in itertools.product("xyzw", (0, 1, 2)):
+            other = real.copy()
+            other.iloc[i] = [a, b]
+            worst = max(worst, abs(categorical_marginal_tvd(other, synth) - base))
+    assert worst == pytest.approx(1 / len(real))
+
+
+def test_dp_score_is_charged_before_its_noise_and_refused_over_budget(monkeypatch):
+    from skprivsynth import BudgetExceededError, NoisyMicroaggregation, PrivacyAccountant
+
+    X = _boolean(np.random.default_rng(3), 100, 4)
+    dp = NoisyMicroaggregation(epsilon=1.0, random_state=0).fit(X)
+    scorer = make_marginal_scorer(epsilon=0.1, noise_random_state=np.random.default_rng(1))
+    accountant = PrivacyAccountant(epsilon=0.15)
+    with accountant, warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # a DP score does not warn
+        noisy = scorer(dp, X)
+        monkeypatch.setattr(metrics, "laplace_mechanism", lambda *a, **k: 1 / 0)
+        with pytest.raises(BudgetExceededError, match="DP marginal score of 100 rows"):
+            scorer(dp, X)
+    assert accountant.spent == 0.1 and -1 < noisy < 1
+
+
+def test_dp_score_noise_scale_is_one_over_n_epsilon():
+    X = _boolean(np.random.default_rng(4), 50, 3)
+    est = _FixedSample(np.zeros((50, 3)))
+    exact = make_marginal_scorer()(est, X)
+    scorer = make_marginal_scorer(epsilon=2.0, noise_random_state=np.random.default_rng(2))
+    noise = np.array([scorer(est, X) for _ in range(4000)]) - exact
+    # Laplace(b): mean |noise| = b = 1/(50 * 2) = 0.01; 4000 draws give ~1.6 % error.
+    assert np.mean(np.abs(noise)) == pytest.approx(0.01, rel=0.06)
+    assert abs(np.median(noise)) < 0.002
+
+
+def test_dp_score_validation():
+    with pytest.raises(ValueError, match="epsilon must be a positive finite"):
+        make_marginal_scorer(epsilon=0.0)
+    with pytest.raises(TypeError, match="A fixed seed would add the same noise"):
+        make_marginal_scorer(epsilon=1.0, noise_random_state=0)
+    with pytest.raises(ValueError, match="noise must be one of"):
+        make_marginal_scorer(epsilon=1.0, noise="gaussian")
+
+
+def test_grid_search_over_k_of_microaggregation_stays_plain():
+    # k-anonymous, not DP: the selected release is still k-anonymous, nothing warns.
+    from skprivsynth import MicroaggregationSynthesizer
+
+    X = _boolean(np.random.default_rng(5), 120, 4)
+    search = GridSearchCV(
+        MicroaggregationSynthesizer(random_state=0),
+        {"k": [5, 10, 20]},
+        cv=3,
+        scoring=make_marginal_scorer(),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        search.fit(X)
+    assert search.best_params_["k"] in (5, 10, 20)
