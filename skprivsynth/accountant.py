@@ -49,7 +49,7 @@ from joblib._parallel_backends import SequentialBackend
 from .exceptions import BudgetExceededError
 from .privacy import PrivacyReport, check_delta, check_epsilon, zcdp_epsilon, zcdp_rho
 
-__all__ = ["BudgetExceededError", "PrivacyAccountant", "active_accountants"]
+__all__ = ["PrivacyAccountant", "active_accountants", "fit_cost"]
 
 _ACTIVE = contextvars.ContextVar("skprivsynth_active_accountants", default=())
 

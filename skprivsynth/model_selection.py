@@ -19,8 +19,10 @@ adding their curves (Mironov 2017, Prop. 1).
 Total (the theorem the report states).
 
 - Every fit pure ``ε_c``-DP: the selection is ``3·(max_c ε_c + ε_s)``-DP (Liu &
-  Talwar 2019, random stopping; the ``λ, λ̂ → ∞`` limit of the bound below).
-- Otherwise (zCDP fits, e.g. :class:`~skprivsynth.MarginalSynthesizer`): Papernot &
+  Talwar 2019, random stopping; the ``λ, λ̂ → ∞`` limit of the bound below).  With
+  ``delta`` given, the bound below is computed too and the smaller ε is reported.
+- zCDP fits (e.g. :class:`~skprivsynth.MarginalSynthesizer`), or pure fits with
+  ``delta``: Papernot &
   Steinke (ICLR 2022), Theorem 2: if the base run is ``(λ, ε(λ))``-RDP and
   ``(λ̂, ε(λ̂))``-RDP, the selection with the truncated negative binomial
   ``D_{η,γ}`` is ``(λ, ε')``-RDP with
@@ -81,7 +83,8 @@ def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
     stop_probability : float
         ``γ`` in ``(0, 1)``.
     delta : float, optional
-        δ of the (ε, δ) conversion, required when a fit is zCDP.
+        δ of the (ε, δ) conversion, required when a fit is zCDP; with pure fits,
+        the smaller of ``3·(max ε_c + ε_s)`` (δ = 0) and the Rényi bound at ``delta``.
 
     Returns
     -------
@@ -101,9 +104,10 @@ def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
             "private selection needs pure epsilon-DP or rho-zCDP candidate fits; an "
             "(epsilon, delta)-DP fit has no Renyi curve for the theorem."
         )
+    pure = None
     if all("rho" not in c for c in fit_costs):
         base = max(c["epsilon"] for c in fit_costs) + score_epsilon
-        return {
+        pure = {
             "epsilon": 3 * base,
             "delta": 0.0,
             "derivation": (
@@ -112,6 +116,8 @@ def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
                 f"{gamma:g}) is 3 x {base:.6g} = {3 * base:.6g}-DP (Liu & Talwar 2019)"
             ),
         }
+        if delta is None:
+            return pure
     if delta is None:
         raise ValueError(
             "delta is required when a candidate fit is zCDP (the selection's Renyi bound "
@@ -130,6 +136,8 @@ def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
     )
     i, j = int(np.argmin(h)), int(np.argmin(g))
     epsilon = float(h[i] + g[j])
+    if pure is not None and pure["epsilon"] <= epsilon:
+        return pure
     return {
         "epsilon": epsilon,
         "delta": delta,

@@ -27,11 +27,12 @@ def _boolean(n=150, p=4, seed=0):
     return (np.random.default_rng(seed).random((n, p)) < 0.4).astype(float)
 
 
-def _theorem_2(rho, eps_s, gamma, delta, lam, lam_hat):
+def _theorem_2(rho, eps_s, gamma, delta, lam, lam_hat, eps_fit=None):
     """Papernot & Steinke 2022, Thm. 2 (eta = 1, E[K] = 1/gamma), then CKS Prop. 12."""
 
-    def curve(a):  # rho-zCDP fit + pure eps_s score
-        return rho * a + min(eps_s, a * eps_s**2 / 2)
+    def curve(a):  # rho-zCDP (or pure eps_fit) fit + pure eps_s score
+        fit = rho * a if eps_fit is None else min(eps_fit, a * eps_fit**2 / 2)
+        return fit + min(eps_s, a * eps_s**2 / 2)
 
     rdp = (
         curve(lam)
@@ -45,6 +46,14 @@ def _theorem_2(rho, eps_s, gamma, delta, lam, lam_hat):
 def test_pure_candidates_cost_three_times_the_worst_run():
     cost = selection_cost([{"epsilon": 0.4}, {"epsilon": 0.7}], 0.1, 0.25)
     assert (cost["epsilon"], cost["delta"]) == (pytest.approx(2.4, rel=1e-15), 0.0)
+    # With delta, the Renyi bound where it is smaller (large epsilon), else 3 epsilon.
+    assert selection_cost([{"epsilon": 0.7}], 0.1, 0.25, 1e-9) == cost
+    large = selection_cost([{"epsilon": 5.0}], 0.1, 0.25, 1e-9)
+    assert large["delta"] == 1e-9 and large["epsilon"] < 3 * 5.1
+    assert large["epsilon"] == pytest.approx(
+        _theorem_2(0, 0.1, 0.25, 1e-9, large["lambda"], large["lambda_hat"], eps_fit=5.0),
+        rel=1e-12,
+    )
 
 
 @pytest.mark.parametrize("epsilon, gamma", [(0.5, 0.1), (2.0, 0.2), (8.0, 0.5)])
