@@ -76,23 +76,31 @@ class ReducedSpaceLP(BaseSynthesizer):
         Theorem 2.3 asks for ``m ≳ κ · |F| / δ²`` (κ the Rényi condition number of the
         data distribution with respect to ``μ``, ``|F|`` the number of queries); column
         generation keeps the cost growing slowly with ``m``.
-    reduced_space : {"uniform", "independent"}, array-like or callable, default="uniform"
-        Distribution ``μ`` of ``Ω*``: ``"uniform"`` on the cube (the paper's choice);
-        ``"independent"``: the product of noisy column means (or, with
-        ``feature_blocks``, of noisy per-block category frequencies) bought with
-        ``independent_fraction · epsilon``; an array of shape (m', p): public candidate
+    reduced_space : {"uniform", "independent"}, array-like or callable, \
+            default="independent"
+        Distribution ``μ`` of ``Ω*``: ``"independent"``: the product of noisy column
+        means (or, with ``feature_blocks``, of noisy per-block category frequencies)
+        bought with ``independent_fraction · epsilon`` (Section 4 of the paper: a
+        ``μ`` close to the data keeps the Rényi condition number ``κ`` of Theorem 2.3
+        small); ``"uniform"`` on the cube (the paper's Algorithm 1 as stated, far
+        from any real table: on Adult its 2-way error is worse than uniform random
+        records); an array of shape (m', p): public candidate
         records (never derived from ``X``: they are released as ``records_``; passing
         ``X`` itself warns ``PrivacyLeakWarning``); a callable
         ``reduced_space(rng, m) -> records`` drawing from a data-independent ``μ``.
-    objective : {"linf", "l1"}, default="linf"
-        LP objective: maximum or sum of the absolute deviations between the statistics
-        of ``h`` and the noisy statistics.
-    workload : None, {"tables", "conjunctions", "block_tables"}, list of column sets, \
-            MarginalWorkload or FunctionWorkload, default=None
+    objective : {"l1", "linf"}, default="l1"
+        LP objective: sum or maximum of the absolute deviations between the statistics
+        of ``h`` and the noisy statistics.  ``"l1"`` is the measured better choice (its
+        optimum is stable; the min-max LP has many optimal vertices, and the one the
+        solver returns can be far from the data).
+    workload : "auto", None, {"tables", "conjunctions", "block_tables"}, list of \
+            column sets, MarginalWorkload or FunctionWorkload, default="auto"
         Test-function family ``F``, in the spellings of :mod:`skprivsynth.workload`
         (shared with :class:`~skprivsynth.CorrelatedGaussianMechanism`; here every
         workload starts with the constant function, the density constraint).
-        None/"tables": all marginal tables of degree ``1..degree``; "conjunctions":
+        "auto": "block_tables" when ``feature_blocks`` is declared (as
+        :class:`~skprivsynth.SynthesisPipeline` does behind a one-hot encoder), else
+        "tables"; None/"tables": all marginal tables of degree ``1..degree``; "conjunctions":
         all conjunctions of degree ``1..degree``; "block_tables" (needs
         ``feature_blocks``): the categorical tables of ``1..degree`` one-hot blocks
         (:class:`~skprivsynth.workload.BlockMarginalWorkload`, far less noise than the
@@ -209,7 +217,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         "objective": [StrOptions({"linf", "l1"})],
         "workload": [
             None,
-            StrOptions({"tables", "conjunctions", "block_tables"}),
+            StrOptions({"auto", "tables", "conjunctions", "block_tables"}),
             list,
             tuple,
             MarginalWorkload,
@@ -229,9 +237,9 @@ class ReducedSpaceLP(BaseSynthesizer):
         *,
         degree=2,
         m=10_000,
-        reduced_space="uniform",
-        objective="linf",
-        workload=None,
+        reduced_space="independent",
+        objective="l1",
+        workload="auto",
         independent_fraction=0.1,
         feature_blocks=None,
         time_limit=300.0,
@@ -290,8 +298,11 @@ class ReducedSpaceLP(BaseSynthesizer):
             # several bits is read as empty): neighbours stay neighbours, so every
             # block sensitivity below holds for any X, with nothing checked on X.
             X = project_one_hot(X, blocks)
-        block_tables = isinstance(self.workload, str) and self.workload == "block_tables"
-        uses_degree = self.workload is None or isinstance(self.workload, str)
+        workload = self.workload
+        if isinstance(workload, str) and workload == "auto":
+            workload = "tables" if blocks is None else "block_tables"
+        block_tables = isinstance(workload, str) and workload == "block_tables"
+        uses_degree = workload is None or isinstance(workload, str)
         if block_tables:
             if blocks is None:
                 raise ValueError(
@@ -314,7 +325,7 @@ class ReducedSpaceLP(BaseSynthesizer):
                     f"degree={self.degree!r} exceeds the number of columns of X "
                     f"({p}); choose degree in [1, {p}]."
                 )
-            workload = check_workload(self.workload, p, self.degree)
+            workload = check_workload(workload, p, self.degree)
         space_rng, noise_rng, marg_rng = rng.spawn(3)
         report = PrivacyReport(
             mechanism="ReducedSpaceLP (Boedihardjo-Strohmer-Vershynin, Algorithm 1)"
