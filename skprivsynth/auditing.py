@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 __all__ = [
     "AuditResult",
@@ -57,6 +57,10 @@ __all__ = [
     "clopper_pearson",
     "cube_corner_neighbours",
     "epsilon_lower_bound",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu",
+    "gdp_mu_lower_bound",
     "likelihood_ratio_statistic",
     "moved_record_neighbours",
 ]
@@ -156,6 +160,81 @@ def _delta_lower_bound(k0, n0, k1, n1, alpha, epsilon):
     return max(0.0, p_lo - math.exp(epsilon) * q_hi)
 
 
+def gdp_mu_lower_bound(k0, n0, k1, n1, alpha=0.05):
+    """Lower confidence bound on the Gaussian-DP μ from one event.
+
+    The event was seen ``k0/n0`` times on D and ``k1/n1`` on D'.  A μ-GDP mechanism
+    has ``Φ⁻¹(P_D[E]) − Φ⁻¹(P_D'[E]) <= μ`` for every event (its trade-off function
+    is at least ``G_μ``; Dong, Roth and Su, "Gaussian differential privacy", JRSS-B
+    2022, Def. 2.6); with probability ``>= 1 − alpha`` both ``P_D[E] >= p_lo`` and
+    ``P_D'[E] <= q_hi`` (one-sided Clopper–Pearson at ``alpha/2`` each), hence
+    ``μ >= Φ⁻¹(p_lo) − Φ⁻¹(q_hi)``.  Returns 0 when that is not positive.
+
+    Examples
+    --------
+    >>> round(gdp_mu_lower_bound(840, 1000, 160, 1000), 3)
+    1.799
+    """
+    p_lo = clopper_pearson(k0, n0, alpha / 2, side="lower")[0]
+    q_hi = clopper_pearson(k1, n1, alpha / 2, side="upper")[1]
+    if p_lo <= 0.0 or q_hi >= 1.0:
+        return 0.0
+    return max(0.0, float(stats.norm.ppf(p_lo) - stats.norm.ppf(q_hi)))
+
+
+def gdp_delta(mu, epsilon):
+    """Exact δ(ε) of a μ-GDP mechanism (Dong, Roth and Su 2022, Cor. 2.13).
+
+    ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)``: the privacy profile of a Gaussian
+    mechanism with sensitivity/σ = μ (Balle and Wang 2018, Thm. 8).
+    """
+    if mu <= 0:
+        return 0.0
+    a, b = -epsilon / mu + mu / 2, -epsilon / mu - mu / 2
+    # e^ε Φ(b) in the log domain: e^ε overflows for large ε where Φ(b) underflows.
+    return max(0.0, float(stats.norm.cdf(a) - math.exp(epsilon + stats.norm.logcdf(b))))
+
+
+def gdp_epsilon(mu, delta):
+    """Smallest ε with ``gdp_delta(mu, ε) <= delta``: the exact ε of a Gaussian pair.
+
+    Examples
+    --------
+    >>> round(gdp_epsilon(1.0, 1e-6), 3)
+    4.887
+    """
+    if not (isinstance(delta, Real) and 0 < delta < 1):
+        raise ValueError(f"delta must be in the open interval (0, 1); got {delta!r}.")
+    if not (isinstance(mu, Real) and math.isfinite(mu) and mu >= 0):
+        raise ValueError(f"mu must be a finite number >= 0; got {mu!r}.")
+    if gdp_delta(mu, 0.0) <= delta:
+        return 0.0
+    high = 1.0
+    while gdp_delta(mu, high) > delta:
+        high *= 2
+    return float(optimize.brentq(lambda e: gdp_delta(mu, e) - delta, 0.0, high, xtol=1e-12))
+
+
+def gdp_mu(epsilon, delta):
+    """Largest μ whose Gaussian mechanism is (ε, δ)-DP: the μ an (ε, δ) claim allows.
+
+    The inverse of :func:`gdp_epsilon` in ``mu`` (``gdp_delta`` increases with μ).
+
+    Examples
+    --------
+    >>> round(gdp_epsilon(gdp_mu(1.0, 1e-6), 1e-6), 6)
+    1.0
+    """
+    if not (isinstance(epsilon, Real) and math.isfinite(epsilon) and epsilon >= 0):
+        raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}.")
+    if not (isinstance(delta, Real) and 0 < delta < 1):
+        raise ValueError(f"delta must be in the open interval (0, 1); got {delta!r}.")
+    high = 1.0
+    while gdp_delta(high, epsilon) < delta:
+        high *= 2
+    return float(optimize.brentq(lambda m: gdp_delta(m, epsilon) - delta, 0.0, high, xtol=1e-12))
+
+
 @dataclass
 class AuditResult:
     """Outcome of :func:`audit_mechanism`.
@@ -172,8 +251,8 @@ class AuditResult:
     delta_lower : float or None
         Lower confidence bound on δ at ``epsilon_claimed`` (None without a claim).
     violation : bool
-        ``epsilon_lower > epsilon_claimed`` (or ``delta_lower > delta_claimed``): the
-        claim is refuted at the stated confidence.
+        ``epsilon_lower > epsilon_claimed`` (or ``delta_lower > delta_claimed``, or
+        ``mu_lower > mu_claimed``): the claim is refuted at the stated confidence.
     confidence : float
         Joint confidence level of all bounds.
     n_runs : int
@@ -187,6 +266,13 @@ class AuditResult:
     best_counts : tuple of int
         ``(k_num, n, k_den, n)`` for the best test: event counts on the dataset in the
         numerator of ``ln(p/q)`` and on the other one (the order of ``best_event``).
+    mu_lower : float
+        Lower confidence bound on the Gaussian-DP parameter μ, jointly with
+        ``epsilon_lower`` (the same tests).
+    mu_claimed : float or None
+        The μ the mechanism claims.
+    n_raised : tuple of int
+        Testing runs on ``D`` and on ``D'`` that raised one of ``exceptions``.
     events : list of dict
         Per event: name, frequencies on D and D', and its ε lower bound.
     elapsed : float
@@ -204,6 +290,9 @@ class AuditResult:
     n_tests: int
     best_event: str
     best_counts: tuple
+    mu_lower: float = 0.0
+    mu_claimed: float | None = None
+    n_raised: tuple = (0, 0)
     events: list = field(default_factory=list)
     elapsed: float = 0.0
 
@@ -228,6 +317,10 @@ class AuditResult:
         ]
         if self.delta_lower is not None:
             lines.append(f"  δ lower bound at the claimed ε: {self.delta_lower:.4g}")
+        mu_claim = "" if self.mu_claimed is None else f" (claimed μ = {self.mu_claimed:.4g})"
+        lines.append(f"  Gaussian-DP μ lower bound: {self.mu_lower:.4f}{mu_claim}")
+        if any(self.n_raised):
+            lines.append(f"  runs that raised: {self.n_raised[0]} on D, {self.n_raised[1]} on D'")
         lines += [
             (
                 f"  best event: {self.best_event}  (counts {k0}/{n0} vs {k1}/{n1})"
@@ -260,10 +353,23 @@ def _check_neighbours(X0, X1):
             )
 
 
-def _run(mechanism, X, seeds, statistic, events):
-    values, hits = [], []
+def _run(mechanism, X, seeds, statistic, events, exceptions):
+    """Run ``mechanism`` once per seed; an exception listed in ``exceptions`` is an outcome.
+
+    Returns the statistic values (NaN rows for runs that raised, so that no threshold
+    event ``statistic >= c`` holds for them), the event hits (False for runs that raised)
+    and, per class of ``exceptions``, whether the run raised an instance of it.
+    """
+    values, hits, raised = [], [], []
     for seed in seeds:
-        out = mechanism(X, int(seed))
+        try:
+            out = mechanism(X, int(seed))
+        except exceptions as exc:
+            values.append(None)
+            hits.append([False] * len(events))
+            raised.append([isinstance(exc, cls) for cls in exceptions])
+            continue
+        raised.append([False] * len(exceptions))
         if statistic is not None:
             s = np.asarray(statistic(out), dtype=np.float64).ravel()
             if not np.all(np.isfinite(s)):
@@ -271,9 +377,25 @@ def _run(mechanism, X, seeds, statistic, events):
             values.append(s)
         if events:
             hits.append([bool(e(out)) for e in events.values()])
-    values = np.array(values) if statistic is not None else None
+    if statistic is not None:
+        width = next((v.size for v in values if v is not None), 0)
+        values = np.array([np.full(width, np.nan) if v is None else v for v in values])
+        values = values.reshape(len(seeds), width)
+    else:
+        values = None
     hits = np.array(hits, dtype=bool).reshape(len(seeds), len(events))
-    return values, hits
+    raised = np.array(raised, dtype=bool).reshape(len(seeds), len(exceptions))
+    return values, hits, raised
+
+
+def _check_exceptions(exceptions):
+    classes = (exceptions,) if isinstance(exceptions, type) else tuple(exceptions)
+    for cls in classes:
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            raise TypeError(
+                f"exceptions must be an Exception subclass or a tuple of them; got {exceptions!r}."
+            )
+    return classes
 
 
 def _check_positive_int(value, name):
@@ -294,6 +416,8 @@ def audit_mechanism(
     n_search_runs=None,
     epsilon=None,
     delta=0.0,
+    mu=None,
+    exceptions=(Exception,),
     confidence=0.95,
     random_state=None,
 ):
@@ -325,6 +449,18 @@ def audit_mechanism(
         Claimed ε; sets ``violation`` and ``delta_lower``.
     delta : float, default=0.0
         Claimed δ, subtracted in the bound ``ln((p_lo − δ)/q_hi)``.
+    mu : float, optional
+        Claimed Gaussian-DP parameter μ (Dong, Roth and Su 2022); sets ``violation``
+        when ``mu_lower > mu``.  For a mechanism whose output is Gaussian, an (ε, δ)
+        claim is the claim ``mu = gdp_mu(ε, δ)``; at small δ this is the test with
+        power (an event-frequency ε bound needs events of probability ~δ).
+    exceptions : exception class or tuple of them, default=(Exception,)
+        Exceptions that are *outcomes* of the mechanism: a run raising an instance of
+        ``cls`` is the event ``raised cls`` (one event per class, fixed in advance);
+        user events are false and the statistic undefined on such a run (no threshold
+        event holds).  A failure whose probability depends on the data is thus audited
+        like any other output.  Exceptions of other classes propagate; ``()`` lets
+        every exception propagate.
     confidence : float, default=0.95
         Joint confidence of all reported bounds.
     random_state : None or int
@@ -336,6 +472,11 @@ def audit_mechanism(
 
     Notes
     -----
+    Every (event, direction) test also yields a Gaussian-DP bound
+    ``μ >= Φ⁻¹(p_lo) − Φ⁻¹(q_hi)`` from the same Clopper–Pearson bounds (a μ-GDP
+    mechanism has ``Φ⁻¹(P_D[E]) − Φ⁻¹(P_D'[E]) <= μ`` for every event, Dong, Roth and
+    Su 2022, Def. 2.6 and Prop. 2.4), so ``mu_lower`` and ``epsilon_lower`` hold jointly.
+
     Cost: ``2·(n_runs + n_search_runs)`` calls of ``mechanism``.  The largest ε an
     audit can certify is about ``ln(n_runs / 3)``: with few runs it cannot see large
     violations; prefer events of probability around 0.1–0.5 on one dataset.
@@ -372,6 +513,9 @@ def audit_mechanism(
         not isinstance(epsilon, Real) or not (math.isfinite(epsilon) and epsilon >= 0)
     ):
         raise ValueError(f"epsilon must be a finite number >= 0 or None; got {epsilon!r}.")
+    if mu is not None and (not isinstance(mu, Real) or not (math.isfinite(mu) and mu >= 0)):
+        raise ValueError(f"mu must be a finite number >= 0 or None; got {mu!r}.")
+    exceptions = _check_exceptions(exceptions)
 
     start = time.perf_counter()
     # 32-bit seeds (accepted by every scikit-learn ``random_state``), drawn without
@@ -380,32 +524,38 @@ def audit_mechanism(
     seeds = np.random.default_rng(random_state).choice(
         2**32, size=(2, n_search_runs + n_runs), replace=False
     )
-    names = list(events)
+    names = list(events) + [f"raised {cls.__name__}" for cls in exceptions]
     thresholds = []
     if statistic is not None:
-        pilot0, _ = _run(mechanism, X0, seeds[0, :n_search_runs], statistic, {})
-        pilot1, _ = _run(mechanism, X1, seeds[1, :n_search_runs], statistic, {})
+        pilot0, _, _ = _run(mechanism, X0, seeds[0, :n_search_runs], statistic, {}, exceptions)
+        pilot1, _, _ = _run(mechanism, X1, seeds[1, :n_search_runs], statistic, {}, exceptions)
         pooled = np.vstack([pilot0, pilot1])
         levels = np.linspace(0, 1, n_thresholds + 2)[1:-1]
         for j in range(pooled.shape[1]):
-            for c in np.unique(np.quantile(pooled[:, j], levels)):
+            column = pooled[:, j][np.isfinite(pooled[:, j])]  # runs that did not raise
+            if column.size == 0:
+                continue
+            for c in np.unique(np.quantile(column, levels)):
                 thresholds.append((j, float(c)))
                 names.append(f"statistic[{j}] >= {c:.6g}")
-    values0, hits0 = _run(mechanism, X0, seeds[0, n_search_runs:], statistic, events)
-    values1, hits1 = _run(mechanism, X1, seeds[1, n_search_runs:], statistic, events)
+    final0, final1 = seeds[0, n_search_runs:], seeds[1, n_search_runs:]
+    values0, hits0, raised0 = _run(mechanism, X0, final0, statistic, events, exceptions)
+    values1, hits1, raised1 = _run(mechanism, X1, final1, statistic, events, exceptions)
+    hits0, hits1 = np.hstack([hits0, raised0]), np.hstack([hits1, raised1])
     if thresholds:
         cols = np.array([j for j, _ in thresholds])
         cuts = np.array([c for _, c in thresholds])
         # ">=" (not ">") so that an atom of the statistic at a threshold -- e.g. the
         # maximum of a clipped likelihood-ratio statistic -- can be an event.
-        hits0 = np.hstack([hits0, values0[:, cols] >= cuts])
-        hits1 = np.hstack([hits1, values1[:, cols] >= cuts])
+        with np.errstate(invalid="ignore"):  # NaN (a raised run) is below every cut
+            hits0 = np.hstack([hits0, values0[:, cols] >= cuts])
+            hits1 = np.hstack([hits1, values1[:, cols] >= cuts])
     counts0, counts1 = hits0.sum(axis=0), hits1.sum(axis=0)
 
     n_tests = 4 * len(names)
     alpha = (1 - confidence) / n_tests
     best = (0.0, "none", (0, n_runs, 0, n_runs))
-    delta_best = 0.0
+    delta_best = mu_best = 0.0
     table = []
     for i, name in enumerate(names):
         k0, k1 = int(counts0[i]), int(counts1[i])
@@ -419,6 +569,7 @@ def audit_mechanism(
         for label, a, b in tests:
             lb = epsilon_lower_bound(a, n_runs, b, n_runs, alpha=alpha, delta=delta)
             event_best = max(event_best, lb)
+            mu_best = max(mu_best, gdp_mu_lower_bound(a, n_runs, b, n_runs, alpha=alpha))
             if lb > best[0]:
                 best = (lb, label, (a, n_runs, b, n_runs))
             if epsilon is not None:
@@ -434,7 +585,9 @@ def audit_mechanism(
             }
         )
     eps_lower, best_name, best_counts = best
-    violation = epsilon is not None and (eps_lower > epsilon or delta_best > delta)
+    violation = (epsilon is not None and (eps_lower > epsilon or delta_best > delta)) or (
+        mu is not None and mu_best > mu
+    )
     return AuditResult(
         epsilon_lower=eps_lower,
         epsilon_claimed=None if epsilon is None else float(epsilon),
@@ -447,6 +600,9 @@ def audit_mechanism(
         n_tests=n_tests,
         best_event=best_name,
         best_counts=best_counts,
+        mu_lower=mu_best,
+        mu_claimed=None if mu is None else float(mu),
+        n_raised=(int(raised0.any(axis=1).sum()), int(raised1.any(axis=1).sum())),
         events=table,
         elapsed=time.perf_counter() - start,
     )

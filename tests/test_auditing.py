@@ -13,6 +13,10 @@ from skprivsynth.auditing import (
     clopper_pearson,
     cube_corner_neighbours,
     epsilon_lower_bound,
+    gdp_delta,
+    gdp_epsilon,
+    gdp_mu,
+    gdp_mu_lower_bound,
     likelihood_ratio_statistic,
     moved_record_neighbours,
 )
@@ -179,12 +183,12 @@ def test_audit_result_fields_and_summary():
         random_state=0,
     )
     assert isinstance(result, AuditResult)
-    assert result.n_tests == 4 * (1 + 3)
+    assert result.n_tests == 4 * (1 + 1 + 3)  # event, "raised Exception", 3 thresholds
     assert result.n_runs == 300 and result.n_search_runs == 75
-    assert len(result.events) == 4 and result.events[0]["event"] == "positive"
+    assert len(result.events) == 5 and result.events[0]["event"] == "positive"
     assert 0 <= result.epsilon_lower <= 1.0 and not result.violation
     text = str(result)
-    assert "ε lower bound" in text and "Bonferroni over 16 tests" in text
+    assert "ε lower bound" in text and "Bonferroni over 20 tests" in text
     # reproducible
     again = audit_mechanism(
         _count_mechanism(1.0),
@@ -231,6 +235,108 @@ def test_audit_gaussian_with_delta():
     assert honest.delta_lower <= delta
     broken = audit_mechanism(mech(0.2), X0, X1, random_state=2, **kw)
     assert broken.violation and broken.epsilon_lower > eps
+
+
+def _fails_on_d1(X, seed):
+    """A data-dependent failure path: raises on D' (its last record is 1) half the time."""
+    rng = np.random.default_rng(seed)
+    if X[-1, 0] == 1 and rng.random() < 0.5:
+        raise RuntimeError("solver did not converge")
+    return rng.random()
+
+
+def test_audit_counts_exceptions_as_outcomes():
+    X0, X1 = cube_corner_neighbours(5, 1)
+    result = audit_mechanism(
+        _fails_on_d1, X0, X1, statistic=lambda y: y, epsilon=1.0, n_runs=400, random_state=0
+    )
+    raised = next(e for e in result.events if e["event"] == "raised Exception")
+    assert raised["freq_D"] == 0.0 and 0.4 < raised["freq_D'"] < 0.6
+    assert result.n_raised[0] == 0 and 160 < result.n_raised[1] < 240
+    # P_D[not raised] = 1 vs P_D'[not raised] = 1/2: ε >= ln 2 would be visible; the
+    # event "raised" has probability 0 on D, so any finite claim is refuted given runs.
+    assert result.violation and result.epsilon_lower > 1.0, result.summary()
+    assert "runs that raised: 0 on D" in result.summary()
+    # per-class events, and other classes propagate
+    per_class = audit_mechanism(
+        _fails_on_d1,
+        X0,
+        X1,
+        events={"big": lambda y: y > 0.5},
+        exceptions=(RuntimeError, ValueError),
+        n_runs=50,
+        random_state=0,
+    )
+    names = [e["event"] for e in per_class.events]
+    assert names == ["big", "raised RuntimeError", "raised ValueError"]
+    with pytest.raises(RuntimeError, match="converge"):
+        audit_mechanism(
+            _fails_on_d1, X0, X1, events={"big": lambda y: y > 0.5}, exceptions=(), n_runs=50
+        )
+    with pytest.raises(TypeError, match="exceptions"):
+        audit_mechanism(_fails_on_d1, X0, X1, statistic=float, exceptions=("RuntimeError",))
+
+
+def test_audit_honest_failure_path_is_not_flagged():
+    """A failure with the same probability on both datasets reveals nothing."""
+
+    def mech(X, seed):
+        rng = np.random.default_rng(seed)
+        if rng.random() < 0.3:
+            raise ArithmeticError("numerical failure")
+        return rng.laplace(X.sum(), 1.0)
+
+    X0, X1 = cube_corner_neighbours(5, 1)
+    result = audit_mechanism(
+        mech, X0, X1, statistic=lambda y: y, epsilon=1.0, n_runs=1000, random_state=3
+    )
+    assert 200 < result.n_raised[0] < 400 and 200 < result.n_raised[1] < 400
+    assert not result.violation and result.epsilon_lower <= 1.0, result.summary()
+
+
+def test_gdp_bounds_and_profile():
+    from scipy.stats import norm
+
+    lo = clopper_pearson(840, 1000, 0.025, side="lower")[0]
+    hi = clopper_pearson(160, 1000, 0.025, side="upper")[1]
+    assert gdp_mu_lower_bound(840, 1000, 160, 1000) == pytest.approx(norm.ppf(lo) - norm.ppf(hi))
+    assert gdp_mu_lower_bound(100, 1000, 600, 1000) == 0.0
+    # The Gaussian mechanism with sensitivity/σ = μ: δ(ε) by numerical integration of
+    # the privacy-loss random variable L ~ N(μ²/2, μ²): δ(ε) = E[(1 − e^{ε − L})_+].
+    mu, eps = 0.8, 1.2
+    grid = np.linspace(-12, 12, 200_001)
+    loss = mu**2 / 2 + mu * grid
+    integrand = np.clip(1 - np.exp(eps - loss), 0, None) * norm.pdf(grid)
+    assert gdp_delta(mu, eps) == pytest.approx(np.trapezoid(integrand, grid), rel=1e-6)
+    # the two inversions
+    assert gdp_delta(mu, gdp_epsilon(mu, 1e-5)) == pytest.approx(1e-5, rel=1e-6)
+    assert gdp_epsilon(gdp_mu(2.0, 1e-6), 1e-6) == pytest.approx(2.0, rel=1e-6)
+    # the classical calibration σ = Δ·sqrt(2 ln(1.25/δ))/ε is (ε, δ)-DP for ε <= 1
+    assert 1 / math.sqrt(2 * math.log(1.25 / 1e-5)) <= gdp_mu(1.0, 1e-5)
+    with pytest.raises(ValueError, match="delta"):
+        gdp_epsilon(1.0, 0.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        gdp_mu(-1.0, 1e-6)
+
+
+def test_audit_gdp_claim_has_power():
+    """μ-GDP audit of a Gaussian release: the honest one passes, σ/2 is refuted."""
+    eps, delta = 4.0, 1e-6
+    mu_claim = gdp_mu(eps, delta)
+
+    def mech(factor):
+        def run(X, seed):
+            return np.random.default_rng(seed).normal(X.sum(), factor / mu_claim)
+
+        return run
+
+    X0, X1 = cube_corner_neighbours(8, 1)
+    kw = {"statistic": lambda y: y, "mu": mu_claim, "n_runs": 1000, "random_state": 2}
+    honest = audit_mechanism(mech(1.0), X0, X1, **kw)
+    assert not honest.violation and honest.mu_lower <= mu_claim, honest.summary()
+    assert honest.mu_lower > 0.6 * mu_claim, honest.summary()  # it sees most of μ
+    broken = audit_mechanism(mech(0.5), X0, X1, **kw)
+    assert broken.violation and broken.mu_lower > mu_claim, broken.summary()
 
 
 def test_likelihood_ratio_statistic():
