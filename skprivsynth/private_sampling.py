@@ -14,10 +14,12 @@ holds only for a *limited number of released records* (Theorem 12.2).
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.validation import check_is_fitted
 
@@ -78,6 +80,14 @@ _RESIDUAL_TOL = 1e-7
 # Largest accepted violation of δ ≤ m·h ≤ Δ by OSQP's raw output (then clipped).
 _BOX_TOL = 1e-6
 _SOLVER_TIME_LIMIT = 600.0
+# Constant on purpose: whether the solve failed depends on the data, so the warning
+# carries no number and no advice to refit with another seed (selection by retry).
+_FALLBACK_WARNING = (
+    "PrivateSampler: the shrinkage LP or the proximal QP did not reach the accuracy the "
+    "privacy guarantee needs; the density is the uniform density on the reduced space "
+    "(shrinkage 1), which does not depend on the data.  Records sampled from it carry no "
+    "information about X."
+)
 
 
 def _check_density_bounds(density_bounds):
@@ -258,11 +268,17 @@ class PrivateSampler(BaseSynthesizer):
     qp_primal_residual_, qp_dual_residual_ : float
         OSQP's residuals (on the problem scaled by ``m``).
     constraint_residual_ : float
-        Our check ``max |W_Sᵀh* − ((1−λ*)c + λ*·W_Sᵀu)|`` (≤ 1e-7 or fit fails).
+        Our check ``max |W_Sᵀh* − ((1−λ*)c + λ*·W_Sᵀu)|`` (≤ 1e-7, else the fallback).
     box_violation_ : float
         Largest violation of ``δ/m ≤ h ≤ Δ/m`` by the raw solver output, in units of
-        ``1/m`` (≤ 1e-6 or fit fails; the stored ``weights_`` is clipped to the box and
-        its sum corrected to 1 inside it).
+        ``1/m`` (≤ 1e-6, else the fallback; the stored ``weights_`` is clipped to the
+        box and its sum corrected to 1 inside it).
+    solver_fallback_ : bool
+        True when a solver was not optimal or its solution failed the checks: then
+        ``weights_`` is the uniform density ``1/m`` on ``records_`` (``shrinkage_ = 1``),
+        a :class:`~sklearn.exceptions.ConvergenceWarning` with a constant message was
+        issued, and the solver statuses read ``"fallback"``.  Not private (like
+        ``weights_``).
     max_row_frequency_ : float
         Largest fraction of identical rows in ``X`` (not private; for :meth:`diagnostics`).
     samples_bound_ : float
@@ -298,9 +314,11 @@ class PrivateSampler(BaseSynthesizer):
     -----
     Both problems are posed with the sparse conjunction matrix of the reduced space
     instead of its Walsh matrix (same solutions, about a quarter of the nonzeros at
-    ``d = 2``); ``m · L`` is capped by :data:`MAX_WALSH_ENTRIES`.  Nothing is released
-    unless the solved density lies in the box exactly, sums to 1 and matches the
-    shrunk coefficients to 1e-7.
+    ``d = 2``); ``m · L`` is capped by :data:`MAX_WALSH_ENTRIES`.  The solved density
+    is used only if it lies in the box exactly, sums to 1 and matches the shrunk
+    coefficients to 1e-7; otherwise (or if a solver is not optimal) the fit falls back
+    to the uniform density on the reduced space, which does not depend on the data,
+    with a warning that names no number (see the User Guide on failure paths).
 
     References
     ----------
@@ -459,6 +477,36 @@ class PrivateSampler(BaseSynthesizer):
         return self._set_fitted(fitted, privacy_report_=report, epsilon_=report.epsilon)
 
     def _solve(self, W, c, reduced_space, low, high, subsets):
+        """``h*`` from :meth:`_solve_exact`, or the uniform density on ``S`` if it fails.
+
+        Whether HiGHS/OSQP reach the accuracy the guarantee needs depends on the private
+        coefficients ``c``; a failure must therefore not change the *kind* of release
+        nor put numbers derived from ``c`` into a message.  The fallback is the density
+        at ``λ* = 1``, the uniform density ``1/m`` on ``S`` (``W_Sᵀu`` matches the target
+        exactly and ``1/m`` lies in ``[δ/m, Δ/m]`` since ``2δ ≤ 1 ≤ Δ − δ``): a function
+        of public quantities only.  The warning is a constant string.
+        """
+        try:
+            return self._solve_exact(W, c, reduced_space, low, high, subsets)
+        except SolverError:
+            pass  # no chaining, no message: both carry numbers derived from c
+        warnings.warn(_FALLBACK_WARNING, ConvergenceWarning, stacklevel=4)
+        m = W.shape[0]
+        return {
+            "shrinkage_": 1.0,
+            "weights_": np.full(m, 1.0 / m),
+            "solver_status_": {"lp": "fallback", "qp": "fallback"},
+            "solve_time_": {"lp": 0.0, "qp": 0.0},
+            "qp_iterations_": 0,
+            "qp_polished_": False,
+            "qp_primal_residual_": 0.0,
+            "qp_dual_residual_": 0.0,
+            "constraint_residual_": 0.0,
+            "box_violation_": 0.0,
+            "solver_fallback_": True,
+        }
+
+    def _solve_exact(self, W, c, reduced_space, low, high, subsets):
         """Shrinkage LP then proximal QP, in the scaled variable ``g = m·h``.
 
         Both are posed with the sparse conjunction matrix ``M_S`` instead of ``W_S``:
@@ -467,7 +515,8 @@ class PrivateSampler(BaseSynthesizer):
         only the solvers' work changes (at m = 10⁴, p = 20, d = 2: 28 % of the nonzeros;
         LP 4.4 s → 2.1 s, QP with setup 3.2 s → 0.4 s).  The accuracy check below is
         done in the Walsh basis.  Returns the fitted attributes of the solution (a
-        dict); nothing is assigned to ``self``.
+        dict); nothing is assigned to ``self``.  Raises :class:`SolverError` when a
+        solver is not optimal or the solution fails the accuracy check.
         """
         m, L = W.shape
         c_uniform = W.mean(axis=0)  # W_Sᵀu: the coefficients of the uniform density on S
@@ -526,14 +575,8 @@ class PrivateSampler(BaseSynthesizer):
         # [δ/m, Δ/m] and Σh = 1 (≤ 1e-6/m box violation accepted, then clipped); the
         # residual check below is made on the corrected h.
         density, residual, box_violation = released_density(qp.x, W, target, low, high)
-        if residual > _RESIDUAL_TOL or box_violation > _BOX_TOL:
-            raise SolverError(
-                "the proximal QP of PrivateSampler returned an inaccurate density: "
-                f"max |W_S^T h - b| = {residual:.3g} (tolerance {_RESIDUAL_TOL:g}), box "
-                f"violation {box_violation:.3g} (in units of 1/m, tolerance {_BOX_TOL:g}), "
-                f"OSQP status {qp.status!r}, polished={qp.polished}.  Nothing was released; "
-                f"try another random_state or a larger m (L={L})."
-            )
+        if not (residual <= _RESIDUAL_TOL and box_violation <= _BOX_TOL):  # NaN fails too
+            raise SolverError("the proximal QP of PrivateSampler returned an inaccurate density.")
         return {
             "shrinkage_": shrinkage,
             "weights_": density,
@@ -545,6 +588,7 @@ class PrivateSampler(BaseSynthesizer):
             "qp_dual_residual_": qp.dual_residual,
             "constraint_residual_": residual,
             "box_violation_": box_violation,
+            "solver_fallback_": False,
         }
 
     def _candidates(self):
