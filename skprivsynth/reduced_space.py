@@ -407,9 +407,10 @@ class ReducedSpaceLP(BaseSynthesizer):
         build_time = time.perf_counter() - start - info["solve_time"]
         total = h.sum()
         if not np.isfinite(total) or abs(total - 1.0) > 1e-6:
+            # Post-processing of the Laplace release, so the raise itself is private;
+            # the message still carries no number computed from the data.
             raise RuntimeError(
-                f"HiGHS returned weights summing to {total!r} instead of 1 "
-                f"(status {result.status!r})."
+                "HiGHS returned weights that do not sum to 1 (to 1e-6); nothing was released."
             )
         return self._set_fitted(
             state,

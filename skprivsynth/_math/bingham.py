@@ -113,9 +113,10 @@ def _rejection_sample(lam, size, rng):
     max_batch = max(16, _MAX_BATCH_ELEMENTS // q)
     while n_done < size:
         if n_proposed > _MAX_PROPOSALS:
+            # B may be private: no count of the loop (it depends on B) in the message.
             raise RuntimeError(
-                f"Bingham rejection sampler accepted {n_done} of {n_proposed} proposals; "
-                "the envelope is numerically broken for this matrix."
+                "Bingham rejection sampler: the acceptance rate fell below 1e-7; the "
+                "envelope is numerically broken for this matrix."
             )
         batch = min(batch, max_batch)
         y = rng.standard_normal((batch, q)) * proposal_sd
@@ -245,5 +246,7 @@ def private_pca(A, t, rng):
     V[:, 0] = sample_bingham(A, rng)
     for j in range(1, int(t)):
         Q = _orthogonal_complement(V[:, :j])
-        V[:, j] = Q @ sample_bingham(Q.T @ A @ Q, rng)
+        B = Q.T @ A @ Q
+        # Symmetrised exactly (a map of the private matrix, never a raise on it).
+        V[:, j] = Q @ sample_bingham((B + B.T) / 2.0, rng)
     return V

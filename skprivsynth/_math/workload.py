@@ -91,13 +91,13 @@ def _check_records(records, n_features, name="records"):
     if Z.dtype == np.uint8 or Z.dtype == np.bool_:
         Zu = Z.view(np.uint8) if Z.dtype == np.bool_ else Z
         if Zu.size and Zu.max() > 1:
-            raise ValueError(f"{name} must have entries in {{0, 1}}; found {Zu.max()}.")
+            raise ValueError(f"{name} must have entries in {{0, 1}} only.")
         return Zu
-    bad = (Z != 0) & (Z != 1)
-    if bad.any():
-        i, j = (int(v[0]) for v in np.nonzero(bad))
+    # ``X`` may be private: the message names no row, column or value.
+    if ((Z != 0) & (Z != 1)).any():
         raise ValueError(
-            f"{name} must have entries in {{0, 1}}; column {j} has value {Z[i, j]!r} at row {i}."
+            f"{name} must have entries in {{0, 1}} only; encode other data with "
+            "skprivsynth.preprocessing.BooleanEncoder."
         )
     return Z.astype(np.uint8)
 

@@ -185,10 +185,12 @@ class WorkloadOperator:
         pos = np.minimum(np.searchsorted(sorted_keys, xkeys), self.N - 1)
         found = sorted_keys[pos] == xkeys
         if not found.all():
-            row = int(np.flatnonzero(~found)[0])
+            # The declared-domain check: X is private, so the message names neither
+            # the row nor its values.
             raise ValueError(
-                f"X row {row} ({Xu[row].tolist()}) is not in the universe; every record of "
-                "X must be one of the universe's candidate records."
+                "X has a record that is not in the universe; every record of X must be "
+                "one of the universe's candidate records (declare a universe that "
+                "contains every possible record)."
             )
         return np.bincount(order[pos], minlength=self.N).astype(np.float64)
 
