@@ -396,12 +396,13 @@ def make_private_pipeline(
       bits (2 on Adult: 14 bits); 8 for the other differentially private
       synthesizers on one-hot blocks; no coarsening for integer codes and for
       non-private synthesizers;
-    - **decoding of coarsened columns**: a coarsened range is decoded in proportion
-      to level frequencies released with ``decode_epsilon`` of extra budget
-      (``BooleanEncoder(level_weights="private")``, composed into the pipeline's
-      ``privacy_report_``); ``decode_epsilon=0`` decodes uniformly within a range
-      and spends nothing.  Only declared columns of levels with more than
-      ``max_bins`` levels are released.
+    - **decoding of coarsened and numeric columns**: a coarsened range is decoded
+      in proportion to level frequencies, and a bin to values drawn from the
+      frequencies of its sub-bins, both released with ``decode_epsilon`` of extra
+      budget (``BooleanEncoder(level_weights="private")``, composed into the
+      pipeline's ``privacy_report_``); ``decode_epsilon=0`` decodes uniformly within
+      a range or bin and spends nothing.  Only declared columns with bins or with
+      more than ``max_bins`` levels are released.
 
     Parameters
     ----------
@@ -454,14 +455,15 @@ def make_private_pipeline(
             max_bins = _binary_max_bins(domain, budget)
         else:
             max_bins = 8 if private and not codes else None
-    coarsened = max_bins is not None and any(
-        not isinstance(spec, Bins) and len(spec) > max_bins for spec in domain.values()
+    weighted = any(
+        isinstance(spec, Bins) or (max_bins is not None and len(spec) > max_bins)
+        for spec in domain.values()
     )
     encoder = BooleanEncoder(
         categories=domain,
         max_bins=max_bins,
         encoding=encoding,
-        level_weights="private" if coarsened and decode_epsilon > 0 else None,
+        level_weights="private" if weighted and decode_epsilon > 0 else None,
         decode_epsilon=decode_epsilon if decode_epsilon > 0 else 0.1,
         noise=synthesizer.get_params().get("noise", "continuous"),
         random_state=random_state,

@@ -45,6 +45,10 @@ __all__ = [
 #: Largest dense output (entries) :meth:`BooleanEncoder.transform` allocates at once.
 _MAX_OUTPUT_ENTRIES = 2**31
 
+#: Equal-width sub-bins per declared bin whose frequencies ``level_weights="private"``
+#: releases, so that a bin decodes to values distributed like the data inside it.
+_SUB_BINS = 8
+
 
 # ----------------------------------------------------------------------------- cube maps
 def boolean_cube_to_signs(X):
@@ -133,6 +137,7 @@ class _Column:
         self.ranges = None  # None or int ndarray of range boundaries into levels
         self.learned = learned  # domain learned from the data
         self.level_weights = None  # public weights of the levels (decoding), or None
+        self.sub_weights = None  # weights of the sub-bins of each bin (decoding), or None
 
     @property
     def width(self):
@@ -320,21 +325,24 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``encoding="ordinal"``).  During :meth:`fit`, a value
         outside a declared domain always raises.
     level_weights : dict, "private" or None, default=None
-        Weights of the levels of coarsened columns, used only for decoding: a
-        coarsened range decodes to a level drawn proportionally to these weights
-        instead of uniformly, and an all-zero block to a level drawn from them.
+        Weights used only for decoding: a coarsened range decodes to a level drawn
+        proportionally to the weights of its levels instead of uniformly, and an
+        all-zero block to a level drawn from them.
 
         - a dict (column -> one non-negative number per level): public weights.  They
           must not come from the private data itself: take them from public
           knowledge or from a differentially private release such as
           :func:`private_level_frequencies`;
-        - ``"private"``: :meth:`fit` releases the level frequencies of every
-          *declared* column that ``max_bins`` coarsens, by
-          :func:`private_level_frequencies` with budget ``decode_epsilon``, and
+        - ``"private"``: :meth:`fit` releases, in one
+          :func:`private_level_frequencies` release with budget ``decode_epsilon``,
+          the level frequencies of every *declared* column that ``max_bins``
+          coarsens and the frequencies of the 8 equal-width sub-bins of every bin of
+          every *declared* binned column (a bin then decodes to a value distributed
+          like the data inside it, e.g. the mean of a skewed income is kept), and
           records the release in ``privacy_report_`` (its ε adds to the
           synthesizer's by basic composition; :class:`~skprivsynth.SynthesisPipeline`
-          composes both).  Nothing is released when no declared column is coarsened;
-        - None: uniform decoding within each range.
+          composes both).  Nothing is released when there is no such column;
+        - None: uniform decoding within each range and bin.
     decode_epsilon : float, default=0.1
         Budget (> 0) of the release of ``level_weights="private"``; unused otherwise.
     noise : {"continuous", "discrete"}, default="continuous"
@@ -392,10 +400,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     levels (over the *underlying* levels for a coarsened column, i.e. each range weighs
     its size; uniform over the bins for a binned column).  A coarsened range decodes to
     a level drawn uniformly within the range (or proportionally to the declared
-    public ``level_weights``), and a bin to its midpoint (rounded into the bin for
-    integer dtypes): the within-range distribution of the private data is never
-    stored, since using it would leak the data.  The randomness comes from
-    ``random_state``.
+    public ``level_weights``), and a bin to a value drawn uniformly in the bin (an
+    integer of the bin for integer dtypes), or, with ``level_weights="private"``,
+    from the released frequencies of its 8 equal-width sub-bins, then uniformly in
+    the sub-bin: the within-range distribution of the private data is never used
+    except through such a DP release.  The randomness comes from ``random_state``.
 
     **Decoding binary codes** (``encoding="binary"``).  Each bit is read as the
     probability ``clip(x, 0, 1)`` of a 1: entries exactly 0 or 1 (or outside
@@ -626,30 +635,37 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         return self
 
     def _release_level_weights(self, columns, frame, domain):
-        """``level_weights="private"``: release the frequencies of the declared
-        coarsened columns (in the declared order) and attach them; return the report.
+        """``level_weights="private"``: release the frequencies of the levels of the
+        declared coarsened columns and of the sub-bins of the declared binned columns
+        (in the declared order) and attach them; return the report.
 
         Which columns are released depends only on the declared domain and
         ``max_bins``; learned columns are never released.
         """
         labels = list(frame.columns)
-        coarsened = {
-            label: spec
-            for label, spec in domain.items()
-            if columns[labels.index(label)].ranges is not None
-        }
-        if not coarsened:
+        released = {}
+        for label, spec in domain.items():
+            column = columns[labels.index(label)]
+            if column.kind == "bins":
+                released[label] = _sub_bins(spec)
+            elif column.ranges is not None:
+                released[label] = spec
+        if not released:
             return None
         weights, report = private_level_frequencies(
             frame,
-            coarsened,
+            released,
             self.decode_epsilon,
             self.random_state,
             noise=self.noise,
             return_report=True,
         )
         for label, w in weights.items():
-            columns[labels.index(label)].level_weights = w
+            column = columns[labels.index(label)]
+            if column.kind == "bins":
+                column.sub_weights = w.reshape(column.width, _SUB_BINS)
+            else:
+                column.level_weights = w
         return report
 
     def _attach_level_weights(self, columns, frame):
@@ -956,23 +972,55 @@ def _draw_within_ranges(idx, column, rng):
     return levels
 
 
+def _sub_bins(spec):
+    """The :class:`~skprivsynth.domain.Bins` splitting each bin of ``spec`` into
+    ``_SUB_BINS`` equal-width sub-bins (public: computed from the declared edges)."""
+    e = np.asarray(spec.edges, dtype=np.float64)
+    t = np.arange(_SUB_BINS) / _SUB_BINS
+    fine = ((1.0 - t) * e[:-1, None] + t * e[1:, None]).ravel()
+    return Bins(tuple(np.append(fine, e[-1]).tolist()), clip=spec.clip)
+
+
+def _position_in_bins(idx, column, rng):
+    """A position ``t`` in ``[0, 1)`` drawn in each row's bin ``idx``.
+
+    Uniform when no sub-bin weights were released (so a bin's values average to its
+    midpoint); otherwise a sub-bin drawn proportionally to its released weight
+    (uniformly when the bin's weights are all zero), then uniform in that sub-bin.
+    """
+    if column.sub_weights is None:
+        t = rng.random(idx.size)  # position in the bin
+    else:
+        weights = column.sub_weights[idx]
+        weights[weights.sum(axis=1) <= 0] = 1.0
+        cumulative = np.cumsum(weights, axis=1)
+        u = rng.random(idx.size) * cumulative[:, -1]
+        sub = np.minimum((cumulative <= u[:, None]).sum(axis=1), _SUB_BINS - 1)
+        t = (sub + rng.random(idx.size)) / _SUB_BINS
+    return np.minimum(t, np.nextafter(1.0, 0.0))
+
+
 def _decode_column(idx, column, dtype, rng):
     """Turn drawn bit indices into a Series of ``dtype``."""
     if column.kind == "bins":
         e = column.edges
-        values = e[idx] / 2.0 + e[idx + 1] / 2.0  # halves first: no overflow
+        t = _position_in_bins(idx, column, rng)
+        values = (1.0 - t) * e[idx] + t * e[idx + 1]  # inside the bin, never overflows
         if _is_integer_dtype(dtype):
-            # The integer nearest the midpoint, kept inside the bin when it holds one.
-            lo = np.ceil(e[idx])
-            hi = np.where(idx == e.size - 2, np.floor(e[idx + 1]), np.ceil(e[idx + 1]) - 1)
-            values = np.clip(np.rint(values), lo, np.maximum(lo, hi))
+            # The integers of the bin, ceil(e_k) .. hi (e_{k+1} excluded except in the
+            # last bin), indexed by the position t; the bin's lower edge rounded up
+            # when it holds no integer.
             # Declared edges may exceed the dtype's range (bins [100, 1000] on uint8):
-            # clip to it rather than let the cast wrap around (1000 -> 232).
+            # the bin's integers are those of the dtype, so that the cast never wraps
+            # around (1000 -> 232).
             info = np.iinfo(getattr(dtype, "numpy_dtype", dtype))
             upper = float(info.max)  # rounds up to 2**63 (not representable) for int64
             if int(upper) > info.max:
                 upper = np.nextafter(upper, -np.inf)
-            values = np.clip(values, float(info.min), upper)
+            lo = np.clip(np.ceil(e[idx]), float(info.min), upper)
+            hi = np.where(idx == e.size - 2, np.floor(e[idx + 1]), np.ceil(e[idx + 1]) - 1)
+            hi = np.clip(np.maximum(lo, hi), float(info.min), upper)
+            values = np.minimum(lo + np.floor(t * (hi - lo + 1.0)), hi)
         return pd.Series(values).astype(dtype)
     if column.ranges is not None:
         idx = _draw_within_ranges(idx, column, rng)
