@@ -14,7 +14,13 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.pipeline import Pipeline
-from sklearn.utils.validation import _get_feature_names, check_array, check_is_fitted
+from sklearn.utils._available_if import available_if
+from sklearn.utils.validation import (
+    _get_feature_names,
+    check_array,
+    check_is_fitted,
+    validate_data,
+)
 
 from ._math.sampling import sample_weighted_records
 from .accountant import charge_fit
@@ -168,17 +174,26 @@ class BaseSynthesizer(BaseEstimator):
         records, weights, rounding = self._candidates()
         return sample_weighted_records(records, weights, n, rng, rounding=rounding)
 
+    def _samples_categories(self):
+        """Whether samples are categorical records (Boolean, or integer codes), so
+        that :meth:`score` compares marginal tables; not for real-valued samples."""
+        return bool(getattr(self, "rounding", True))
+
+    @available_if(_samples_categories)
     def score(self, X, y=None):
         """Minus the mean total variation distance of the 2-way marginal tables.
 
-        ``make_marginal_scorer(degree=2)(self, X)``
-        (:func:`~skprivsynth.metrics.make_marginal_scorer`): a sample of ``len(X)``
-        records (drawn with the scorer's fixed seed) is compared with ``X`` table by
-        table over every pair of columns; greater is better, at most 0.  It lets
+        A sample of ``len(X)`` records (seed 0, the same for every call) is compared
+        with ``X`` table by table over every pair of columns: the Boolean tables of
+        ``make_marginal_scorer(degree=2)``
+        (:func:`~skprivsynth.metrics.make_marginal_scorer`) for Boolean data, the
+        tables of the codes (:func:`~skprivsynth.metrics.categorical_marginal_tvd`)
+        for synthesizers of integer codes.  Greater is better, at most 0; it lets
         ``cross_val_score(synthesizer, X)`` run without ``scoring``.  The score is an
         exact function of ``X``: for a differentially private synthesizer it warns
         :class:`~skprivsynth.PrivacyLeakWarning`, as the scorer does (use
-        ``make_marginal_scorer(epsilon=...)`` for a DP score).
+        ``make_marginal_scorer(epsilon=...)`` for a DP score).  Not available for
+        real-valued samples (``MicroaggregationSynthesizer(rounding=False)``).
 
         Parameters
         ----------
@@ -191,9 +206,19 @@ class BaseSynthesizer(BaseEstimator):
         -------
         float
         """
-        from .metrics import make_marginal_scorer  # metrics imports this module
+        from .metrics import (  # metrics imports this module
+            _warn_if_differentially_private,
+            categorical_marginal_tvd,
+            make_marginal_scorer,
+        )
 
-        return make_marginal_scorer(degree=2)(self, X)
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_min_samples=1)
+        if self._input_domain != "real":
+            return make_marginal_scorer(degree=2)(self, X)
+        _warn_if_differentially_private(self)
+        synthetic = self.sample(len(X), random_state=0)
+        return -categorical_marginal_tvd(X, synthetic, degree=min(2, X.shape[1]))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

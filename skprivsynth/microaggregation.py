@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._math.covering import divide_and_merge, lattice_cells, spatial_order_key
 from .base import BaseSynthesizer
+from .privacy import warn_privacy_leak
 from .validation import check_enough_rows
 
 __all__ = ["MicroaggregationSynthesizer", "covering_parameters"]
@@ -84,7 +85,9 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
     Parameters
     ----------
     k : int, default=10
-        Minimum group size (anonymity level), ``1 <= k <= n_samples``.
+        Minimum group size (anonymity level), ``1 <= k <= n_samples``.  ``k=1``
+        warns :class:`~skprivsynth.PrivacyLeakWarning`: groups may be single rows,
+        so the model may hold (and sample) real records unchanged.
     t : int or "auto", default="auto"
         Dimension of the PCA subspace; "auto" uses :func:`covering_parameters`.
     alpha : float or "auto", default="auto"
@@ -182,6 +185,13 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         X, _, state = self._validate_fit_data(X, domain="unit" if rounding else "real")
         n, p = X.shape
         check_enough_rows(n, self.k, "k", self.k)
+        if self.k == 1:
+            warn_privacy_leak(
+                "MicroaggregationSynthesizer(k=1) gives no anonymity: a group may be a "
+                "single row, whose mean is that real row, released as it is. Use k >= 2 "
+                "(the anonymity level; 5 to 50 is usual).",
+                stacklevel=4,  # warn_privacy_leak -> fit -> sklearn's fit wrapper -> caller
+            )
         auto_alpha, auto_t = covering_parameters(n // self.k, p)
         alpha = auto_alpha if self.alpha == "auto" else float(self.alpha)
         if self.t == "auto":

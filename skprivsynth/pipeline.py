@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.preprocessing import OrdinalEncoder
@@ -173,16 +174,17 @@ class SynthesisPipeline(Pipeline):
         return report.compose(*others) if others else report
 
     def score(self, X, y=None):
-        """Minus the mean total variation distance of the 2-way marginal tables.
+        """Minus the mean total variation distance of the decoded 2-way tables.
 
-        ``make_marginal_scorer(degree=2)(self, X)``
-        (:func:`~skprivsynth.metrics.make_marginal_scorer`): a sample of ``len(X)``
-        records is decoded, encoded again by the transformers, and compared with the
-        encoded ``X`` table by table (greater is better, at most 0), so that
-        ``cross_val_score(pipe, X)`` needs no ``scoring``.  The score is an exact
-        function of ``X``: for a differentially private synthesizer it warns
-        :class:`~skprivsynth.PrivacyLeakWarning` (use ``make_marginal_scorer(
-        epsilon=...)`` for a DP score).
+        A sample of ``len(X)`` records (seed 0, the same for every call) is decoded
+        by :meth:`sample` and compared with ``X`` over every pair of columns by
+        :func:`~skprivsynth.metrics.categorical_marginal_tvd`; behind a
+        :class:`~skprivsynth.preprocessing.BooleanEncoder` the columns are read in its
+        fitted domain (numeric columns binned by its bin edges).  Greater is better,
+        at most 0; it lets ``cross_val_score(pipe, X)`` run without ``scoring``.  The
+        score is an exact function of ``X``: for a differentially private
+        synthesizer it warns :class:`~skprivsynth.PrivacyLeakWarning`, as the marginal
+        scorer does (use ``make_marginal_scorer(epsilon=...)`` for a DP score).
 
         Parameters
         ----------
@@ -195,9 +197,24 @@ class SynthesisPipeline(Pipeline):
         -------
         float
         """
-        from .metrics import make_marginal_scorer
+        from .metrics import _warn_if_differentially_private, categorical_marginal_tvd
 
-        return make_marginal_scorer(degree=2)(self, X)
+        check_is_fitted(self)
+        _warn_if_differentially_private(self)
+        synthetic = self.sample(len(X), random_state=0)
+        real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+        if not isinstance(synthetic, pd.DataFrame):
+            synthetic = pd.DataFrame(np.asarray(synthetic), columns=real.columns)
+        encoder = self._first_transformer()
+        domain = None
+        if isinstance(encoder, BooleanEncoder):
+            domain = {
+                label: column.spec
+                for label, column in zip(real.columns, encoder._encoding, strict=True)
+            }
+        return -categorical_marginal_tvd(
+            real, synthetic, degree=min(2, real.shape[1]), domain=domain
+        )
 
     def sample(self, n_samples=None, random_state=None):
         """Draw synthetic records from the last step and decode them.

@@ -152,3 +152,13 @@ def test_edge_cases_keep_group_sizes_and_mean(name, k):
         np.testing.assert_array_equal(np.unique(synth.records_, axis=0), np.unique(X, axis=0))
     if name == "duplicates":
         np.testing.assert_array_equal(synth.records_, np.tile(X[:1], (sizes.size, 1)))
+
+
+def test_k_equal_one_warns_that_rows_are_released(boolean_data):
+    from skprivsynth.privacy import PrivacyLeakWarning
+
+    with pytest.warns(PrivacyLeakWarning, match=r"k=1\) gives no anonymity"):
+        synth = MicroaggregationSynthesizer(k=1, random_state=0).fit(boolean_data)
+    real = {tuple(row) for row in boolean_data}
+    singletons = synth.records_[synth.group_sizes_ == 1]
+    assert len(singletons) > 0 and all(tuple(r) in real for r in singletons)
