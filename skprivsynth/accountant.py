@@ -230,6 +230,11 @@ class PrivacyAccountant:
             zcdp_delta = self.delta - approx if self.delta > approx else None
         else:
             zcdp_delta = None if delta is None else check_delta(delta)
+            if zcdp_delta is None and any(c["rho"] is not None for c in self.charges):
+                raise ValueError(
+                    "delta is required for the report of a rho budget with rho charges (the "
+                    "conversion delta of their total); got delta=None."
+                )
         report = PrivacyReport("PrivacyAccountant", zcdp_delta=zcdp_delta)
         for c in self.charges:
             if c["rho"] is not None:
@@ -350,8 +355,8 @@ def fit_cost(estimator, n_samples, n_features):
 
     Returns a dict with one of ``epsilon`` (with ``delta``) and ``rho``, or None for
     a synthesizer that is not differentially private.  ``n_samples`` and
-    ``n_features`` (public under replace-one) are needed by
-    :class:`~skprivsynth.PrivateSampler` with ``epsilon=None`` only.
+    ``n_features`` (public under replace-one; ``n_features=None`` when unknown) are
+    needed by :class:`~skprivsynth.PrivateSampler` with ``epsilon=None`` only.
 
     - :class:`~skprivsynth.NoisyMicroaggregation`, :class:`~skprivsynth.ReducedSpaceLP`:
       pure ``epsilon`` (their report's total).
@@ -383,6 +388,11 @@ def fit_cost(estimator, n_samples, n_features):
     if isinstance(estimator, PrivateSampler):
         if estimator.epsilon is not None:
             return {"epsilon": check_epsilon(estimator.epsilon)}
+        if n_features is None:
+            raise ValueError(
+                "PrivateSampler(epsilon=None) costs a function of the width of its input, "
+                "unknown here (e.g. after an encoder); give it an epsilon."
+            )
         bounds = _check_density_bounds(estimator.density_bounds)
         constant = _sample_constant(
             n_samples, int(estimator.m), n_features, int(estimator.degree), bounds

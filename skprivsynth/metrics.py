@@ -873,7 +873,16 @@ class MarginalScorer:
         # then epsilon-DP (Dwork, McSherry, Nissim & Smith 2006).
         n_real = len(X)
         charge_active(f"DP marginal score of {n_real} rows", epsilon=self.epsilon)
-        score = self._exact_score(estimator, X)
+        try:
+            score = self._exact_score(estimator, X)
+        except ValueError:
+            # Validation messages name rows and values of X: withheld on a DP path.
+            raise ValueError(
+                "the DP score's real rows X failed a validation check of the metric (values "
+                "outside the synthesizer's domain, missing values or a width mismatch); its "
+                "message may quote private values and is withheld here.  Check X against "
+                "the public domain before scoring."
+            ) from None
         noisy, _ = laplace_mechanism(
             [score],
             1.0 / n_real,

@@ -258,8 +258,11 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         costs = []
         for params in candidates:
             est = clone(self.estimator).set_params(**params)
-            synth = est[-1] if isinstance(est, Pipeline) else est
-            cost = fit_cost(synth, n_samples, n_features)
+            if isinstance(est, Pipeline):  # the synthesizer's input width is not X's
+                synth, width = est[-1], None
+            else:
+                synth, width = est, n_features
+            cost = fit_cost(synth, n_samples, width)
             if cost is None:
                 raise ValueError(
                     f"candidate {params!r}: {type(synth).__name__} is not differentially "

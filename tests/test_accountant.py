@@ -75,6 +75,9 @@ def test_composition_of_each_budget_kind():
         rho.charge("approx", epsilon=0.1, delta=1e-9)
     with pytest.raises(BudgetExceededError, match="above the total rho = 0.1"):
         rho.charge("too much", rho=0.07)
+    with pytest.raises(ValueError, match="delta is required for the report of a rho"):
+        rho.privacy_report()
+    assert rho.privacy_report(delta=1e-9).rho == pytest.approx(0.02, rel=1e-12)
 
 
 def test_fit_cost_is_what_each_synthesizer_reports():
@@ -100,6 +103,8 @@ def test_fit_cost_is_what_each_synthesizer_reports():
     cost = fit_cost(marginal, *X.shape)
     assert cost == {"rho": zcdp_rho(0.7, 1e-9)}
     assert marginal.fit(X.astype(int)).privacy_report_.rho <= cost["rho"] * (1 + 1e-9)
+    with pytest.raises(ValueError, match="give it an epsilon"):
+        fit_cost(PrivateSampler(epsilon=None, n_samples=5), 200, None)
     assert fit_cost(MicroaggregationSynthesizer(k=5), *X.shape) is None
 
 
