@@ -192,7 +192,11 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
     delta : float, optional
         δ of the total when a candidate fit is zCDP.
     random_state : None, int or numpy.random.Generator, default=None
-        Seeds the number of runs and the candidates drawn (public randomness).
+        Seeds the number of runs, the candidates drawn and a fresh ``random_state``
+        for every ``random_state`` parameter of each run's estimator: the theorems
+        need independent runs, and a seed fixed in ``estimator`` would repeat the same
+        noise whenever a candidate is drawn twice.  None (fresh entropy) for a
+        release; a seed for tests only.
 
     Attributes
     ----------
@@ -289,7 +293,7 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         rng = check_random_generator(self.random_state)
 
         def run(c):
-            est = clone(self.estimator).set_params(**candidates[c])
+            est = _reseeded(clone(self.estimator).set_params(**candidates[c]), rng)
             with recording() as charges:
                 est.fit(X, y)
                 score = self.scoring(est, X)
@@ -312,6 +316,15 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         """Draw synthetic records from :attr:`best_estimator_`."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.sample(n_samples=n_samples, random_state=random_state)
+
+
+def _reseeded(estimator, rng):
+    """``estimator`` with every (nested) ``random_state`` parameter drawn from ``rng``."""
+    names = [name for name in estimator.get_params(deep=True) if name.endswith("random_state")]
+    seeds = rng.integers(0, 2**32, size=len(names))
+    return estimator.set_params(
+        **{name: int(seed) for name, seed in zip(names, seeds, strict=True)}
+    )
 
 
 def _normalised(cost):

@@ -220,3 +220,23 @@ def test_audit_of_random_stopping_catches_selection_on_the_exact_score(exact):
     # Exact scores: candidate 0 wins on X1 unless only candidate 1 ran (probability
     # gamma/(1 + gamma)) and loses on X0 unless only candidate 0 ran: ln 5 >> 0.9.
     assert result.violation is exact
+
+
+def test_runs_are_independent_even_with_a_seeded_estimator():
+    # A candidate drawn twice must not repeat its noise: each run reseeds the estimator.
+    seeds = []
+
+    class Spy(NoisyMicroaggregation):
+        def fit(self, X, y=None):
+            seeds.append(self.random_state)
+            return super().fit(X, y)
+
+    search = PrivateSelectionSearch(
+        Spy(epsilon=0.3, random_state=0),
+        {"t": [1]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+        stop_probability=0.05,
+        random_state=3,
+    )
+    search.fit(_boolean())
+    assert len(seeds) >= 2 and len(set(seeds)) == len(seeds) and 0 not in seeds
