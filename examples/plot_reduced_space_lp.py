@@ -2,46 +2,46 @@
 
 ReducedSpaceLP (Boedihardjo, Strohmer, Vershynin, *Privacy of synthetic data: a
 statistical framework*) releases noisy marginal tables and fits weights on a
-data-independent set of candidate records by linear programming.  On one-hot encoded
-data, declaring the (public) one-hot blocks of the encoding lets the candidates be valid
-records and the workload be the categorical tables of column pairs.
+data-independent set of candidate records by linear programming.
+``make_private_pipeline`` encodes the declared domain as one-hot blocks (``max_bins=8``)
+and passes the (public) blocks to the synthesizer, whose defaults then draw valid
+one-hot candidates from noisy 1-way frequencies and measure the categorical tables of
+column pairs.
 
-The budget is split: 10 % for noisy level frequencies that decode the coarsened columns,
-90 % for the synthesizer (basic composition, replace-one neighbours).  Prints decoded
-marginal errors for several epsilons and saves a plot when matplotlib is installed.
+The budget is split: 10 % for noisy level frequencies that decode the coarsened columns
+(``decode_epsilon``), 90 % for the synthesizer; the pipeline's ``privacy_report_``
+composes both (basic composition, replace-one neighbours).  Prints decoded marginal
+errors for several epsilons and saves a plot when matplotlib is installed.
 
 Run: ``python examples/plot_reduced_space_lp.py``
 """
 
 from pathlib import Path
 
-from skprivsynth import ReducedSpaceLP, make_synthesis_pipeline
+from skprivsynth import ReducedSpaceLP, make_private_pipeline
 from skprivsynth.datasets import load_adult
 from skprivsynth.metrics import categorical_marginal_tvd
-from skprivsynth.preprocessing import BooleanEncoder, private_level_frequencies
 
 adult = load_adult()
 data, domain = adult.data, adult.domain
-# The one-hot blocks depend only on the declared domain (every column declared, nothing
-# learned from the row used to fit): public.  Rows are read through project_one_hot, so
-# the block-table sensitivity 2 * n_block_tables / n holds whatever the encoded rows are.
-blocks = BooleanEncoder(categories=domain, max_bins=8).fit(data.head(1)).feature_blocks_
 
 rows = []
 for epsilon in (0.5, 1.0, 2.0, 4.0):
-    weights = private_level_frequencies(data, domain, 0.1 * epsilon, random_state=0)
-    pipe = make_synthesis_pipeline(
-        BooleanEncoder(categories=domain, max_bins=8, level_weights=weights, random_state=0),
-        ReducedSpaceLP(epsilon=0.9 * epsilon, m=2000, reduced_space="independent",
-                       objective="l1", feature_blocks=blocks, workload="block_tables",
-                       random_state=0),
+    pipe = make_private_pipeline(
+        ReducedSpaceLP(epsilon=0.9 * epsilon, m=2000, random_state=0),
+        domain,
+        decode_epsilon=0.1 * epsilon,
+        random_state=0,
     ).fit(data)
+    assert abs(pipe.privacy_report_.epsilon - epsilon) < 1e-9
     synthetic = pipe.sample(random_state=0)
     tvd = [categorical_marginal_tvd(data, synthetic, degree=d, domain=domain) for d in (1, 2)]
     rows.append((epsilon, *tvd))
-    print(f"epsilon = {epsilon:4.1f}: tvd1 = {tvd[0]:.4f}, tvd2 = {tvd[1]:.4f}, "
-          f"LP objective {pipe[-1].lp_objective_:.3g}, "
-          f"{(pipe[-1].weights_ > 0).sum()} candidates with positive weight")
+    print(
+        f"epsilon = {epsilon:4.1f}: tvd1 = {tvd[0]:.4f}, tvd2 = {tvd[1]:.4f}, "
+        f"LP objective {pipe[-1].lp_objective_:.3g}, "
+        f"{(pipe[-1].weights_ > 0).sum()} candidates with positive weight"
+    )
 
 try:
     import matplotlib.pyplot as plt
