@@ -4,6 +4,11 @@ Both wrappers build the problem from scipy sparse matrices, always check the
 solver's *model status* (a time limit gives HiGHS run status ``kWarning`` and OSQP
 returns garbage iterates on infeasible problems), and raise :class:`SolverError`
 naming the status rather than ever returning silently wrong weights.
+
+The messages carry numbers computed from the problem (times, residuals).  A caller
+whose problem is built from private data must not let them out: PrivateSampler catches
+:class:`SolverError` and falls back to a data-independent density; ReducedSpaceLP solves
+on its Laplace release, so its raise is post-processing.
 """
 
 from __future__ import annotations
