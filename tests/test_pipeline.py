@@ -279,3 +279,24 @@ def test_integer_code_synthesizer_score(adult, small_adult):
         score = model.score(codes)
     assert -0.2 < score <= 0
     assert not hasattr(MicroaggregationSynthesizer(rounding=False), "score")  # real values
+
+
+def test_undeclared_columns_are_read_from_the_schema_only(boolean_data):
+    from skprivsynth import NoisyMicroaggregation
+
+    codes = boolean_data[:, :3].astype(int)
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories=[2, None, 2]),
+        NoisyMicroaggregation(epsilon=1.0),
+        allow_learned_domain=False,
+    )
+    with pytest.raises(ValueError, match=r"columns \[1\]"):
+        pipe.fit(codes)
+    # A bool dtype fixes the domain {False, True}: nothing is learned for it.
+    frame = pd.DataFrame({"flag": boolean_data[:, 0] > 0, "code": codes[:, 1]})
+    pipe = make_synthesis_pipeline(
+        BooleanEncoder(categories={"code": 2}),
+        NoisyMicroaggregation(epsilon=1.0, random_state=0),
+        allow_learned_domain=False,
+    ).fit(frame)
+    assert pipe[0].learned_columns_ == []
