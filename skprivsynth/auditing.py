@@ -22,6 +22,12 @@ and the Bonferroni correction runs each at level ``(1 − confidence)/(4m)`` so 
 (``statistic=`` with ``n_thresholds``), they are chosen on separate pilot runs so that
 the final runs test fixed hypotheses.
 
+Every test also bounds the Gaussian-DP parameter μ (Dong, Roth and Su 2022), the
+claim to test for a Gaussian release, whose (ε, δ) claim at small δ is out of reach of
+event frequencies (:func:`gdp_mu` converts one into the other).  An exception raised by
+the mechanism is an outcome like any other (``exceptions=``), so a failure path that
+depends on the data is audited too.
+
 This follows Ding, Wang, Wang, Zhang, Kifer, "Detecting Violations of Differential
 Privacy", CCS 2018, and Google's differential-privacy stochastic tester, with exact
 (Clopper–Pearson) intervals in place of their hypothesis tests.
@@ -298,11 +304,12 @@ class AuditResult:
 
     def summary(self):
         """Readable multi-line report."""
-        claim = (
-            "no claim given"
-            if self.epsilon_claimed is None
-            else f"claimed ε = {self.epsilon_claimed:.4g}, δ = {self.delta_claimed:.3g}"
-        )
+        if self.epsilon_claimed is not None:
+            claim = f"claimed ε = {self.epsilon_claimed:.4g}, δ = {self.delta_claimed:.3g}"
+        elif self.mu_claimed is not None:
+            claim = f"claimed Gaussian-DP μ = {self.mu_claimed:.4g}"
+        else:
+            claim = "no claim given"
         verdict = (
             "VIOLATION: the claim is refuted"
             if self.violation

@@ -335,6 +335,7 @@ def test_audit_gdp_claim_has_power():
     honest = audit_mechanism(mech(1.0), X0, X1, **kw)
     assert not honest.violation and honest.mu_lower <= mu_claim, honest.summary()
     assert honest.mu_lower > 0.6 * mu_claim, honest.summary()  # it sees most of μ
+    assert "claimed Gaussian-DP μ" in honest.summary()
     broken = audit_mechanism(mech(0.5), X0, X1, **kw)
     assert broken.violation and broken.mu_lower > mu_claim, broken.summary()
 
