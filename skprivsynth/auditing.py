@@ -549,6 +549,14 @@ def audit_mechanism(
     values0, hits0, raised0 = _run(mechanism, X0, final0, statistic, events, exceptions)
     values1, hits1, raised1 = _run(mechanism, X1, final1, statistic, events, exceptions)
     hits0, hits1 = np.hstack([hits0, raised0]), np.hstack([hits1, raised1])
+    if raised0.any(axis=1).all() and raised1.any(axis=1).all():
+        warnings.warn(
+            "every run of the mechanism raised an exception counted as an outcome, on both "
+            "datasets: the audit measures nothing else.  Check the mechanism (pass "
+            "exceptions=() to see the error).",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if thresholds:
         cols = np.array([j for j, _ in thresholds])
         cuts = np.array([c for _, c in thresholds])

@@ -276,6 +276,13 @@ def test_audit_counts_exceptions_as_outcomes():
     with pytest.raises(TypeError, match="exceptions"):
         audit_mechanism(_fails_on_d1, X0, X1, statistic=float, exceptions=("RuntimeError",))
 
+    def broken(X, seed):
+        return X.no_such_attribute
+
+    with pytest.warns(RuntimeWarning, match="every run"):
+        result = audit_mechanism(broken, X0, X1, events={"e": bool}, n_runs=20)
+    assert result.n_raised == (20, 20) and result.epsilon_lower == 0.0
+
 
 def test_audit_honest_failure_path_is_not_flagged():
     """A failure with the same probability on both datasets reveals nothing."""
