@@ -425,8 +425,10 @@ def make_private_pipeline(
     ----------
     synthesizer : estimator
         The synthesizer (last step).
-    domain : dict, list or Domain
-        The public domain of the columns (:class:`~skprivsynth.Domain` forms).
+    domain : dict, list, Domain or None
+        The public domain of the columns (:class:`~skprivsynth.Domain` forms).  None
+        declares nothing: every column is learned from the data, which is refused for
+        a differentially private synthesizer unless ``allow_learned_domain=True``.
     max_bins : "auto", int or None, default="auto"
         Coarsening of the columns of levels (see above); None: none.
     decode_epsilon : float, default=0.1
@@ -455,8 +457,8 @@ def make_private_pipeline(
     >>> round(pipe.privacy_report_.epsilon, 6)  # 1.0 synthesizer + 0.1 decoding weights
     1.1
     """
-    if not isinstance(domain, Domain):
-        domain = Domain(domain)
+    declared = domain is not None
+    domain = Domain({} if domain is None else domain)
     if (
         isinstance(decode_epsilon, bool)
         or not isinstance(decode_epsilon, int | float)
@@ -477,7 +479,7 @@ def make_private_pipeline(
         for spec in domain.values()
     )
     encoder = BooleanEncoder(
-        categories=domain,
+        categories=domain if declared else "auto",
         max_bins=max_bins,
         encoding=encoding,
         level_weights="private" if weighted and decode_epsilon > 0 else None,

@@ -300,3 +300,20 @@ def test_undeclared_columns_are_read_from_the_schema_only(boolean_data):
         allow_learned_domain=False,
     ).fit(frame)
     assert pipe[0].learned_columns_ == []
+
+
+def test_private_pipeline_without_a_domain_is_refused_unless_allowed(small_adult):
+    from skprivsynth import NoisyMicroaggregation, make_private_pipeline
+    from skprivsynth.privacy import PrivacyLeakWarning
+
+    data = small_adult[["age", "sex", "race"]]
+    pipe = make_private_pipeline(NoisyMicroaggregation(epsilon=1.0), None)
+    assert pipe[0].categories == "auto" and not pipe.allow_learned_domain
+    with pytest.raises(ValueError, match=r"\['age', 'sex', 'race'\]"):
+        pipe.fit(data)
+    allowed = make_private_pipeline(
+        NoisyMicroaggregation(epsilon=1.0, random_state=0), None, allow_learned_domain=True
+    )
+    with pytest.warns(PrivacyLeakWarning, match="learned the domain"):
+        allowed.fit(data)
+    assert allowed.sample(5).shape == (5, 3)
