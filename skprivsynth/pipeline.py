@@ -33,10 +33,12 @@ __all__ = [
 class SynthesisPipeline(Pipeline):
     """Pipeline of transformers ending in a synthesizer, with a decoding ``sample``.
 
-    All parameters, ``fit``, ``set_params``, ``clone``, slicing and use inside
+    Parameters, ``set_params``, ``clone``, slicing and use inside
     :class:`~sklearn.model_selection.GridSearchCV` are those of
-    :class:`sklearn.pipeline.Pipeline` (this subclass adds a verb, in the spirit of
-    imbalanced-learn's pipeline, and changes nothing else).
+    :class:`sklearn.pipeline.Pipeline`, in the spirit of imbalanced-learn's pipeline.
+    It adds the verb :meth:`sample`, passes the public structure of the encoding to
+    the synthesizer in :meth:`fit`, checks that the domain is declared, composes
+    ``privacy_report_`` and scores with :meth:`score`.
 
     The transformers in front of the synthesizer must implement
     ``inverse_transform`` (encoders and validators of :mod:`skprivsynth` do).
@@ -114,7 +116,9 @@ class SynthesisPipeline(Pipeline):
         prefix = f"{name}__"
         head = {k: v for k, v in params.items() if not k.startswith(prefix)}
         last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
-        Xt = self[:-1].fit_transform(X, y, **head)
+        transformers = self[:-1]
+        Xt = transformers.fit_transform(X, y, **head)
+        self.steps[:-1] = transformers.steps  # the fitted clones when memory caches them
         if private and not self.allow_learned_domain:
             learned = [
                 column

@@ -317,3 +317,17 @@ def test_private_pipeline_without_a_domain_is_refused_unless_allowed(small_adult
     with pytest.warns(PrivacyLeakWarning, match="learned the domain"):
         allowed.fit(data)
     assert allowed.sample(5).shape == (5, 3)
+
+
+def test_memory_cached_transformers_are_the_fitted_steps(adult, small_adult, tmp_path):
+    from skprivsynth import ReducedSpaceLP
+
+    pipe = SynthesisPipeline(
+        [
+            ("encode", BooleanEncoder(categories=adult.domain, max_bins=8, random_state=0)),
+            ("synth", ReducedSpaceLP(m=200, random_state=0)),
+        ],
+        memory=str(tmp_path),
+    ).fit(small_adult)
+    assert pipe["synth"].feature_blocks_ == pipe["encode"].feature_blocks_
+    assert pipe.sample(5, random_state=0).shape == (5, 14)
