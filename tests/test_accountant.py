@@ -213,3 +213,22 @@ def test_charge_arguments_are_checked():
     with pytest.raises(ValueError, match="epsilon must be a positive finite"):
         accountant.charge("x", epsilon=math.inf)
     assert repr(accountant) == "PrivacyAccountant(pure epsilon = 1, spent 0, 0 charge(s))"
+
+
+def test_grid_search_of_zcdp_fits_spends_the_guides_number():
+    # The user guide's example: 3 candidates x 3 folds + refit of MarginalSynthesizer at
+    # (1, 1e-9) and 9 scores at 0.01 spend zcdp_epsilon(10 rho, 1e-9) + 0.09 = 3.458.
+    X = _boolean(90, 3, seed=4).astype(int)
+    search = GridSearchCV(
+        MarginalSynthesizer(epsilon=1.0, delta=1e-9, domain=[2] * 3, iterations=20),
+        {"max_degree": ["auto", 2, 3]},
+        cv=KFold(3),
+        scoring=make_marginal_scorer(epsilon=0.01),
+        error_score="raise",
+    )
+    accountant = PrivacyAccountant(epsilon=4.0, delta=1e-9)
+    with accountant:
+        search.fit(X)
+    expected = zcdp_epsilon(10 * zcdp_rho(1.0, 1e-9), 1e-9) + 9 * 0.01
+    assert accountant.spent == pytest.approx(expected, rel=1e-12)
+    assert round(accountant.spent, 3) == 3.458
