@@ -329,7 +329,9 @@ def _undeclared_columns(transformer, X):
         if isinstance(categories, str):
             declared = {}
         elif isinstance(categories, list):
-            declared = dict(zip(labels, categories, strict=False))
+            if len(categories) != len(labels):
+                return []  # the encoder's fit names the length mismatch
+            declared = dict(zip(labels, categories, strict=True))
         else:
             declared = dict(categories.items())
         undeclared = [
