@@ -291,28 +291,29 @@ def test_reports_diagnostics_and_samples_read_fit_time_values():
     assert str(noisy.privacy_report_) == report and noisy.epsilon_ == 2.0
 
 
-def test_private_sampler_solver_failure_keeps_the_previous_fit(monkeypatch):
-    # The defect of the issue: a SolverError in the QP of a refit left the new
-    # records_ with the old weights_, and sample() still returned records.
+def test_private_sampler_solver_failure_replaces_the_whole_fit(monkeypatch):
+    # The defect of the core issue: a SolverError in the QP of a refit left the new
+    # records_ with the old weights_.  A solver failure now falls back to the uniform
+    # density on the refit's own reduced space (issue "trust, round two"), so records_
+    # and weights_ always come from the same fit.
     import skprivsynth.private_sampling as module
+    from sklearn.exceptions import ConvergenceWarning
 
     X = _data(PrivateSampler())
-    est = PrivateSampler(epsilon=None, n_samples=12, m=64, random_state=0).fit(X)
-    space, density = est.records_.copy(), est.weights_.copy()
+    params = dict(epsilon=None, n_samples=12, m=64)
+    est = PrivateSampler(**params, random_state=0).fit(X)
+    refit_space = PrivateSampler(**params, random_state=1).fit(X).records_
 
     def fail(*args, **kwargs):
         raise SolverError("OSQP status 'maximum iterations reached'")
 
     monkeypatch.setattr(module, "solve_qp", fail)
-    with pytest.raises(SolverError, match="OSQP"):
+    with pytest.warns(ConvergenceWarning):
         est.set_params(random_state=1).fit(X)
-    np.testing.assert_array_equal(est.records_, space)
-    np.testing.assert_array_equal(est.weights_, density)
-    fresh = PrivateSampler(epsilon=None, n_samples=12, m=64)
-    with pytest.raises(SolverError):
-        fresh.fit(X)
-    with pytest.raises(NotFittedError):
-        fresh.sample(1)
+    assert est.solver_fallback_
+    np.testing.assert_array_equal(est.records_, refit_space)
+    np.testing.assert_array_equal(est.weights_, np.full(len(refit_space), 1 / len(refit_space)))
+    assert est.sample(3).shape == (3, X.shape[1])
 
 
 def test_scorer_warning_reads_the_class_not_the_parameter_names():
