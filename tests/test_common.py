@@ -296,8 +296,9 @@ def test_private_sampler_solver_failure_replaces_the_whole_fit(monkeypatch):
     # records_ with the old weights_.  A solver failure now falls back to the uniform
     # density on the refit's own reduced space (issue "trust, round two"), so records_
     # and weights_ always come from the same fit.
-    import skprivsynth.private_sampling as module
     from sklearn.exceptions import ConvergenceWarning
+
+    import skprivsynth.private_sampling as module
 
     X = _data(PrivateSampler())
     params = dict(epsilon=None, n_samples=12, m=64)
