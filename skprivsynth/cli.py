@@ -317,7 +317,9 @@ def _synthesize(args):
     with warnings.catch_warnings():
         if domain is None:  # warned above; a partial domain warns from the encoder,
             warnings.simplefilter("ignore", PrivacyLeakWarning)  # naming the columns
-        pipe = make_synthesis_pipeline(encoder, synthesizer).fit(data)
+        pipe = make_synthesis_pipeline(
+            encoder, synthesizer, allow_learned_domain=args.allow_learned_domain
+        ).fit(data)
     synthetic = pipe.sample(args.n_samples, random_state=args.seed)
     _write_csv_atomically(synthetic, args.output)
     print(

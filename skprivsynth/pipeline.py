@@ -46,11 +46,11 @@ class SynthesisPipeline(Pipeline):
     Privacy: the pipeline's privacy guarantee is the synthesizer's (composed with the
     releases of its transformers, see ``privacy_report_``), *provided the
     transformers do not learn anything from the data*: declare the encoder's domain
-    (``BooleanEncoder(categories=domain)``).  With ``allow_learned_domain=False``, a
-    domain learned from the data in front of a differentially private synthesizer is
-    an error raised before any release, naming the undeclared columns; otherwise it
-    emits a :class:`~skprivsynth.PrivacyLeakWarning` (the release is then not covered
-    by the guarantee).
+    (``BooleanEncoder(categories=domain)``).  By default a domain learned from the
+    data in front of a differentially private synthesizer is an error raised before
+    any release, naming the undeclared columns; with ``allow_learned_domain=True`` it
+    emits a :class:`~skprivsynth.PrivacyLeakWarning` instead (the release is then not
+    covered by the guarantee).
 
     Parameters
     ----------
@@ -58,9 +58,11 @@ class SynthesisPipeline(Pipeline):
         As in :class:`sklearn.pipeline.Pipeline`; the last step is a synthesizer.
     transform_input, memory, verbose
         As in :class:`sklearn.pipeline.Pipeline`.
-    allow_learned_domain : bool, default=True
-        Let a differentially private synthesizer be fitted behind transformers whose
-        domain is (partly) learned from the data (with a warning); False refuses it.
+    allow_learned_domain : bool, default=False
+        False (the default) refuses to fit a differentially private synthesizer behind
+        transformers whose domain is (partly) learned from the data, before any
+        release; True lets it proceed with a warning (the release is then not covered
+        by the guarantee).
 
     Attributes
     ----------
@@ -85,7 +87,7 @@ class SynthesisPipeline(Pipeline):
     """
 
     def __init__(self, steps, *, transform_input=None, memory=None, verbose=False,
-                 allow_learned_domain=True):  # fmt: skip
+                 allow_learned_domain=False):  # fmt: skip
         super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
         self.allow_learned_domain = allow_learned_domain
 
@@ -345,7 +347,7 @@ def _undeclared_columns(transformer, X):
     return []
 
 
-def make_synthesis_pipeline(*steps, memory=None, verbose=False, allow_learned_domain=True):
+def make_synthesis_pipeline(*steps, memory=None, verbose=False, allow_learned_domain=False):
     """Build a :class:`SynthesisPipeline` with step names derived from the classes.
 
     Like :func:`sklearn.pipeline.make_pipeline`: ``make_synthesis_pipeline(

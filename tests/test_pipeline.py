@@ -200,7 +200,9 @@ def test_learned_domain_refused_for_dp_before_any_release(adult, small_adult, mo
         auto.fit(small_adult)
 
 
-def test_learned_domain_opt_in_warns_and_non_dp_is_unchanged(adult, small_adult):
+def test_learned_domain_is_refused_by_default_opt_in_warns_non_dp_is_unchanged(
+    adult, small_adult
+):
     from skprivsynth import NoisyMicroaggregation
     from skprivsynth.privacy import PrivacyLeakWarning
 
@@ -209,9 +211,13 @@ def test_learned_domain_opt_in_warns_and_non_dp_is_unchanged(adult, small_adult)
         BooleanEncoder(categories=partial, max_bins=8),
         NoisyMicroaggregation(epsilon=1.0, random_state=0),
     )
+    assert pipe.get_params()["allow_learned_domain"] is False  # strict by default
+    with pytest.raises(ValueError, match=r"columns \['age'\]"):
+        pipe.fit(small_adult)
+    assert not hasattr(pipe[-1], "privacy_report_")  # refused before any release
+    pipe.set_params(allow_learned_domain=True)
     with pytest.warns(PrivacyLeakWarning, match="'age'"):
         pipe.fit(small_adult)
-    assert pipe.get_params()["allow_learned_domain"] is True
     with pytest.warns(PrivacyLeakWarning, match="'age'"):  # k-anonymity: a warning only
         make_synthesis_pipeline(
             BooleanEncoder(categories=partial), MicroaggregationSynthesizer(k=10)
