@@ -12,6 +12,8 @@ Synthesizers (``fit`` then ``sample``):
 - :class:`PrivateSampler` — noise-free epsilon-DP sampling, budget-limited (Boedihardjo,
   Strohmer & Vershynin, *Private sampling*).
 
+Data larger than memory: :class:`Chunks` (and Dask collections) in any ``fit``; see
+:mod:`skprivsynth.chunks`.
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`,
 :func:`make_private_pipeline`.
 Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
@@ -20,6 +22,7 @@ Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
 
 from .accountant import PrivacyAccountant
 from .base import is_differentially_private
+from .chunks import Chunks
 from .domain import Domain
 from .exceptions import BudgetExceededError, PrivacyLeakWarning, SolverError
 from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
@@ -42,7 +45,8 @@ __all__ = [
     "NoisyMicroaggregation",
     "PrivateSampler",
     "ReducedSpaceLP",
-    # domain, pipelines
+    # domain, pipelines, data in chunks
+    "Chunks",
     "Domain",
     "SynthesisPipeline",
     "make_private_pipeline",

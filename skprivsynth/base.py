@@ -24,6 +24,7 @@ from sklearn.utils.validation import (
 
 from ._math.sampling import sample_weighted_records
 from .accountant import charge_fit
+from .chunks import _OneShot, add_statistics, as_chunks, reduce_chunks
 from .validation import check_boolean_matrix, check_n_samples, check_unit_interval
 
 __all__ = ["BaseSynthesizer", "check_random_generator", "is_differentially_private"]
@@ -71,6 +72,123 @@ def is_differentially_private(estimator):
     return bool(getattr(estimator, "_differentially_private", False))
 
 
+def _check_values(X, domain, names):
+    if domain == "boolean":
+        check_boolean_matrix(X, feature_names=names)
+    elif domain == "unit":
+        check_unit_interval(X, feature_names=names)
+
+
+class _ChunkStatistic:
+    """``statistic`` of one validated chunk, with its row count: ``(n_rows, value)``.
+
+    A plain object (not a closure) so that Dask can ship it to worker processes.
+    """
+
+    def __init__(self, statistic, estimator, n_features, names, domain):
+        self.statistic, self.estimator = statistic, estimator
+        self.n_features, self.names, self.domain = n_features, names, domain
+
+    def __call__(self, chunk):
+        names = _get_feature_names(chunk)
+        X = check_array(
+            chunk, dtype=np.float64, ensure_min_samples=0, estimator=self.estimator, input_name="X"
+        )
+        if X.shape[1] != self.n_features or (
+            self.names is not None and (names is None or list(names) != list(self.names))
+        ):
+            raise ValueError(
+                f"every chunk of X must have the columns of the first chunk ({self.n_features}"
+                f"{'' if self.names is None else ': ' + repr(list(self.names))}); got a chunk "
+                f"with {X.shape[1]}"
+                f"{'' if names is None else ': ' + repr(list(names))}."
+            )
+        if X.shape[0] == 0:
+            return 0, None
+        _check_values(X, self.domain, self.names)
+        return X.shape[0], self.statistic(X)
+
+
+class _CountedMerge:
+    """Merge of ``(n_rows, value)`` pairs; a None value (empty chunk) is neutral."""
+
+    def __init__(self, merge):
+        self.merge = merge
+
+    def __call__(self, a, b):
+        if a[1] is None or b[1] is None:
+            return a[0] + b[0], b[1] if a[1] is None else a[1]
+        return a[0] + b[0], self.merge(a[1], b[1])
+
+
+class _FitData:
+    """The data of one fit, in memory or in chunks, read through statistics."""
+
+    def __init__(self, estimator, X, domain, sample_rng):
+        self.estimator, self.domain, self.sample_rng = estimator, domain, sample_rng
+        self.chunks = as_chunks(X)
+        self.n_samples = None
+        if self.chunks is None:
+            self.feature_names = _get_feature_names(X)
+            X = check_array(
+                X, dtype=np.float64, ensure_min_samples=1, estimator=estimator, input_name="X"
+            )
+            _check_values(X, domain, self.feature_names)
+            self.array, self.n_samples = X, X.shape[0]
+            self.n_features = X.shape[1]
+            return
+        first = self.chunks._peek()
+        if first is None:
+            raise ValueError(
+                "X is a source of chunks without any chunk; at least one row is required."
+            )
+        self.feature_names = _get_feature_names(first)
+        self.n_features = check_array(
+            first, dtype=np.float64, ensure_min_samples=0, estimator=estimator, input_name="X"
+        ).shape[1]
+
+    def check_reiterable(self):
+        """Refuse, before reading anything, a one-shot iterator for a fit of several passes."""
+        if isinstance(self.chunks, _OneShot):
+            raise TypeError(
+                f"{type(self.estimator).__name__}.fit reads X more than once, and X is a "
+                "one-shot iterator of chunks; pass a re-iterable skprivsynth.Chunks instead "
+                "(e.g. Chunks.from_csv(path, chunksize=N) or Chunks(lambda: iterator_factory()))."
+            )
+
+    def reduce(self, statistic, merge=add_statistics):
+        """``statistic`` merged over the validated chunks (in memory: of ``X``)."""
+        if self.chunks is None:
+            return statistic(self.array)
+        count = _ChunkStatistic(
+            statistic,
+            type(self.estimator).__name__,
+            self.n_features,
+            self.feature_names,
+            self.domain,
+        )
+        n, value = reduce_chunks(self.chunks, count, _CountedMerge(merge))
+        if n == 0:
+            raise ValueError("X has no rows in any chunk; at least one row is required.")
+        if self.n_samples is not None and n != self.n_samples:
+            raise ValueError(
+                f"X gave {n} rows in a later pass over its chunks and {self.n_samples} in "
+                "the first; a source of chunks must give the same rows at every pass."
+            )
+        self.n_samples = n
+        return value
+
+    def fitted_state(self):
+        """Charge the fit (public ``n``, ``d``) and return the state of :meth:`_set_fitted`."""
+        charge_fit(self.estimator, self.n_samples, self.n_features)
+        return {
+            "n_features_in_": self.n_features,
+            "feature_names_in_": self.feature_names,
+            "n_samples_fit_": self.n_samples,
+            "_sample_rng": self.sample_rng,
+        }
+
+
 class BaseSynthesizer(BaseEstimator):
     """Base class of all synthesizers.
 
@@ -112,16 +230,17 @@ class BaseSynthesizer(BaseEstimator):
         generator returned is for the randomness of ``fit``; the stream used by
         :meth:`sample` is an independent child of the same seed.
         """
+        if as_chunks(X) is not None:
+            raise TypeError(
+                f"{type(self).__name__}.fit needs X in memory (an array or a DataFrame); "
+                f"got {type(X).__name__}, a source of chunks."
+            )
         names = _get_feature_names(X)
         X = check_array(X, dtype=np.float64, ensure_min_samples=1, estimator=self, input_name="X")
         # A DP fit is charged to the active PrivacyAccountant before it draws anything:
         # its cost depends on public parameters and on the public shape of X only.
         charge_fit(self, *X.shape)
-        domain = self._input_domain if domain is None else domain
-        if domain == "boolean":
-            check_boolean_matrix(X, feature_names=names)
-        elif domain == "unit":
-            check_unit_interval(X, feature_names=names)
+        _check_values(X, self._input_domain if domain is None else domain, names)
         fit_rng, sample_rng = check_random_generator(getattr(self, "random_state", None)).spawn(2)
         state = {
             "n_features_in_": X.shape[1],
@@ -130,6 +249,22 @@ class BaseSynthesizer(BaseEstimator):
             "_sample_rng": sample_rng,
         }
         return X, fit_rng, state
+
+    def _validate_fit_source(self, X, domain=None):
+        """Open ``X`` for a fit from statistics; return ``(data, fit_rng)``.
+
+        ``X`` is in-memory data or a source of chunks
+        (:func:`~skprivsynth.chunks.is_chunk_source`).  ``data.reduce(statistic)``
+        merges the statistic of each validated chunk (in-memory data is one chunk,
+        so the chunked and in-memory fits compute the same statistics);
+        ``data.fitted_state()`` then charges the fit to the active accountant (call
+        it after the first pass, before any noise is drawn) and returns the state for
+        :meth:`_set_fitted`.  Each chunk is checked as :meth:`_validate_fit_data`
+        checks ``X``, by rules that read one row at a time.
+        """
+        fit_rng, sample_rng = check_random_generator(getattr(self, "random_state", None)).spawn(2)
+        data = _FitData(self, X, self._input_domain if domain is None else domain, sample_rng)
+        return data, fit_rng
 
     def _set_fitted(self, state, **attributes):
         """Assign the fitted attributes of a successful fit at once; return ``self``.

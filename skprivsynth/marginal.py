@@ -28,11 +28,32 @@ _TABLE_L1 = 2.0
 _ONE_WAY_SHARE = 1 / 3
 
 
-def _counts(codes, attrs, sizes):
-    """Exact count table of the columns ``attrs`` of the integer ``codes``."""
-    shape = [sizes[a] for a in attrs]
-    cells = np.ravel_multi_index(tuple(codes[:, a] for a in attrs), shape)
-    return np.bincount(cells, minlength=math.prod(shape)).reshape(shape).astype(np.float64)
+class _CountTables:
+    """Statistic of a chunk of codes: the exact int64 count table of each clique.
+
+    The codes are checked against the declared ``sizes``, then mapped by
+    ``compression`` when given (rare levels merged; the tables are then over the
+    compressed sizes).  Tables add over chunks.
+    """
+
+    def __init__(self, sizes, cliques, compression=None):
+        self.sizes, self.cliques, self.compression = sizes, cliques, compression
+
+    def __call__(self, X):
+        codes, sizes = _check_codes(X, self.sizes), self.sizes
+        if self.compression is not None:
+            codes, sizes = self.compression.transform(codes), self.compression.sizes
+        tables = {}
+        for attrs in self.cliques:
+            shape = [sizes[a] for a in attrs]
+            cells = np.ravel_multi_index(tuple(codes[:, a] for a in attrs), shape)
+            tables[attrs] = np.bincount(cells, minlength=math.prod(shape)).reshape(shape)
+        return tables
+
+
+def _float_tables(tables):
+    """Count tables as float64 (exact: every count is an integer below 2**53)."""
+    return {attrs: table.astype(np.float64) for attrs, table in tables.items()}
 
 
 class _Compression:
@@ -249,10 +270,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         -------
         self
         """
-        X, rng, state = self._validate_fit_data(X)
-        n, d = X.shape
+        data, rng = self._validate_fit_source(X)
+        d = data.n_features
         sizes = self._sizes(domain, d)
-        codes = _check_codes(X, sizes)
         if sum(sizes) > self.max_model_size:  # public: no release happens on refusal
             raise ValueError(
                 f"max_model_size={self.max_model_size} is below the size of the 1-way "
@@ -264,12 +284,18 @@ class MarginalSynthesizer(BaseSynthesizer):
                 "onto residual subspaces, which the discrete Gaussian's guarantee does not "
                 "cover); got noise='discrete'."
             )
+        if d > 1 or self.selection == "adaptive":
+            data.check_reiterable()  # two passes: before and after the compression
+        # Pass 1 over the data: the exact 1-way count tables (integer codes checked
+        # against the declared sizes, chunk by chunk, before any release).
+        one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
+        state = data.fitted_state()
         rho = zcdp_rho(self.epsilon, self.delta)
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
         if self.selection == "mst":
-            model, cliques, compression = self._fit_mst(codes, sizes, rho, report, rng)
+            model, cliques, compression = self._fit_mst(data, sizes, one_way, rho, report, rng)
         else:
-            model, cliques, compression = self._fit_adaptive(codes, sizes, rho, report, rng)
+            model, cliques, compression = self._fit_adaptive(data, sizes, one_way, rho, report, rng)
         return self._set_fitted(
             state,
             model_=model,
@@ -281,13 +307,13 @@ class MarginalSynthesizer(BaseSynthesizer):
             _compression=compression,
         )
 
-    def _measure_one_way(self, codes, sizes, rho_each, report, rng):
+    def _measure_one_way(self, one_way, sizes, rho_each, report, rng):
         """Release every 1-way marginal at ``rho_each``; compress the rare levels."""
         sigma = _TABLE_L2 / math.sqrt(2 * rho_each)
         noisy = [
             report.release_gaussian(
                 f"1-way marginal of column {j}",
-                _counts(codes, (j,), sizes),
+                one_way[(j,)].astype(np.float64),
                 _TABLE_L2,
                 rho_each,
                 rng,
@@ -300,9 +326,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         one_way = [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
         return compression, one_way
 
-    def _measure(self, codes, sizes, attrs, rho_each, report, rng):
-        """Measure the marginal on ``attrs`` at ``rho_each``; return its measurements."""
-        table = _counts(codes, attrs, sizes)
+    def _measure(self, table, attrs, rho_each, report, rng):
+        """Measure the marginal ``table`` on ``attrs`` at ``rho_each``; return its
+        measurements."""
         if self.measurement == "independent":
             noisy = report.release_gaussian(
                 f"marginal of columns {attrs}", table, _TABLE_L2, rho_each, rng, self.noise
@@ -325,24 +351,24 @@ class MarginalSynthesizer(BaseSynthesizer):
             for s, noisy, sigma in releases
         ]
 
-    def _fit_mst(self, codes, sizes, rho, report, rng):
+    def _fit_mst(self, data, sizes, one_way, rho, report, rng):
         """MST: ρ/3 on 1-way marginals, ρ/3 on choosing a spanning tree, ρ/3 on its edges."""
-        n, d = codes.shape
+        n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
         one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
         compression, measurements = self._measure_one_way(
-            codes, sizes, one_way_share * rho / d, report, rng
+            one_way, sizes, one_way_share * rho / d, report, rng
         )
-        codes = compression.transform(codes)
-        sizes = compression.sizes
+        data_sizes, sizes = sizes, compression.sizes
         cliques = []
         if d > 1:
             model = estimate(measurements, sizes, n, iterations=self.iterations)
             pairs = list(itertools.combinations(range(d), 2))
+            # Pass 2 over the data: every pair's table of the compressed codes (the
+            # compression is post-processing of the 1-way release).
+            answers = _float_tables(data.reduce(_CountTables(data_sizes, pairs, compression)))
             # L1 error of the independent model on each pair: sensitivity 2 (replace-one).
-            scores = np.array(
-                [np.abs(n * model.marginal(p) - _counts(codes, p, sizes)).sum() for p in pairs]
-            )
+            scores = np.array([np.abs(n * model.marginal(p) - answers[p]).sum() for p in pairs])
             component = list(range(d))
             rho_select = rho / (3 * (d - 1))
             for _ in range(d - 1):
@@ -357,30 +383,31 @@ class MarginalSynthesizer(BaseSynthesizer):
                 component = [new if c == old else c for c in component]
                 cliques.append(pairs[k])
             for c in cliques:
-                measurements += self._measure(codes, sizes, c, rho / (3 * (d - 1)), report, rng)
+                measurements += self._measure(answers[c], c, rho / (3 * (d - 1)), report, rng)
         model = estimate(measurements, sizes, n, iterations=self.iterations)
         return model, cliques, compression
 
-    def _fit_adaptive(self, codes, sizes, rho, report, rng):
+    def _fit_adaptive(self, data, sizes, one_way, rho, report, rng):
         """AIM (McKenna et al. 2022, Alg. 2) with replace-one sensitivities."""
-        n, d = codes.shape
+        n, d = data.n_samples, len(sizes)
         rounds = 16 * d
         alpha = 0.9  # share of each round's budget spent on measuring
         rho_one_way = _ONE_WAY_SHARE * rho
         compression, measurements = self._measure_one_way(
-            codes, sizes, rho_one_way / d, report, rng
+            one_way, sizes, rho_one_way / d, report, rng
         )
         used = rho_one_way
         # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
         sigma = math.sqrt(rounds / (alpha * (rho - used)))
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
-        codes = compression.transform(codes)
-        sizes = compression.sizes
+        data_sizes, sizes = sizes, compression.sizes
         max_degree = (3 if d <= 20 else 2) if self.max_degree == "auto" else self.max_degree
         candidates = [
             c for k in range(1, min(max_degree, d) + 1) for c in itertools.combinations(range(d), k)
         ]
-        answers = {c: _counts(codes, c, sizes) for c in candidates}
+        # Pass 2 over the data: every candidate's table of the compressed codes (the
+        # compression is post-processing of the 1-way release).
+        answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
         # AIM's workload weights for the workload of all max_degree-way marginals are
         # proportional to |r|; a score then has sensitivity |r|·2 <= max_degree·2.
         weight = {c: len(c) for c in candidates}
@@ -416,7 +443,7 @@ class MarginalSynthesizer(BaseSynthesizer):
                 )
             ]
             before = n * model.marginal(chosen)
-            measurements += self._measure(codes, sizes, chosen, 1 / sigma**2, report, rng)
+            measurements += self._measure(answers[chosen], chosen, 1 / sigma**2, report, rng)
             cliques.append(chosen)
             model = estimate(
                 measurements, sizes, n, iterations=self.iterations // 10 or 1, warm_start=model
