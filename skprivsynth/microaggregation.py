@@ -8,6 +8,7 @@ computationally efficient, private and accurate synthetic data" (Found. Comput. 
 from __future__ import annotations
 
 import math
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -107,7 +108,8 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
     weights_ : ndarray of shape (n_groups,)
         Group weights ``|I_j| / n``.
     group_sizes_ : ndarray of shape (n_groups,)
-        Group sizes, all in ``[k, 2k)`` (a single group of all rows when n < 2k).
+        Group sizes, all in ``[k, 2k)`` (a single group of all rows when n < 2k).  In
+        a fit on chunks, at most one group has up to ``3k − 2`` rows (see Notes).
     components_ : ndarray of shape (n_features, t)
         Top eigenvectors of the second-moment matrix of the scaled rows.
     t_ : int
@@ -118,6 +120,9 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         ``rounding`` at fit time; :meth:`sample` uses it (not the current parameter).
     n_cells_ : int
         Number of non-empty lattice cells.
+    n_partitions_ : int
+        Number of partitions grouped separately: 1 for in-memory data; for chunks,
+        the chunks of at least ``k`` rows and the pools of smaller ones.
     covariance_loss_ : float
         ``||Σ_X − Σ_Y||_F`` between the data and the group-mean random vector
         (unscaled units).
@@ -132,6 +137,23 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
     Time O(n·p² + p³) (one second-moment matrix, one symmetric eigendecomposition),
     plus O(n·p·t + n log n) for projection, rounding and two sorts; memory O(n·p).
     No pairwise distances: the classical MDAV microaggregation is O(n²·p/k).
+
+    *Data larger than memory.*  On a source of chunks (:class:`~skprivsynth.Chunks`,
+    an iterator of chunks, a Dask array or DataFrame) the fit reads the data twice.
+    The first pass sums ``n``, ``Σ x``, ``Σ x xᵀ`` and takes ``max |x|``: the
+    principal directions, the lattice and its scale are those of the in-memory fit,
+    exactly.  The second pass groups the rows of each chunk (each Dask partition, on
+    its worker) separately, on that global lattice: every group is a group of at least
+    ``k`` rows of one chunk, so k-anonymity holds as in memory.  Chunks of fewer than
+    ``k`` rows are pooled and the pool is grouped once it holds ``k`` rows; a last
+    pool of fewer than ``k`` rows joins the group whose mean is nearest to the pool's
+    mean (that group then has fewer than ``3k − 1`` rows).  Memory: one chunk, the
+    ``p × p`` moments and the model itself, ``records_`` of ``O(n/k)`` rows (the
+    release; ``8·p·n/k`` bytes).  Grouping inside a chunk finds fewer close
+    neighbours than grouping all rows: the covariance loss grows as chunks shrink
+    (Adult, k = 10: 0.335 in memory, 0.414 with chunks of 20,000 rows, 0.662 with
+    chunks of 1,000).  A one-chunk source gives the
+    in-memory fit exactly.
 
     Not differentially private: there is no ``epsilon_``, ``noise_scale_`` or
     ``sensitivity_`` (the fit adds no noise).
@@ -173,8 +195,11 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Data; entries in ``[0, 1]`` when ``rounding=True``.
+        X : array-like of shape (n_samples, n_features), or a source of chunks
+            Data; entries in ``[0, 1]`` when ``rounding=True``.  A
+            :class:`~skprivsynth.Chunks`, an iterator of chunks or a Dask array /
+            DataFrame is read twice with memory independent of ``n``: once for the
+            second moments, once to group the rows of each chunk (see Notes).
         y : ignored
 
         Returns
@@ -182,8 +207,11 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         self
         """
         rounding = bool(self.rounding)
-        X, _, state = self._validate_fit_data(X, domain="unit" if rounding else "real")
-        n, p = X.shape
+        data, _ = self._validate_fit_source(X, domain="unit" if rounding else "real")
+        data.check_reiterable()  # two passes: the moments, then the groups
+        moments = data.reduce(_moments, _merge_moments)
+        state = data.fitted_state()
+        n, p = data.n_samples, data.n_features
         check_enough_rows(n, self.k, "k", self.k)
         if self.k == 1:
             warn_privacy_leak(
@@ -201,26 +229,14 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         else:
             t = int(self.t)
 
-        second_moment = X.T @ X / n
-        mean = X.mean(axis=0)
-        radius = float(np.sqrt(np.einsum("ij,ij->i", X, X).max()))
-        radius = radius if radius > 0 else 1.0
-        # Eigenvectors of the second moment of the scaled rows x/R: same vectors.
-        _, vectors = np.linalg.eigh(second_moment)
-        components = vectors[:, ::-1][:, :t]
-        # Rows inside a cell are ordered along the top centred principal coordinates.
-        _, centred_vectors = np.linalg.eigh(second_moment - np.outer(mean, mean))
-        order_basis = centred_vectors[:, ::-1][:, : min(_ORDER_COORDINATES, p)]
-        # One pass over X for both projections; centring is applied to the product.
-        projections = X @ np.hstack([components, order_basis])
-        cell_of_row, cell_points = lattice_cells(projections[:, :t] / radius, alpha / math.sqrt(t))
-        order_key = spatial_order_key(projections[:, t:] - mean @ order_basis)
-        group_of_row = divide_and_merge(cell_of_row, order_key, self.k)
-
-        n_groups = int(group_of_row.max()) + 1
-        indicator = sp.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
-        sizes = np.bincount(group_of_row, minlength=n_groups)
-        means = np.asarray(indicator @ X) / sizes[:, None]
+        covering = _Covering(n, moments, t, alpha)
+        # Every chunk is grouped on its own (on its worker for a Dask source); chunks
+        # of fewer than k rows are pooled until the pool has k rows.
+        groups = data.reduce(
+            partial(_group_partition, covering=covering, k=self.k),
+            partial(_merge_groups, covering=covering, k=self.k),
+        )
+        means, sizes, cells = groups.finish(covering)
         weights = sizes / n
         group_second_moment = (means * weights[:, None]).T @ means
         # Σ_X − Σ_Y = E[XXᵀ] − E[YYᵀ]: the means cancel because E[Y] = E[X].
@@ -228,15 +244,111 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
             state,
             alpha_=alpha,
             t_=t,
-            components_=components,
-            n_cells_=int(cell_points.shape[0]),
+            components_=covering.components,
+            n_cells_=int(cells.shape[0]),
+            n_partitions_=groups.n_partitions,
             group_sizes_=sizes,
             records_=means,
             weights_=weights,
             rounding_=rounding,
-            covariance_loss_=float(np.linalg.norm(second_moment - group_second_moment)),
+            covariance_loss_=float(np.linalg.norm(covering.second_moment - group_second_moment)),
         )
 
     def _candidates(self):
         check_is_fitted(self)
         return self.records_, self.weights_, self.rounding_
+
+
+def _moments(X):
+    """Statistic of a chunk: ``(Σ x, Σ x xᵀ, max |x|²)``."""
+    return X.sum(axis=0), X.T @ X, float(np.einsum("ij,ij->i", X, X).max())
+
+
+def _merge_moments(a, b):
+    return a[0] + b[0], a[1] + b[1], max(a[2], b[2])
+
+
+class _Covering:
+    """The global part of the fit: the lattice covering of the top principal subspace
+    and the ordering basis, from the second moments of all rows."""
+
+    def __init__(self, n, moments, t, alpha):
+        sums, gram, max_sq_norm = moments
+        self.second_moment = gram / n
+        self.mean = sums / n
+        self.radius = math.sqrt(max_sq_norm) if max_sq_norm > 0 else 1.0
+        self.t, self.spacing = t, alpha / math.sqrt(t)
+        # Eigenvectors of the second moment of the scaled rows x/R: same vectors.
+        _, vectors = np.linalg.eigh(self.second_moment)
+        self.components = vectors[:, ::-1][:, :t]
+        # Rows inside a cell are ordered along the top centred principal coordinates.
+        _, centred = np.linalg.eigh(self.second_moment - np.outer(self.mean, self.mean))
+        self.order_basis = centred[:, ::-1][:, : min(_ORDER_COORDINATES, sums.shape[0])]
+
+    def cells(self, X):
+        """Lattice cell of every row of ``X`` and the cells' lattice points."""
+        return lattice_cells(X @ self.components / self.radius, self.spacing)
+
+
+class _Groups:
+    """Group means, sizes and lattice cells of the partitions grouped so far, and a
+    pool of the rows of partitions too small to be grouped alone (fewer than k)."""
+
+    def __init__(self, means, sizes, cells, pool, n_partitions):
+        self.means, self.sizes, self.cells = means, sizes, cells
+        self.pool, self.n_partitions = pool, n_partitions
+
+    def finish(self, covering):
+        """``(means, sizes, cells)`` of all groups; the pool (fewer than ``k`` rows
+        in all) joins the group whose mean is nearest to the pool's mean."""
+        means, sizes = np.vstack(self.means), np.concatenate(self.sizes)
+        cells = self.cells
+        if self.pool.shape[0]:
+            pool_sum, pool_size = self.pool.sum(axis=0), self.pool.shape[0]
+            j = np.argmin(((means - pool_sum / pool_size) ** 2).sum(axis=1))
+            means[j] = (means[j] * sizes[j] + pool_sum) / (sizes[j] + pool_size)
+            sizes[j] += pool_size
+            cells = np.unique(np.vstack([cells, covering.cells(self.pool)[1]]), axis=0)
+        return means, sizes, cells
+
+
+def _group_partition(X, covering, k):
+    """Group the rows of one partition (Algorithm 1 inside the partition).
+
+    The lattice and the principal directions are global; the grouping uses the rows
+    of ``X`` only, so every group is a group of at least ``k`` rows of this
+    partition.  A partition of fewer than ``k`` rows is returned as a pool.
+    """
+    n = X.shape[0]
+    if n < k:
+        return _Groups([], [], np.empty((0, covering.t), dtype=np.int64), X, 0)
+    t = covering.t
+    # One pass over X for both projections; centring is applied to the product.
+    projections = X @ np.hstack([covering.components, covering.order_basis])
+    cell_of_row, cell_points = lattice_cells(projections[:, :t] / covering.radius, covering.spacing)
+    order_key = spatial_order_key(projections[:, t:] - covering.mean @ covering.order_basis)
+    group_of_row = divide_and_merge(cell_of_row, order_key, k)
+    n_groups = int(group_of_row.max()) + 1
+    indicator = sp.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
+    sizes = np.bincount(group_of_row, minlength=n_groups)
+    means = np.asarray(indicator @ X) / sizes[:, None]
+    return _Groups([means], [sizes], cell_points, X[:0], 1)
+
+
+def _merge_groups(a, b, covering, k):
+    """Merge the groups of two sets of partitions; a pool of ``k`` rows is grouped."""
+    merged = _Groups(
+        a.means + b.means,
+        a.sizes + b.sizes,
+        np.unique(np.vstack([a.cells, b.cells]), axis=0),
+        np.vstack([a.pool, b.pool]),
+        a.n_partitions + b.n_partitions,
+    )
+    if merged.pool.shape[0] >= k:
+        merged = _merge_groups(
+            _Groups(merged.means, merged.sizes, merged.cells, merged.pool[:0], merged.n_partitions),
+            _group_partition(merged.pool, covering, k),
+            covering,
+            k,
+        )
+    return merged

@@ -46,7 +46,9 @@ TRANSFORMERS = [
 ESTIMATORS = SYNTHESIZERS + TRANSFORMERS
 # Synthesizers whose fit reads the data through mergeable statistics (skprivsynth.chunks);
 # the others refuse a source of chunks with a TypeError.
-CHUNKED_CLASSES = (MarginalSynthesizer,)
+CHUNKED_CLASSES = (MarginalSynthesizer, MicroaggregationSynthesizer)
+# Synthesizers that group rows within each chunk: the in-memory fit is the one-chunk fit.
+PARTITIONED_CLASSES = (MicroaggregationSynthesizer,)
 DP_CLASSES = (
     NoisyMicroaggregation,
     ReducedSpaceLP,
@@ -192,6 +194,8 @@ def test_chunked_fit_releases_what_the_in_memory_fit_releases(estimator):
     est = clone(estimator).set_params(random_state=0)
     X = _data(est)
     chunks = Chunks.from_array(X, 37)  # 240 rows: six chunks of 37 and one of 18
+    if isinstance(est, PARTITIONED_CLASSES):
+        chunks = Chunks.from_array(X, len(X))
     if not isinstance(est, CHUNKED_CLASSES):
         with pytest.raises(TypeError, match="source of chunks"):
             est.fit(chunks)
