@@ -1,4 +1,4 @@
-"""The ``skprivsynth`` command: ``demo``, ``synthesize`` and ``evaluate``.
+"""The ``skprivsynth`` command: ``demo``, ``synthesize``, ``evaluate`` and ``domain``.
 
 Errors are reported as one line on standard error with exit status 2, never as a
 traceback.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import os
 import sys
 import tempfile
@@ -20,10 +21,9 @@ import pandas as pd
 from . import __version__
 from .base import is_differentially_private
 from .datasets import load_adult
-from .domain import Bins, Domain
+from .domain import Domain
 from .metrics import categorical_marginal_tvd
-from .pipeline import make_synthesis_pipeline
-from .preprocessing import BooleanEncoder, private_level_frequencies
+from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
 
 __all__ = ["main"]
@@ -97,103 +97,37 @@ def _print_rows(rows):
     print(frame.to_string(float_format=lambda v: f"{v:.4f}"))
 
 
-def _cube_bits(synthesizer):
-    """Largest number of bits ``p`` whose whole cube ``{0,1}^p`` the synthesizer
-    accepts (its ``max_universe``), or None when it is not limited by the cube."""
-    params = synthesizer.get_params()
-    if "max_universe" not in params or params.get("universe") is not None:
-        return None
-    return int(params["max_universe"]).bit_length() - 1
+def _pipeline(args, domain, synthesizer, allow_learned_domain=False):
+    """The pipeline of a run: :func:`~skprivsynth.make_private_pipeline`'s encoding policy
+    with the command-line options (``--max-bins 0``: no coarsening).
 
-
-def _binary_max_bins(data, domain, budget):
-    """Largest power of two ``max_bins`` whose binary encoding fits in ``budget`` bits.
-
-    The width depends only on the declared domain (and on the learned domain of
-    undeclared columns, which already warns); 2 if even that does not fit (the
-    synthesizer then reports the size of the cube).  Doubling ``max_bins`` adds a
-    bit to every coarsened column, so an unchanged width means nothing was
-    coarsened any more.
-    """
-    best, max_bins, previous = 2, 2, None
-    with warnings.catch_warnings():
-        # Trial fits: the encoder fitted for the run warns about learned columns.
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        while True:
-            width = (
-                BooleanEncoder(
-                    categories="auto" if domain is None else domain,
-                    max_bins=max_bins,
-                    encoding="binary",
-                )
-                .fit(data)
-                .n_features_out_
-            )
-            if width > budget or width == previous:
-                break
-            best, previous = max_bins, width
-            max_bins *= 2
-    return best
-
-
-def _encoder(args, data, domain, synthesizer):
-    """The BooleanEncoder of a run, and the privacy spent on its decoding weights.
-
-    Non-private microaggregation uses the full one-hot encoding by default.  DP
-    synthesizers work on a coarser cube (``--max-bins``, default 8).  Synthesizers
-    whose universe is the whole cube ``{0,1}^p`` (correlated-gaussian, ``2^p <=
-    max_universe``) get the *binary* encoding (``ceil(log2 K)`` bits per column)
-    and, by default, the largest power-of-two ``max_bins`` whose encoding has at
-    most ``log2(max_universe)`` bits (2 on Adult: 14 bits).  Coarsened ranges
-    are then decoded in proportion to level frequencies released with
-    ``--decode-epsilon`` of extra budget (0 = uniform decoding, no extra budget).
-    Only the declared columns of levels (not bins) with more than ``max_bins``
-    levels are released, and the budget is charged only when there is
-    at least one such column.
+    The library's warning about seeded releases is left out: the commands warn in their
+    own words (``--seed``), and the demo's data is public.
     """
     if not np.isfinite(args.decode_epsilon) or args.decode_epsilon < 0:
         raise ValueError(
             f"--decode-epsilon must be a finite number >= 0; got {args.decode_epsilon}."
         )
-    private = is_differentially_private(synthesizer)
-    budget = _cube_bits(synthesizer)
-    codes = "domain" in synthesizer.get_params()  # synthesizers of integer codes
-    encoding = "ordinal" if codes else "onehot" if budget is None else "binary"
-    if args.max_bins is not None:
-        max_bins = args.max_bins
-    elif budget is not None:
-        max_bins = _binary_max_bins(data, domain, budget)
-    else:
-        max_bins = 8 if private and not codes else None
-    if max_bins is not None and max_bins <= 0:
+    max_bins = args.max_bins
+    if max_bins is None:
+        max_bins = "auto"
+    elif max_bins <= 0:
         max_bins = None
-    weights, decode_report = None, None
-    coarsened = {}
-    if domain is not None and max_bins is not None:
-        coarsened = {
-            c: spec
-            for c, spec in Domain(domain).items()
-            if not isinstance(spec, Bins) and len(spec) > max_bins  # bins are never coarsened
-        }
-    if coarsened and args.decode_epsilon > 0:
-        # The decoding release uses the synthesizer's noise option (floating-point-safe
-        # runs stay floating-point-safe).
-        noise = synthesizer.get_params().get("noise", "continuous")
-        weights, decode_report = private_level_frequencies(
-            data, coarsened, args.decode_epsilon, args.seed, noise=noise, return_report=True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return make_private_pipeline(
+            synthesizer,
+            domain,
+            max_bins=max_bins,
+            decode_epsilon=args.decode_epsilon,
+            allow_learned_domain=allow_learned_domain,
+            random_state=args.seed,
         )
-    encoder = BooleanEncoder(
-        categories="auto" if domain is None else domain,
-        max_bins=max_bins,
-        encoding=encoding,
-        level_weights=weights,
-        random_state=args.seed,
-    )
-    return encoder, decode_report
 
 
-def _privacy_line(synthesizer, decode_report):
+def _privacy_line(pipe):
     """One line stating the guarantee of the whole run (synthesizer and decoding weights)."""
+    synthesizer, decode_report = pipe[-1], pipe[0].privacy_report_
     report = getattr(synthesizer, "privacy_report_", None)
     if report is None:
         k = getattr(synthesizer, "k", None)
@@ -219,8 +153,7 @@ def _demo(args):
     data = adult.data if args.n_rows is None else adult.data.iloc[: args.n_rows]
     params = _parse_params(args.param)
     synthesizer = _make_synthesizer(args.method, params, args.seed)
-    encoder, decode_report = _encoder(args, data, adult.domain, synthesizer)
-    pipe = make_synthesis_pipeline(encoder, synthesizer)
+    pipe = _pipeline(args, adult.domain, synthesizer)
     start = time.perf_counter()
     pipe.fit(data)
     fit_time = time.perf_counter() - start
@@ -239,7 +172,7 @@ def _demo(args):
         f"{features} (max_bins={pipe[0].max_bins})"
     )
     print(f"{type(synthesizer).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})")
-    print(_privacy_line(synthesizer, decode_report))
+    print(_privacy_line(pipe))
     _print_rows(
         [
             {
@@ -261,8 +194,52 @@ def _demo(args):
     return 0
 
 
-def _read_domain(path):
-    return None if path is None else Domain.from_json(path)
+def _read_csv(path, what):
+    """``pd.read_csv(path)``; an unreadable or malformed file is an error naming it."""
+    try:
+        return pd.read_csv(path)
+    except (OSError, ValueError) as exc:  # pandas' parser errors are ValueErrors
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ValueError(f"{what} {str(path)!r} cannot be read as CSV: {reason}") from exc
+
+
+def _read_domain(path, data=None, data_path=None):
+    """The domain file at ``path`` (None: no file); with ``data``, every declared column
+    must be a column of the CSV ``data_path``."""
+    if path is None:
+        return None
+    try:
+        domain = Domain.from_json(path)
+    except OSError as exc:
+        raise ValueError(f"domain file {str(path)!r} cannot be read: {exc.strerror}") from exc
+    unknown = [] if data is None else [c for c in domain if c not in data.columns]
+    if unknown:
+        raise ValueError(
+            f"domain file {str(path)!r} declares columns {unknown} that are not in "
+            f"{str(data_path)!r}, whose columns are {list(data.columns)}."
+        )
+    return domain
+
+
+def _check_output(output, inputs):
+    """Refuse an output path that cannot be written, before any work is done.
+
+    The directory must exist and be writable, the path must not be a directory and
+    must not be one of the ``inputs`` (which are never overwritten).
+    """
+    directory = os.path.dirname(os.path.abspath(output))
+    if os.path.isdir(output):
+        raise ValueError(f"--output {output!r} is a directory; give a file path.")
+    if not os.path.isdir(directory):
+        raise ValueError(f"--output {output!r}: the directory {directory!r} does not exist.")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(f"--output {output!r}: the directory {directory!r} is not writable.")
+    for path in inputs:
+        if os.path.exists(output) and os.path.exists(path) and os.path.samefile(path, output):
+            raise ValueError(
+                f"--output {output!r} is the input file; choose another path "
+                "(the input is never overwritten)."
+            )
 
 
 def _write_csv_atomically(frame, path):
@@ -281,23 +258,60 @@ def _write_csv_atomically(frame, path):
         raise
 
 
+def _check_identifiers(data, domain, private):
+    """Refuse (DP) or warn about (microaggregation) identifier-like columns.
+
+    A column is identifier-like when it has more than ``n/2`` levels for ``n`` rows:
+    most levels then hold a single row, so its tables carry no statistical signal, the
+    encoding grows with ``n`` and decoded levels copy real values.  For a declared
+    column the count is that of the declared domain (public, as ``n`` is under
+    replace-one neighbours), so the refusal of a DP run depends on no private value;
+    an undeclared column's levels are counted in the data (its domain is learned from
+    the data anyway: no guarantee covers it).  Float columns without a declaration
+    are binned by quantiles, so they are not counted.
+    """
+    n = len(data)
+    found = []
+    for column in data.columns:
+        if domain is not None and column in domain:
+            levels = len(domain[column])
+        else:
+            dtype = data[column].dtype
+            if pd.api.types.is_bool_dtype(dtype) or pd.api.types.is_float_dtype(dtype):
+                continue
+            levels = data[column].nunique()
+        if levels > n / 2:
+            found.append(f"{column!r} ({levels} levels)")
+    if not found:
+        return
+    text = (
+        f"columns {', '.join(found)} have more than half as many levels as the {n} rows: "
+        "they look like identifiers, which synthetic data cannot reproduce without "
+        "copying them. Drop them from the input, or declare coarser levels or "
+        '{"bins": [...]} in --domain.'
+    )
+    if private:
+        raise ValueError(text)
+    warnings.warn(text + " Microaggregation proceeds.", PrivacyLeakWarning, stacklevel=2)
+
+
 def _synthesize(args):
-    if os.path.exists(args.output) and os.path.samefile(args.input, args.output):
-        raise ValueError(
-            f"--output {args.output!r} is the input file; choose another path "
-            "(the input is never overwritten)."
-        )
-    data = pd.read_csv(args.input)
-    domain = _read_domain(args.domain)
+    _check_output(args.output, [args.input])
+    data = _read_csv(args.input, "input CSV")
+    domain = _read_domain(args.domain, data, args.input)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
+    private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
-    if undeclared and is_differentially_private(synthesizer) and not args.allow_learned_domain:
+    if undeclared and private and not args.allow_learned_domain:
         raise ValueError(
             f"--method {args.method} is differentially private only over a declared domain; "
             f"declare the columns {undeclared} in --domain (levels, a number of codes or "
-            "bin edges), or pass --allow-learned-domain to accept a release whose domain "
+            "bin edges; `skprivsynth domain data.csv > domain.json` drafts a file to "
+            "review), or pass --allow-learned-domain to accept a release whose domain "
             "is learned from the data (not covered by the guarantee)."
         )
+    _check_identifiers(data, domain, private)
+    pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain)
     if domain is None:
         warnings.warn(
             "no --domain given: categories are learned from the data, which the "
@@ -305,7 +319,7 @@ def _synthesize(args):
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    if args.seed is not None and is_differentially_private(synthesizer):
+    if args.seed is not None and _seeded_releases(pipe):
         warnings.warn(
             f"--seed {args.seed} makes the privacy noise reproducible: anyone who knows "
             "the seed can regenerate and subtract it, which voids the DP guarantee. "
@@ -313,26 +327,22 @@ def _synthesize(args):
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    encoder, decode_report = _encoder(args, data, domain, synthesizer)
     with warnings.catch_warnings():
         if domain is None:  # warned above; a partial domain warns from the encoder,
             warnings.simplefilter("ignore", PrivacyLeakWarning)  # naming the columns
-        pipe = make_synthesis_pipeline(
-            encoder, synthesizer, allow_learned_domain=args.allow_learned_domain
-        ).fit(data)
+        pipe.fit(data)
     synthetic = pipe.sample(args.n_samples, random_state=args.seed)
     _write_csv_atomically(synthetic, args.output)
     print(
-        f"wrote {len(synthetic)} synthetic rows to {args.output}; "
-        f"{_privacy_line(synthesizer, decode_report)}",
+        f"wrote {len(synthetic)} synthetic rows to {args.output}; {_privacy_line(pipe)}",
         file=sys.stderr,
     )
     return 0
 
 
 def _evaluate(args):
-    real = pd.read_csv(args.real)
-    synthetic = pd.read_csv(args.synthetic)
+    real = _read_csv(args.real, "real CSV")
+    synthetic = _read_csv(args.synthetic, "synthetic CSV")
     if list(real.columns) != list(synthetic.columns):
         raise ValueError(
             f"the synthetic CSV must have the real CSV's columns {list(real.columns)}; "
@@ -346,6 +356,87 @@ def _evaluate(args):
             }
         ]
     )
+    return 0
+
+
+#: Integer columns with values in 0..K-1 for K at most this are drafted as K codes.
+_MAX_DRAFT_CODES = 256
+
+#: Number of bins drafted for a numeric column.
+_DRAFT_BINS = 8
+
+
+def _round_to(value, digits, rounding):
+    """``value`` rounded (``np.floor``, ``np.ceil`` or ``np.round``) to ``digits``
+    significant digits."""
+    if value == 0:
+        return 0.0
+    unit = 10.0 ** (np.floor(np.log10(abs(value))) - digits + 1)
+    rounded = float(rounding(value / unit) * unit)
+    return float(f"{rounded:.{digits + 1}g}")  # drop the binary rounding noise
+
+
+def _draft_bins(values):
+    """Bin edges of a numeric column: its quantiles at ``k/8`` rounded to two
+    significant digits, the ends rounded outwards so that every value is inside."""
+    low = _round_to(values.min(), 2, np.floor)
+    high = _round_to(values.max(), 2, np.ceil)
+    if high <= low:
+        high = low + 1.0
+    inner = np.quantile(values, np.linspace(0, 1, _DRAFT_BINS + 1)[1:-1])
+    inner = sorted({_round_to(v, 2, np.round) for v in inner} - {low, high})
+    return [low, *(e for e in inner if low < e < high), high]
+
+
+def draft_domain(data):
+    """A domain drafted from ``data`` (not public: to be reviewed); identifier-like columns.
+
+    Boolean columns get ``[false, true]``; integer columns with values in ``0..K-1``
+    (``K`` at most 256) the count ``K``; other numeric columns eight bins at rounded
+    quantiles; other columns their sorted levels, unless they have more than ``n/2``
+    of them (identifier-like: left out and returned apart).
+    """
+    n, draft, identifiers = len(data), {}, []
+    for column in data.columns:
+        series = data[column].dropna()
+        dtype = series.dtype
+        if pd.api.types.is_bool_dtype(dtype):
+            draft[column] = [False, True]
+        elif pd.api.types.is_integer_dtype(dtype) and (
+            series.empty or (series.min() >= 0 and series.max() < _MAX_DRAFT_CODES)
+        ):
+            draft[column] = int(series.max()) + 1 if not series.empty else 1
+        elif pd.api.types.is_numeric_dtype(dtype) and not series.empty:
+            draft[column] = {"bins": _draft_bins(series.to_numpy(dtype=np.float64))}
+        else:
+            levels = pd.unique(series.to_numpy())
+            if len(levels) > n / 2:
+                identifiers.append(column)
+                continue
+            draft[column] = sorted((v.item() if hasattr(v, "item") else v for v in levels), key=str)
+    return draft, identifiers
+
+
+def _domain(args):
+    data = _read_csv(args.input, "input CSV")
+    draft, identifiers = draft_domain(data)
+    left_out = (
+        f" Left out, as identifier-like (more than half as many levels as rows): "
+        f"{identifiers}; drop them before synthesis."
+        if identifiers
+        else ""
+    )
+    warnings.warn(
+        f"this domain is drafted from the private values of {args.input!r} (levels, "
+        "counts and bin edges): a differentially private run over it is not covered by "
+        "the guarantee. Review every entry and replace it by public knowledge (the "
+        "possible levels, the range of codes, bin edges chosen without the data) before "
+        f"a release.{left_out}",
+        PrivacyLeakWarning,
+        stacklevel=2,
+    )
+    lines = [f"  {json.dumps(str(c))}: {json.dumps(spec)}" for c, spec in draft.items()]
+    print("{\n" + ",\n".join(lines) + "\n}")
     return 0
 
 
@@ -440,17 +531,32 @@ def _build_parser():
     )
     evaluate.add_argument("--seed", type=int, default=0, help="seed of the 200 random triples")
     evaluate.set_defaults(handler=_evaluate)
+
+    domain = commands.add_parser(
+        "domain",
+        help="draft a domain file from a CSV (to review and replace by public knowledge)",
+    )
+    domain.add_argument("input", help="input CSV file (header row)")
+    domain.set_defaults(handler=_domain)
     return parser
+
+
+def _format_warning(message, category, filename, lineno, line=None):
+    """A warning as one line, ``skprivsynth: warning: Category: message`` (no source)."""
+    return f"skprivsynth: warning: {category.__name__}: {message}\n"
 
 
 def main(argv=None):
     """Entry point of the ``skprivsynth`` console script."""
     args = _build_parser().parse_args(argv)
+    format_warning, warnings.formatwarning = warnings.formatwarning, _format_warning
     try:
         return args.handler(args)
     except (ValueError, TypeError, OSError, KeyError, RuntimeError) as error:
         print(f"skprivsynth {args.command}: error: {error}", file=sys.stderr)
         return 2
+    finally:
+        warnings.formatwarning = format_warning
 
 
 if __name__ == "__main__":

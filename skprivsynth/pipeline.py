@@ -9,6 +9,7 @@ DataFrame goes in and a DataFrame with the same columns and dtypes comes out.
 from __future__ import annotations
 
 import inspect
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from ._math.sampling import sample_weighted_records
 from .base import BaseSynthesizer, check_random_generator, is_differentially_private
 from .domain import Bins, Domain
 from .preprocessing import BooleanEncoder, _n_bits
+from .privacy import warn_privacy_leak
 from .validation import check_n_samples
 
 __all__ = [
@@ -159,8 +161,9 @@ class SynthesisPipeline(Pipeline):
                 f"declared domain, but the domain of columns {list(columns)!r} would be "
                 "learned from the data. Declare them, e.g. BooleanEncoder(categories="
                 "{column: spec, ...}) with spec an int K (codes 0..K-1), a list of levels "
-                "or {'bins': [e0, ..., eB]}, or pass allow_learned_domain=True to the "
-                "pipeline to accept a release that the guarantee does not cover."
+                "or {'bins': [e0, ..., eB]} (`skprivsynth domain data.csv` drafts a domain "
+                "file to review), or pass allow_learned_domain=True to the pipeline to "
+                "accept a release that the guarantee does not cover."
             )
 
     @property
@@ -446,7 +449,10 @@ def make_private_pipeline(
         are refused for a differentially private synthesizer, before any release.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the encoder (the decoding release and decoding); leave it None for a
-        release.
+        release.  A differentially private release of the pipeline seeded with an
+        int (the decoding weights seeded by ``random_state``, or the synthesizer by
+        its own ``random_state``) warns :class:`~skprivsynth.PrivacyLeakWarning`:
+        anyone who knows the seed can regenerate the noise and subtract it.
 
     Returns
     -------
@@ -495,4 +501,46 @@ def make_private_pipeline(
         noise=synthesizer.get_params().get("noise", "continuous"),
         random_state=random_state,
     )
-    return make_synthesis_pipeline(encoder, synthesizer, allow_learned_domain=allow_learned_domain)
+    pipe = make_synthesis_pipeline(encoder, synthesizer, allow_learned_domain=allow_learned_domain)
+    seeded = _seeded_releases(pipe)
+    if seeded:
+        warn_privacy_leak(
+            f"{' and '.join(seeded)} seed differentially private releases with a known "
+            "seed: anyone who knows it can regenerate the privacy noise and subtract it, "
+            "which voids the guarantee. Seed for tests only; leave random_state=None "
+            "for a release.",
+            stacklevel=2,
+        )
+    return pipe
+
+
+def _seeded_releases(pipe):
+    """The steps of ``pipe`` that make a differentially private release with a known seed.
+
+    A step counts when its ``random_state`` is an int and it releases something
+    under differential privacy: a differentially private synthesizer, or a
+    :class:`~skprivsynth.preprocessing.BooleanEncoder` with
+    ``level_weights="private"``.  Read from the parameters only (public).
+
+    Parameters
+    ----------
+    pipe : SynthesisPipeline
+
+    Returns
+    -------
+    list of str
+        ``"Class(random_state=seed)"`` of each such step, in pipeline order.
+    """
+    seeded = []
+    for _, step in pipe.steps:
+        if not hasattr(step, "get_params"):
+            continue
+        seed = step.get_params(deep=False).get("random_state")
+        if not isinstance(seed, Integral) or isinstance(seed, bool):
+            continue
+        releases = is_differentially_private(step) or (
+            isinstance(step, BooleanEncoder) and step.level_weights == "private"
+        )
+        if releases:
+            seeded.append(f"{type(step).__name__}(random_state={seed})")
+    return seeded

@@ -1,10 +1,16 @@
 import json
+import os
+import subprocess
+import sys
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from skprivsynth import Domain
 from skprivsynth.cli import main
+from skprivsynth.pipeline import SynthesisPipeline
 from skprivsynth.privacy import PrivacyLeakWarning
 
 
@@ -180,7 +186,7 @@ def _dp_run(tmp_path, adult, domain, *extra):
 def test_decode_epsilon_is_spent_on_coarsened_columns_only(
     tmp_path, adult, capsys, monkeypatch, as_lists
 ):
-    import skprivsynth.cli as cli
+    import skprivsynth.preprocessing as preprocessing
 
     released = {}
 
@@ -188,8 +194,8 @@ def test_decode_epsilon_is_spent_on_coarsened_columns_only(
         released.update(categories=dict(categories), epsilon=epsilon, noise=noise)
         return real_release(data, categories, epsilon, random_state, noise=noise, **kwargs)
 
-    real_release = cli.private_level_frequencies
-    monkeypatch.setattr(cli, "private_level_frequencies", spy)
+    real_release = preprocessing.private_level_frequencies
+    monkeypatch.setattr(preprocessing, "private_level_frequencies", spy)
     # A column of levels is coarsened whether declared by a count or by a list.
     domain = {c: list(range(k)) if as_lists else k for c, k in adult.domain.items()}
     assert _dp_run(tmp_path, adult, domain, "--decode-epsilon", "0.25") == 0
@@ -300,7 +306,8 @@ def test_evaluate_bins_numeric_columns_by_the_declared_domain(tmp_path, adult, c
     domain_file.write_text(json.dumps(domain))
     target = tmp_path / "synthetic.csv"
     argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain_file)]
-    assert main([*argv, "--param", "k=10", "--seed", "0"]) == 0
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):  # seeded within-bin weights
+        assert main([*argv, "--param", "k=10", "--seed", "0"]) == 0
     assert main(["evaluate", str(source), str(target), "--domain", str(domain_file)]) == 0
     assert "tvd1" in capsys.readouterr().out
     # Moves within a declared bin cost nothing: the tables are binned.
@@ -333,3 +340,131 @@ def test_bad_domain_files_are_named_in_one_line(tmp_path, adult, capsys, content
     assert main([command, *files, "--domain", str(domain_file)]) == 2
     err = capsys.readouterr().err
     assert message in err and "domain.json" in err and err.count("\n") == 1
+
+
+def test_seeded_decoding_release_of_microaggregation_warns(tmp_path, adult, capsys):
+    """The decoding weights (a DP release) are seeded by --seed even for microaggregation."""
+    options = ["--max-bins", "8", "--seed", "1", "--param", "k=5"]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 1 makes the privacy noise reproducible"):
+        assert _synthesize(tmp_path, adult, adult.domain, *options) == 0
+    assert "decoding weights: epsilon = 0.1" in capsys.readouterr().err
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # no release, nothing to warn
+        assert _synthesize(tmp_path, adult, adult.domain, *options, "--decode-epsilon", "0") == 0
+
+
+def _fail_if_fitted(monkeypatch):
+    def fit(self, X, y=None, **params):
+        raise AssertionError("the pipeline was fitted")
+
+    monkeypatch.setattr(SynthesisPipeline, "fit", fit)
+
+
+def test_output_path_is_checked_before_any_work(tmp_path, adult, capsys, monkeypatch):
+    import skprivsynth.cli as cli
+
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:100].to_csv(source, index=False)
+    _fail_if_fitted(monkeypatch)
+    monkeypatch.setattr(cli, "_read_csv", lambda *args: pytest.fail("the input was read"))
+    for output, message in [
+        (tmp_path / "missing" / "out.csv", "does not exist"),
+        (tmp_path, "is a directory"),
+        (source, "never overwritten"),
+    ]:
+        assert main(["synthesize", str(source), "-o", str(output)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and str(output) in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
+
+
+def test_errors_name_the_file_they_are_about(tmp_path, adult, capsys):
+    source, bad = tmp_path / "real.csv", tmp_path / "bad.csv"
+    adult.data.iloc[:100, :3].to_csv(source, index=False)
+    bad.write_bytes(b"")
+    output = ["-o", str(tmp_path / "out.csv")]
+    assert main(["synthesize", str(bad), *output]) == 2
+    err = capsys.readouterr().err
+    assert "input CSV" in err and "bad.csv" in err and err.count("\n") == 1
+    assert main(["evaluate", str(source), str(bad)]) == 2
+    assert "synthetic CSV" in capsys.readouterr().err
+    domain = tmp_path / "domain.json"
+    domain.write_text(json.dumps({"age": 85, "salary": {"bins": [0, 1]}}))
+    assert main(["synthesize", str(source), *output, "--domain", str(domain)]) == 2
+    err = capsys.readouterr().err
+    assert "domain.json" in err and "['salary']" in err and "real.csv" in err
+    assert main(["synthesize", str(source), *output, "--domain", str(tmp_path / "no.json")]) == 2
+    assert "domain file" in capsys.readouterr().err
+
+
+def test_identifier_like_columns_refused_for_dp_warned_for_microaggregation(
+    tmp_path, capsys, monkeypatch
+):
+    rng = np.random.default_rng(0)
+    n = 40
+    data = pd.DataFrame({"id": [f"p{i}" for i in range(n)], "group": rng.integers(0, 3, n)})
+    source, domain = tmp_path / "real.csv", tmp_path / "domain.json"
+    data.to_csv(source, index=False)
+    argv = ["synthesize", str(source), "-o", str(tmp_path / "out.csv"), "--domain", str(domain)]
+    # DP: decided on the declared domain only (public), before any work.
+    domain.write_text(json.dumps({"id": [f"p{i}" for i in range(2 * n)], "group": 3}))
+    _fail_if_fitted(monkeypatch)
+    assert main([*argv, "--method", "noisy-microaggregation"]) == 2
+    err = capsys.readouterr().err
+    assert "'id' (80 levels)" in err and "Drop them" in err and "group" not in err
+    monkeypatch.undo()
+    # Microaggregation: a warning naming the column, then the run.
+    domain.write_text(json.dumps({"group": 3}))
+    with pytest.warns(PrivacyLeakWarning, match=r"'id' \(40 levels\).*look like identifiers"):
+        assert main([*argv, "--param", "k=5"]) == 0
+
+
+def test_domain_command_drafts_a_domain_file_with_a_warning(tmp_path, capsys):
+    data = pd.DataFrame(
+        {
+            "income": np.linspace(1234.5, 98765.4, 50),
+            "city": ["Paris", "Lyon"] * 25,
+            "code": np.arange(50) % 4,
+            "flag": [True, False] * 25,
+            "name": [f"x{i}" for i in range(50)],
+        }
+    )
+    source = tmp_path / "data.csv"
+    data.to_csv(source, index=False)
+    with pytest.warns(PrivacyLeakWarning, match=r"drafted from the private values.*\['name'\]"):
+        assert main(["domain", str(source)]) == 0
+    (tmp_path / "domain.json").write_text(capsys.readouterr().out)
+    domain = Domain.from_json(tmp_path / "domain.json")
+    assert list(domain) == ["income", "city", "code", "flag"]
+    edges = domain["income"].edges
+    assert edges[0] <= 1234.5 and edges[-1] >= 98765.4 and len(edges) == 9
+    assert all(float(f"{e:.2g}") == e for e in edges)  # rounded to two significant digits
+    assert domain["city"] == ("Lyon", "Paris") and domain["code"] == range(4)
+    assert domain["flag"] == (False, True)
+
+
+def test_learned_domain_refusal_points_to_the_domain_command(tmp_path, adult, capsys):
+    declared = {c: k for c, k in adult.domain.items() if c != "age"}
+    assert _dp_run(tmp_path, adult, declared) == 2
+    assert "skprivsynth domain data.csv > domain.json" in capsys.readouterr().err
+
+
+def test_warnings_print_as_one_line(tmp_path, adult):
+    """A real run: each warning is one line on stderr, without source line or path."""
+    source, domain = tmp_path / "real.csv", tmp_path / "domain.json"
+    adult.data.iloc[:300].to_csv(source, index=False)
+    domain.write_text(json.dumps(adult.domain))
+    argv = ["synthesize", str(source), "-o", str(tmp_path / "out.csv"), "--domain", str(domain)]
+    argv += ["--method", "noisy-microaggregation", "--param", "epsilon=1", "--seed", "0"]
+    env = {**os.environ, "PYTHONWARNINGS": "default"}
+    run = subprocess.run(
+        [sys.executable, "-m", "skprivsynth", *argv], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    warning_lines = [line for line in lines if "Warning" in line]
+    assert warning_lines and all(
+        line.startswith("skprivsynth: warning: PrivacyLeakWarning: ") for line in warning_lines
+    )
+    assert len(lines) == len(warning_lines) + 1 and lines[-1].startswith("wrote 300")
+    assert ".py" not in run.stderr and "warnings.warn" not in run.stderr
