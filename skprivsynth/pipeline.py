@@ -8,21 +8,23 @@ DataFrame goes in and a DataFrame with the same columns and dtypes comes out.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from numbers import Integral
 
 import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline, _name_estimators
-from sklearn.preprocessing import OrdinalEncoder
+from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from ._math.sampling import sample_weighted_records
 from .base import BaseSynthesizer, check_random_generator, is_differentially_private
+from .chunks import as_chunks
 from .domain import Bins, Domain
 from .preprocessing import BooleanEncoder, _n_bits
 from .privacy import warn_privacy_leak
-from .validation import check_n_samples
+from .validation import BooleanValidator, UnitIntervalValidator, check_n_samples
 
 __all__ = [
     "SynthesisPipeline",
@@ -110,18 +112,34 @@ class SynthesisPipeline(Pipeline):
         ``<step>__domain``.  For a differentially private synthesizer, transformers
         that learned a domain from the data raise ``ValueError`` before the
         synthesizer's release (see ``allow_learned_domain``).
+
+        ``X`` may be a source of chunks (:class:`~skprivsynth.Chunks`, a Dask
+        DataFrame, an iterator of DataFrames): the transformers must then learn
+        nothing from the data (a :class:`~skprivsynth.preprocessing.BooleanEncoder`
+        with the domain of every column declared, validators, a stateless
+        :class:`~sklearn.preprocessing.FunctionTransformer`); they are fitted on the
+        first chunk (its columns and dtypes), the encoder's private decoding weights
+        (``level_weights="private"``) are counted over all chunks, and each chunk is
+        encoded as the synthesizer reads it, with the fit-time rule that a value
+        outside the declared domain raises.  The synthesizer gets the encoded chunks,
+        and releases what it releases on the encoded data in memory.
         """
         name, final = self.steps[-1]
         if final in (None, "passthrough") or len(self.steps) == 1:
             return super().fit(X, y, **params)
+        chunks = as_chunks(X)
         private = is_differentially_private(final)
         if private and not self.allow_learned_domain:
-            self._refuse_learned_domain(_undeclared_columns(self._first_transformer(), X))
+            schema = X if chunks is None else chunks._peek()
+            self._refuse_learned_domain(_undeclared_columns(self._first_transformer(), schema))
         prefix = f"{name}__"
         head = {k: v for k, v in params.items() if not k.startswith(prefix)}
         last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
         transformers = self[:-1]
-        Xt = transformers.fit_transform(X, y, **head)
+        if chunks is None:
+            Xt = transformers.fit_transform(X, y, **head)
+        else:
+            Xt = _fit_on_chunks(transformers, chunks, y, head)
         self.steps[:-1] = transformers.steps  # the fitted clones when memory caches them
         if private and not self.allow_learned_domain:
             learned = [
@@ -299,6 +317,53 @@ class SynthesisPipeline(Pipeline):
             if step is not None and step != "passthrough":
                 return step
         return None
+
+
+# Transformers that learn nothing from the data beyond the first chunk's schema (the
+# BooleanEncoder is checked to have a declared domain for every column by its own fit).
+_CHUNK_SAFE = (BooleanEncoder, BooleanValidator, UnitIntervalValidator, FunctionTransformer)
+
+
+def _fit_on_chunks(transformers, chunks, y, params):
+    """Fit ``transformers`` on a source of chunks; return the source of encoded chunks."""
+    for step_name, step in transformers.steps:
+        if step is None or step == "passthrough":
+            continue
+        if not isinstance(step, _CHUNK_SAFE):
+            raise TypeError(
+                f"A SynthesisPipeline fitted on a source of chunks needs transformers that "
+                f"learn nothing from the data (BooleanEncoder with a declared domain, "
+                f"BooleanValidator, UnitIntervalValidator, FunctionTransformer); step "
+                f"{step_name!r} is a {type(step).__name__}."
+            )
+    for step_name, step in transformers.steps:
+        if step is None or step == "passthrough":
+            continue
+        step_params = {
+            k[len(step_name) + 2 :]: v for k, v in params.items() if k.startswith(f"{step_name}__")
+        }
+        if isinstance(step, BooleanEncoder):
+            step.fit(chunks, y, **step_params)  # every column declared, or it raises
+        else:
+            first = chunks._peek()
+            step.fit(first, y, **step_params)
+        chunks = chunks.map(_FitTimeTransform(step))
+    return chunks
+
+
+class _FitTimeTransform:
+    """``step.transform`` of one chunk, with the fit-time rule of a BooleanEncoder: a
+    value outside the declared domain raises, whatever ``handle_unknown`` (picklable,
+    for Dask workers)."""
+
+    def __init__(self, step):
+        if isinstance(step, BooleanEncoder) and step.handle_unknown != "error":
+            step = copy.copy(step)
+            step.handle_unknown = "error"  # same output on known values
+        self.step = step
+
+    def __call__(self, chunk):
+        return self.step.transform(chunk)
 
 
 def declared_code_sizes(transformer):

@@ -31,6 +31,7 @@ from sklearn.utils.validation import (
 
 from .accountant import charge_active
 from .base import check_random_generator
+from .chunks import as_chunks, reduce_chunks
 from .domain import Bins, Domain, _as_domain, _codes, _object_array
 from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
 from .validation import check_unit_interval
@@ -574,6 +575,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 "code 0..K-1 stands for a level, so none is left for an unknown value. "
                 "Declare the value in `categories` or use handle_unknown='error'."
             )
+        chunks = as_chunks(X)
+        if chunks is not None:
+            X = chunks._peek()
+            if X is None:
+                raise ValueError("X is a source of chunks without any chunk.")
         frame = self._as_frame(X, reset=True)
         domain = self._declared_domain(frame)
         columns, dtypes = [], []
@@ -593,6 +599,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 )
             columns.append(column)
             dtypes.append(_output_dtype(series.dtype, column))
+        undeclared = [label for label, c in zip(frame.columns, columns, strict=True) if c.learned]
+        if chunks is not None and undeclared:
+            raise ValueError(
+                "BooleanEncoder.fit on a source of chunks needs the declared domain of every "
+                f"column (categories={{column: spec}}); the domain of columns {undeclared!r} "
+                "would be learned from the first chunk only."
+            )
         if self.level_weights != "private":
             self._attach_level_weights(columns, frame)
         self._encoding = columns
@@ -601,7 +614,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             _encode_column(frame.iloc[:, j], column, frame.columns[j], "error")
         report = None
         if self.level_weights == "private":
-            report = self._release_level_weights(columns, frame, domain)
+            report = self._release_level_weights(
+                columns, frame if chunks is None else chunks, domain
+            )
         learned = [label for label, c in zip(self._columns, columns, strict=True) if c.learned]
         if learned:
             warn_privacy_leak(
@@ -637,12 +652,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     def _release_level_weights(self, columns, frame, domain):
         """``level_weights="private"``: release the frequencies of the levels of the
         declared coarsened columns and of the sub-bins of the declared binned columns
-        (in the declared order) and attach them; return the report.
+        (in the declared order) and attach them; return the report.  ``frame`` is the
+        data, in memory or a source of chunks (its counts are summed over the chunks).
 
         Which columns are released depends only on the declared domain and
         ``max_bins``; learned columns are never released.
         """
-        labels = list(frame.columns)
+        labels = list(self._columns)
         released = {}
         for label, spec in domain.items():
             column = columns[labels.index(label)]
@@ -1030,6 +1046,38 @@ def _decode_column(idx, column, dtype, rng):
     return pd.Series(values, dtype=object if values.dtype == object else None).astype(dtype)
 
 
+class _LevelCounts:
+    """Statistic of a DataFrame chunk: ``(n_rows, [int64 counts of each column's levels])``.
+
+    The documented domain check: a value outside its declared levels (or bins) raises.
+    """
+
+    def __init__(self, domain):
+        self.domain = domain
+
+    def __call__(self, X):
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"every chunk of X must be a pandas DataFrame; got {type(X).__name__}.")
+        counts = []
+        for label, spec in self.domain.items():
+            if label not in X.columns:
+                raise ValueError(f"categories has key {label!r}, which is not a column of X.")
+            values = X[label]
+            if isinstance(spec, Bins):
+                values = pd.to_numeric(values, errors="coerce")
+            elif isinstance(values.dtype, pd.CategoricalDtype):
+                values = values.astype(object)
+            codes = _codes(values.to_numpy(), spec)
+            if (codes < 0).any():
+                i = int(np.flatnonzero(codes < 0)[0])
+                raise ValueError(
+                    f"Column {label!r} has value {_show(X[label].iloc[i])!r} at row {i}, "
+                    f"outside the declared domain categories[{label!r}]."
+                )
+            counts.append(np.bincount(codes, minlength=len(spec)))
+        return X.shape[0], counts
+
+
 def private_level_frequencies(
     X, categories, epsilon, random_state=None, noise="continuous", return_report=False
 ):
@@ -1051,8 +1099,9 @@ def private_level_frequencies(
 
     Parameters
     ----------
-    X : DataFrame
-        The private data.
+    X : DataFrame or source of DataFrame chunks
+        The private data, in memory or in chunks (:class:`~skprivsynth.Chunks`, Dask
+        DataFrame): the counts are summed over the chunks before the release.
     categories : dict or Domain
         Column -> public levels or bins, in any form :class:`~skprivsynth.Domain`
         accepts (an int ``K`` for codes ``0..K-1``, a list of values, a
@@ -1084,32 +1133,18 @@ def private_level_frequencies(
     (85,)
     """
     epsilon = check_epsilon(epsilon)
-    if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"X must be a pandas DataFrame; got {type(X).__name__}.")
+    if not isinstance(X, pd.DataFrame) and as_chunks(X) is None:
+        raise TypeError(
+            f"X must be a pandas DataFrame or a source of DataFrame chunks; got {type(X).__name__}."
+        )
     domain = _as_domain(categories, "categories")
     if not domain:
         raise ValueError("categories must declare at least one column.")
-    n = X.shape[0]
+    n, counts = reduce_chunks(X, _LevelCounts(domain)) or (0, None)
     if n == 0:
         raise ValueError("X must have at least one row.")
     charge_active("level frequencies", epsilon=epsilon)  # public cost, before any draw
-    frequencies = []
-    for label, spec in domain.items():
-        if label not in X.columns:
-            raise ValueError(f"categories has key {label!r}, which is not a column of X.")
-        values = X[label]
-        if isinstance(spec, Bins):
-            values = pd.to_numeric(values, errors="coerce")
-        elif isinstance(values.dtype, pd.CategoricalDtype):
-            values = values.astype(object)
-        codes = _codes(values.to_numpy(), spec)
-        if (codes < 0).any():
-            i = int(np.flatnonzero(codes < 0)[0])
-            raise ValueError(
-                f"Column {label!r} has value {_show(X[label].iloc[i])!r} at row {i}, outside "
-                f"the declared domain categories[{label!r}]."
-            )
-        frequencies.append(np.bincount(codes, minlength=len(spec)) / n)
+    frequencies = [c / n for c in counts]
     report = PrivacyReport("level frequencies")
     noisy = report.release_laplace(
         "level frequencies of " + ", ".join(map(str, domain)),

@@ -276,14 +276,13 @@ class ReducedSpaceLP(BaseSynthesizer):
         self
         """
         epsilon = check_epsilon(self.epsilon)
-        X_given = X
-        X, rng, state = self._validate_fit_data(X)
-        n, p = X.shape
+        data, rng = self._validate_fit_source(X)
+        p = data.n_features
         if (
             _is_array_space(self.reduced_space)
             and isinstance(self.reduced_space, np.ndarray)
-            and isinstance(X_given, np.ndarray)
-            and np.may_share_memory(self.reduced_space, X_given)
+            and isinstance(X, np.ndarray)
+            and np.may_share_memory(self.reduced_space, X)
         ):  # decided from the objects' memory, not from the values of X
             warn_privacy_leak(
                 "reduced_space shares memory with X: the candidate records are (part of) "
@@ -293,11 +292,6 @@ class ReducedSpaceLP(BaseSynthesizer):
                 stacklevel=4,
             )
         blocks = check_feature_blocks(self.feature_blocks, p)
-        if blocks is not None:
-            # Public row-wise map onto rows with at most one bit per block (a block with
-            # several bits is read as empty): neighbours stay neighbours, so every
-            # block sensitivity below holds for any X, with nothing checked on X.
-            X = project_one_hot(X, blocks)
         workload = self.workload
         if isinstance(workload, str) and workload == "auto":
             workload = "tables" if blocks is None else "block_tables"
@@ -333,30 +327,35 @@ class ReducedSpaceLP(BaseSynthesizer):
 
         if not _is_array_space(self.reduced_space):
             self._check_lp_size(workload, self.m)
+        independent = isinstance(self.reduced_space, str) and self.reduced_space == "independent"
+        # The one pass over the data: exact counts of the workload (and of the 1-way
+        # statistics of the independent reduced space), summed over the chunks.
+        counts = data.reduce(_WorkloadCounts(workload, blocks, independent))
+        state = data.fitted_state()
+        n = data.n_samples
         eps_lp, eps_marg, space_means = epsilon, 0.0, None
-        if isinstance(self.reduced_space, str) and self.reduced_space == "independent":
+        if independent:
             eps_marg = self.independent_fraction * epsilon
             eps_lp = epsilon - eps_marg
             if blocks is None:
                 support, space_means = self._independent_space(
-                    X, eps_marg, marg_rng, space_rng, report
+                    counts["one_way"], n, eps_marg, marg_rng, space_rng, report
                 )
             else:
                 support, space_means = self._independent_block_space(
-                    X, blocks, eps_marg, marg_rng, space_rng, report
+                    counts["one_way"], n, blocks, eps_marg, marg_rng, space_rng, report
                 )
         elif blocks is not None and isinstance(self.reduced_space, str):  # "uniform"
             support = _one_hot_records(blocks, p, None, self.m, space_rng)
         else:
             support = self._public_space(p, space_rng)
 
-        Xb = X.astype(np.uint8)
         self._check_lp_size(workload, support.shape[0])
         # Laplace release of the workload statistics.  Sensitivity (replace-one):
         # computed from the workload, e.g. 2 * n_tables / n for full marginal tables
         # (one cell left and one entered per table); the constant query moves by 0
         # and is released exactly (it is the density constraint sum h = 1).
-        stats = workload.answers(Xb)
+        stats = counts["workload"] / n
         sensitivity = workload.l1_sensitivity(n)
         if isinstance(workload, BlockMarginalWorkload):
             rule = (
@@ -464,16 +463,16 @@ class ReducedSpaceLP(BaseSynthesizer):
             )
         return Z.astype(np.uint8)
 
-    def _independent_space(self, X, eps_marg, noise_rng, space_rng, report):
+    def _independent_space(self, column_sums, n, eps_marg, noise_rng, space_rng, report):
         """``(Ω*, means)``: Ω* from the product of noisy column means (ε_marg-DP, Laplace)."""
-        n, p = X.shape
+        p = column_sums.size
         means_workload = MarginalWorkload(p, 1, kind="conjunction", include_constant=False)
         # Column means: a replaced row moves each of the p means by at most 1/n, so the
         # replace-one L1 sensitivity is p / n (computed from the 1-way conjunctions).
         sensitivity = means_workload.l1_sensitivity(n)
         noisy = report.release_laplace(
             "column means for the reduced space",
-            X.mean(axis=0),
+            column_sums / n,
             sensitivity,
             eps_marg,
             noise_rng,
@@ -488,20 +487,21 @@ class ReducedSpaceLP(BaseSynthesizer):
         probs = np.clip(noisy, floor, 1.0 - floor)
         return (space_rng.random((self.m, p)) < probs).astype(np.uint8), probs
 
-    def _independent_block_space(self, X, blocks, eps_marg, noise_rng, space_rng, report):
+    def _independent_block_space(
+        self, category_counts, n, blocks, eps_marg, noise_rng, space_rng, report
+    ):
         """``(Ω*, frequencies)``: one-hot Ω* from noisy per-block frequencies (ε_marg-DP)."""
-        n, p = X.shape
+        p = category_counts.size
         n_blocks = len(blocks)
         # The category frequencies of all blocks, concatenated, are the 1-way block
         # tables (length p, in column order).  Replace-one: each row, read through
         # project_one_hot, has at most one bit per block, so in each block the replaced
         # row's category loses <= 1/n and the new row's gains <= 1/n (L1 change <= 2/n
         # per block): L1 sensitivity 2 * n_blocks / n, computed from that workload.
-        frequencies = BlockMarginalWorkload(blocks, p, degree=1)
-        sensitivity = frequencies.l1_sensitivity(n)
+        sensitivity = BlockMarginalWorkload(blocks, p, degree=1).l1_sensitivity(n)
         noisy = report.release_laplace(
             "category frequencies for the reduced space",
-            frequencies.answers(X.astype(np.uint8))[1:],
+            category_counts / n,
             sensitivity,
             eps_marg,
             noise_rng,
@@ -545,6 +545,35 @@ class ReducedSpaceLP(BaseSynthesizer):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+class _WorkloadCounts:
+    """Statistic of a chunk of Boolean rows: exact counts, additive over chunks.
+
+    ``"workload"``: the unnormalised workload statistics ``Σ_i f(x_i)`` (integer-valued
+    for marginal workloads; the constant query counts the rows); with
+    ``independent``, ``"one_way"``: the column sums (no blocks) or the category counts
+    of the one-hot blocks.  With blocks, every row is first read through
+    :func:`project_one_hot`, a public row-wise map onto rows with at most one bit per
+    block (a block with several bits is read as empty): neighbours stay neighbours, so
+    every block sensitivity holds for any ``X``, with nothing checked on ``X``.
+    """
+
+    def __init__(self, workload, blocks, independent):
+        self.workload, self.blocks, self.independent = workload, blocks, independent
+
+    def __call__(self, X):
+        if self.blocks is not None:
+            X = project_one_hot(X, self.blocks)
+        Xb = X.astype(np.uint8)
+        counts = {"workload": self.workload.counts(Xb)}
+        if self.independent:
+            if self.blocks is None:
+                counts["one_way"] = Xb.sum(axis=0, dtype=np.int64)
+            else:
+                frequencies = BlockMarginalWorkload(self.blocks, Xb.shape[1], degree=1)
+                counts["one_way"] = frequencies.counts(Xb)[1:]
+        return counts
 
 
 def _is_array_space(space):

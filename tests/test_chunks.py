@@ -3,9 +3,11 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.preprocessing import StandardScaler
 
-from skprivsynth import Chunks, MarginalSynthesizer
+from skprivsynth import Chunks, MarginalSynthesizer, ReducedSpaceLP, make_synthesis_pipeline
 from skprivsynth.chunks import add_statistics, is_chunk_source, reduce_chunks
+from skprivsynth.preprocessing import BooleanEncoder
 
 
 def _codes(n=300, seed=0):
@@ -173,3 +175,94 @@ def test_empty_chunks_are_neutral_and_an_empty_source_is_refused():
         MarginalSynthesizer(**params).fit(Chunks(lambda: iter([])))
     with pytest.raises(ValueError, match="no rows in any chunk"):
         MarginalSynthesizer(**params).fit(Chunks(lambda: iter([X[:0]])))
+
+
+# ------------------------------------------------------------------ pipelines
+
+
+def _adult_pipeline(adult, **encoder):
+    params = dict(categories=adult.domain, max_bins=8, encoding="ordinal", random_state=0)
+    return make_synthesis_pipeline(
+        BooleanEncoder(**{**params, **encoder}),
+        MarginalSynthesizer(epsilon=1.0, iterations=20, random_state=0),
+    )
+
+
+@pytest.mark.parametrize("level_weights", [None, "private"])
+def test_pipeline_on_chunks_encodes_lazily_and_releases_the_in_memory_release(adult, level_weights):
+    frame = adult.data.iloc[:2000]
+    a = _adult_pipeline(adult, level_weights=level_weights).fit(frame)
+    b = _adult_pipeline(adult, level_weights=level_weights).fit(Chunks.from_array(frame, 333))
+    assert str(b.privacy_report_) == str(a.privacy_report_)
+    pd.testing.assert_frame_equal(b.sample(100, random_state=1), a.sample(100, random_state=1))
+
+
+def test_pipeline_on_chunks_needs_a_declared_domain_and_stateless_transformers(adult):
+    frame = adult.data.iloc[:500]
+    chunks = Chunks.from_array(frame, 100)
+    partial = {k: v for k, v in adult.domain.items() if k != "age"}
+    with pytest.raises(ValueError, match=r"learned from the first chunk only"):
+        make_synthesis_pipeline(
+            BooleanEncoder(categories=partial, encoding="ordinal"),
+            MarginalSynthesizer(random_state=0),
+            allow_learned_domain=True,
+        ).fit(chunks)
+    with pytest.raises(TypeError, match=r"learn nothing from the data.*'standardscaler'"):
+        make_synthesis_pipeline(
+            BooleanEncoder(categories=adult.domain, encoding="ordinal"),
+            StandardScaler(),
+            MarginalSynthesizer(random_state=0),
+        ).fit(chunks)
+
+
+def test_pipeline_on_chunks_refuses_a_value_outside_the_declared_domain_in_a_later_chunk(adult):
+    frame = adult.data.iloc[:500].copy()
+    frame["age"] = frame["age"].astype(object)
+    frame.loc[450, "age"] = "unheard of"
+    pipe = _adult_pipeline(adult, handle_unknown="ignore", encoding="onehot")
+    pipe.steps[-1] = ("reducedspacelp", ReducedSpaceLP(epsilon=1.0, m=64, random_state=0))
+    with pytest.raises(ValueError, match="age"):
+        pipe.fit(frame)  # in memory: the encoder's fit checks every value
+    with pytest.raises(ValueError, match="age"):
+        pipe.fit(Chunks.from_array(frame, 100))  # in chunks: each chunk as it is encoded
+
+
+# ------------------------------------------------------------------ other synthesizers
+
+
+def _boolean(n=300, p=6, seed=0):
+    rng = np.random.default_rng(seed)
+    latent = rng.random((n, 1))
+    return (rng.random((n, p)) < 0.2 + 0.6 * latent).astype(float)
+
+
+def _one_hot(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, 6))
+    X[np.arange(n), rng.integers(0, 3, n)] = 1
+    X[np.arange(n), 3 + rng.integers(0, 3, n)] = 1
+    return X
+
+
+BLOCKS = [slice(0, 3), slice(3, 6)]
+
+
+@pytest.mark.parametrize(
+    "params, data",
+    [
+        (dict(), _boolean()),
+        (dict(reduced_space="uniform", workload=[(0, 1), (2,)]), _boolean()),
+        (dict(feature_blocks=BLOCKS), _one_hot()),
+        (dict(feature_blocks=BLOCKS, workload="tables", reduced_space="uniform"), _one_hot()),
+    ],
+    ids=["independent", "column-sets", "blocks", "blocks-tables"],
+)
+@pytest.mark.parametrize("chunksize", [1, 41, 300])
+def test_reduced_space_lp_chunked_fit_is_the_in_memory_fit(params, data, chunksize):
+    a = ReducedSpaceLP(epsilon=1.0, m=64, random_state=3, **params).fit(data)
+    b = ReducedSpaceLP(epsilon=1.0, m=64, random_state=3, **params).fit(
+        Chunks.from_array(data, chunksize)
+    )
+    np.testing.assert_array_equal(b.noisy_answers_, a.noisy_answers_)
+    np.testing.assert_array_equal(b.weights_, a.weights_)
+    np.testing.assert_array_equal(b.sample(100, random_state=1), a.sample(100, random_state=1))

@@ -744,6 +744,20 @@ class FunctionWorkload:
             blocks.append(sp.csc_matrix(V.T))
         return sp.hstack(blocks, format="csc")
 
+    def counts(self, X, chunk_size=None):
+        """Unnormalised statistic ``Σ_i f(x_i)`` for every query, in row chunks.
+
+        Values outside the declared bounds are clipped to them (``X`` is private);
+        the constant query counts the rows.
+        """
+        Z = _check_records(X, self.n_features, name="X")
+        self._ensure_sized()
+        total = np.zeros(self.n_tables)
+        step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
+        for start in range(0, Z.shape[0], step):
+            total += self._evaluate(Z[start : start + step], clip=True).sum(axis=0)
+        return np.r_[float(Z.shape[0]), total] if self.include_constant else total
+
     def answers(self, X, chunk_size=None):
         """Statistic vector ``(1/n) Σ_i f(x_i)`` of the Boolean dataset ``X``, in chunks.
 
@@ -752,13 +766,10 @@ class FunctionWorkload:
         Z = _check_records(X, self.n_features, name="X")
         if Z.shape[0] == 0:
             raise ValueError("X must have at least one row.")
-        self._ensure_sized()
-        total = np.zeros(self.n_tables)
-        step = _chunk_rows(Z.shape[0], self.n_tables, chunk_size)
-        for start in range(0, Z.shape[0], step):
-            total += self._evaluate(Z[start : start + step], clip=True).sum(axis=0)
-        total /= Z.shape[0]
-        return np.r_[1.0, total] if self.include_constant else total
+        answers = self.counts(Z, chunk_size=chunk_size) / Z.shape[0]
+        if self.include_constant:
+            answers[0] = 1.0
+        return answers
 
     def __repr__(self):
         return (
