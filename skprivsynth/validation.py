@@ -73,6 +73,9 @@ def check_unit_interval(X, name="X", feature_names=None):
 
     NaN is not in ``[0, 1]`` and is rejected like any other value outside it.
     """
+    # Fast path: two reductions, no temporary arrays (a NaN makes the minimum NaN).
+    if X.size == 0 or (X.min() >= 0 and X.max() <= 1):
+        return X
     bad = ~((X >= 0) & (X <= 1))
     if bad.any():
         i, j = _first_bad(bad)
