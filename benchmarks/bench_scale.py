@@ -21,9 +21,9 @@ only when disk and time allow).  Tables (markdown, to stdout):
    ``dask.distributed.LocalCluster`` (``dask.dataframe.read_csv``), compared with the
    in-memory fit: the marginal synthesizer's released model and samples, and the
    microaggregation's global moments (principal components, lattice), exactly.
-3. ``--partitioned``: covariance loss of the partitioned microaggregation against the
-   in-memory one on the bundled Adult (48,842 rows, one-hot ``max_bins=8``) for several
-   chunk sizes and k.
+3. ``--partitioned`` (alone): covariance loss of the partitioned microaggregation against
+   the in-memory one for several chunk sizes and k, on the bundled Adult (48,842 rows,
+   one-hot ``max_bins=8``) and on the generated file of the smallest ``--sizes``.
 """
 
 from __future__ import annotations
@@ -64,6 +64,10 @@ class _TimedPasses:
 
 def _encoder(adult):
     return BooleanEncoder(categories=adult.domain, max_bins=8).fit(adult.data.head())
+
+
+def _encode_frame(frame, encoder, names):
+    return pd.DataFrame(encoder.transform(frame), columns=names)
 
 
 def measure(kind, path, chunksize, selection):
@@ -177,8 +181,10 @@ def dask_table(n, chunksize, selection):
             a = MicroaggregationSynthesizer(k=MICRO_K).fit(encoder.transform(data))
             t_memory = time.perf_counter() - start
             start = time.perf_counter()
+            names = list(encoder.get_feature_names_out())
+            meta = pd.DataFrame({name: pd.Series(dtype="f8") for name in names})
             b = MicroaggregationSynthesizer(k=MICRO_K).fit(
-                frame.map_partitions(encoder.transform, meta=(None, "f8")).to_dask_array()
+                frame.map_partitions(_encode_frame, encoder, names, meta=meta)
             )
             t_dask = time.perf_counter() - start
             same = np.array_equal(a.components_, b.components_) and (a.t_, a.alpha_) == (
@@ -190,15 +196,25 @@ def dask_table(n, chunksize, selection):
     print()
 
 
-def partitioned_table():
+def partitioned_table(n_large):
     adult = load_adult()
-    X = _encoder(adult).transform(adult.data)
+    encoder = _encoder(adult)
+    X = encoder.transform(adult.data)
     print(f"### Covariance loss of the partitioned microaggregation (Adult, n = {len(X)})\n")
-    chunksizes = [None, 25_000, 10_000, 5_000, 2_000, 1_000]
+    _loss_rows(X, [None, 25_000, 10_000, 5_000, 2_000, 1_000], (5, 10, 50))
+    path = default_path(n_large)
+    if not os.path.exists(path):
+        write_large(path, n_large, progress=False)
+    X = encoder.transform(pd.read_csv(path))
+    print(f"### The same on generator data (make_large.py, n = {n_large:,})\n")
+    _loss_rows(X, [None, 250_000, 100_000, 25_000], (10, 50))
+
+
+def _loss_rows(X, chunksizes, ks):
     header = ["k"] + ["in memory" if c is None else f"chunks of {c:,}" for c in chunksizes]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for k in (5, 10, 50):
+    for k in ks:
         losses = [
             MicroaggregationSynthesizer(k=k)
             .fit(X if c is None else Chunks.from_array(X, c))
@@ -227,7 +243,7 @@ def main():
         print(json.dumps(measure(args.measure, args.path, args.chunksize, args.marginal_selection)))
         return
     if args.partitioned:
-        partitioned_table()
+        partitioned_table(min(args.sizes))
         return
     scale_table(args.sizes, args.chunksize, args.methods, args.marginal_selection)
     if args.dask:
