@@ -17,7 +17,8 @@ Data larger than memory: :class:`Chunks` (and Dask collections) in any ``fit``; 
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`,
 :func:`make_private_pipeline`.
 Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
-:mod:`skprivsynth.metrics`, noise and accounting in :mod:`skprivsynth.privacy`.
+:mod:`skprivsynth.metrics`, the quality report in :mod:`skprivsynth.report`, noise and
+accounting in :mod:`skprivsynth.privacy`.
 """
 
 from .accountant import PrivacyAccountant
@@ -34,6 +35,7 @@ from .pipeline import SynthesisPipeline, make_private_pipeline, make_synthesis_p
 from .privacy import PrivacyReport
 from .private_sampling import PrivateSampler
 from .reduced_space import ReducedSpaceLP
+from .report import MarginalErrorDisplay
 
 __version__ = "0.1.0"
 
@@ -60,6 +62,7 @@ __all__ = [
     "categorical_marginal_tvd",
     "covariance_loss",
     "make_marginal_scorer",
+    "MarginalErrorDisplay",
     # exceptions and warnings
     "BudgetExceededError",
     "PrivacyLeakWarning",

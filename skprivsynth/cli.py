@@ -221,23 +221,24 @@ def _read_domain(path, data=None, data_path=None):
     return domain
 
 
-def _check_output(output, inputs):
-    """Refuse an output path that cannot be written, before any work is done.
+def _check_output(output, inputs, option="--output"):
+    """Refuse an output path (of the command-line ``option``) that cannot be written,
+    before any work is done.
 
     The directory must exist and be writable, the path must not be a directory and
     must not be one of the ``inputs`` (which are never overwritten).
     """
     directory = os.path.dirname(os.path.abspath(output))
     if os.path.isdir(output):
-        raise ValueError(f"--output {output!r} is a directory; give a file path.")
+        raise ValueError(f"{option} {output!r} is a directory; give a file path.")
     if not os.path.isdir(directory):
-        raise ValueError(f"--output {output!r}: the directory {directory!r} does not exist.")
+        raise ValueError(f"{option} {output!r}: the directory {directory!r} does not exist.")
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise ValueError(f"--output {output!r}: the directory {directory!r} is not writable.")
+        raise ValueError(f"{option} {output!r}: the directory {directory!r} is not writable.")
     for path in inputs:
         if os.path.exists(output) and os.path.exists(path) and os.path.samefile(path, output):
             raise ValueError(
-                f"--output {output!r} is the input file; choose another path "
+                f"{option} {output!r} is the input file; choose another path "
                 "(the input is never overwritten)."
             )
 
@@ -340,22 +341,89 @@ def _synthesize(args):
     return 0
 
 
+def _check_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ValueError(
+            '--report draws figures with matplotlib: pip install "skprivsynth[plot]".'
+        ) from None
+
+
+def _write_text_atomically(text, path):
+    """Write ``text`` to a temporary file next to ``path``, then rename it into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".skprivsynth-", suffix=".html", dir=directory)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
 def _evaluate(args):
+    from .metrics import evaluation_domain, train_synthetic_test_real
+
+    inputs = [args.real, args.synthetic] + ([args.holdout] if args.holdout else [])
+    if args.report is not None:
+        _check_output(args.report, inputs, option="--report")
+        _check_matplotlib()
     real = _read_csv(args.real, "real CSV")
     synthetic = _read_csv(args.synthetic, "synthetic CSV")
+    domain = _read_domain(args.domain, real, args.real)
     if list(real.columns) != list(synthetic.columns):
         raise ValueError(
             f"the synthetic CSV must have the real CSV's columns {list(real.columns)}; "
             f"got {list(synthetic.columns)}."
         )
-    _print_rows(
-        [
-            {
-                "synthesizer": args.synthetic,
-                **_tvd_table(real, synthetic, _read_domain(args.domain), args.seed),
-            }
-        ]
-    )
+    if args.target is not None and args.target not in real.columns:
+        raise ValueError(
+            f"--target must be a column of {args.real!r}; got {args.target!r}; its columns "
+            f"are {list(real.columns)}."
+        )
+    holdout = None if args.holdout is None else _read_csv(args.holdout, "holdout CSV")
+    if args.report is not None:
+        from .report import MarginalErrorDisplay
+
+        display = MarginalErrorDisplay.from_data(
+            real,
+            synthetic,
+            domain=domain,
+            target=args.target,
+            holdout=holdout,
+            random_state=args.seed,
+        )
+        scores = {f"tvd{d}": value for d, value in display.summary["mean_tvd"].items()}
+        utility = display.utility
+    else:
+        evaluated = evaluation_domain(real, synthetic, domain)
+        scores = _tvd_table(real, synthetic, evaluated, args.seed)
+        utility = None
+        if args.target is not None:
+            utility = train_synthetic_test_real(
+                real,
+                synthetic,
+                args.target,
+                holdout=holdout,
+                domain=domain,
+                random_state=args.seed,
+            )
+    _print_rows([{"synthesizer": args.synthetic, **scores}])
+    if utility is not None:
+        print()
+        print(f"utility for {args.target!r}: train on each, test on held-out real rows")
+        print(utility.to_string(float_format=lambda v: f"{v:.4f}"))
+    if args.report is not None:
+        _write_text_atomically(
+            display.to_html(
+                description=[f"real: {args.real}", f"synthetic: {args.synthetic}"]
+                + ([f"held-out real rows: {args.holdout}"] if args.holdout else [])
+            ),
+            args.report,
+        )
+        print(f"wrote the report to {args.report}", file=sys.stderr)
     return 0
 
 
@@ -521,7 +589,9 @@ def _build_parser():
     )
     synth.set_defaults(handler=_synthesize)
 
-    evaluate = commands.add_parser("evaluate", help="marginal TVD between two CSVs")
+    evaluate = commands.add_parser(
+        "evaluate", help="marginal TVD between two CSVs, utility, and an HTML report"
+    )
     evaluate.add_argument("real")
     evaluate.add_argument("synthetic")
     evaluate.add_argument(
@@ -529,7 +599,30 @@ def _build_parser():
         help='JSON file: column -> number of categories, list of categories, or {"bins": [...]}; '
         "numeric columns are binned by the declared edges",
     )
-    evaluate.add_argument("--seed", type=int, default=0, help="seed of the 200 random triples")
+    evaluate.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the 200 random triples, the sampling floor and the utility split",
+    )
+    evaluate.add_argument(
+        "--report",
+        metavar="HTML",
+        help="write a self-contained HTML quality report (figures embedded; needs "
+        'matplotlib: pip install "skprivsynth[plot]")',
+    )
+    evaluate.add_argument(
+        "--target",
+        metavar="COLUMN",
+        help="also measure utility: a classifier of this column trained on the synthetic "
+        "rows and tested on held-out real rows, next to one trained on real rows",
+    )
+    evaluate.add_argument(
+        "--holdout",
+        metavar="CSV",
+        help="real rows the synthesizer did not see, to test the --target classifiers on "
+        "(default: a random quarter of the real CSV)",
+    )
     evaluate.set_defaults(handler=_evaluate)
 
     domain = commands.add_parser(

@@ -41,6 +41,7 @@ sets are drawn by rejection instead.)
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -51,19 +52,23 @@ from sklearn.utils import check_array
 
 from .accountant import charge_active
 from .base import check_random_generator, is_differentially_private
-from .domain import Bins, _as_domain, _codes
+from .domain import Bins, Domain, _as_domain, _codes
 from .privacy import NOISE_OPTIONS, check_epsilon, laplace_mechanism, warn_privacy_leak
 from .validation import check_unit_interval
 
 __all__ = [
     "MarginalErrors",
     "MarginalScorer",
+    "UtilityScorer",
     "categorical_marginal_errors",
     "categorical_marginal_tvd",
     "covariance_loss",
+    "evaluation_domain",
     "make_marginal_scorer",
+    "make_utility_scorer",
     "marginal_error",
     "marginal_errors",
+    "train_synthetic_test_real",
 ]
 
 _FORMS = ("conjunction", "table")
@@ -700,6 +705,134 @@ def categorical_marginal_tvd(
     return result.summary(statistic)
 
 
+# --------------------------------------------------------------- evaluation domain
+
+# HistGradientBoostingClassifier's limit on the levels of a categorical feature.
+_MAX_CATEGORIES = 255
+
+
+def _check_count(value, name, minimum):
+    if isinstance(value, bool) or not isinstance(value, Integral | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def _is_numeric(values):
+    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+
+
+def _observed_levels(values):
+    """Distinct values of a column, sorted when they can be (else in order of appearance)."""
+    levels = pd.unique(values)
+    try:
+        return sorted(levels)
+    except TypeError:
+        return list(levels)
+
+
+def _quantile_bins(values, n_bins):
+    """Bins at the ``n_bins``-quantiles of ``values``, edges rounded to the fewest
+    significant digits that keep them distinct; values beyond fall in the end bins.
+
+    A value holding more than one quantile (a point mass, such as the zeros of an
+    income column) gets a bin of its own: an edge is added at the next larger value.
+    """
+    quantiles = np.quantile(values, np.linspace(0.0, 1.0, n_bins + 1))
+    raw, counts = np.unique(quantiles, return_counts=True)
+    distinct = np.unique(values)
+    after = np.searchsorted(distinct, raw[counts > 1], side="right")
+    raw = np.union1d(raw, distinct[after[after < distinct.size]])
+    for digits in range(2, 17):
+        edges = np.unique([float(f"{edge:.{digits}g}") for edge in raw])
+        if edges.size == raw.size:  # rounding is monotone: distinct means increasing
+            break
+    return Bins(tuple(edges.tolist()), clip=True)
+
+
+def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_bins=10):
+    """The domain in which a synthetic table is compared with the real one.
+
+    Declared columns keep their declared levels or bins.  An undeclared column is
+    read from the data: a numeric column with more than ``max_levels`` distinct
+    real values is cut into ``n_bins`` bins at quantiles of the **real** column
+    (edges rounded to the fewest significant digits that keep them distinct, values
+    beyond them in the end bins), with a warning; any other column has the levels
+    observed in either table.  So a float column is never compared value by value,
+    where almost every synthetic value is a category of its own.
+
+    The bin edges of undeclared numeric columns are computed from the real data:
+    like every comparison with real data, an evaluation is not a differentially
+    private release.  Declare ``{"bins": [...]}`` for such columns to choose them.
+
+    Parameters
+    ----------
+    real_df : pandas.DataFrame or 2-D array-like
+        Real table; its columns, in order, are the columns of the result.
+    synth_df : pandas.DataFrame or 2-D array-like, optional
+        Synthetic table with the same columns; its values add to the observed levels.
+    domain : dict or Domain, optional
+        Declared domain of some or all columns (forms of :class:`~skprivsynth.Domain`);
+        entries for other columns are ignored.
+    max_levels : int, default=20
+        Largest number of distinct real values a numeric undeclared column may have
+        and still be compared level by level.
+    n_bins : int, default=10
+        Number of quantile bins (deciles by default) of the other numeric columns;
+        fewer when quantiles coincide.
+
+    Returns
+    -------
+    Domain
+        Every column of ``real_df``, in order.
+
+    Warns
+    -----
+    UserWarning
+        Naming the undeclared numeric columns binned at quantiles of the real data.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, warnings
+    >>> from skprivsynth.metrics import evaluation_domain
+    >>> real = pd.DataFrame({"sex": ["F", "M"] * 50, "income": np.arange(100) * 1000.5})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     domain = evaluation_domain(real, max_levels=20, n_bins=4)
+    >>> domain["sex"], domain["income"].edges
+    (('F', 'M'), (0.0, 25000.0, 50000.0, 74000.0, 99000.0))
+    >>> str(caught[0].message)[:60]
+    "columns ['income'] are numeric with more than 20 distinct va"
+    """
+    real = _as_frame(real_df, "real_df")
+    synth = None if synth_df is None else _as_frame(synth_df, "synth_df")
+    declared = {} if domain is None else _as_domain(domain, "domain")
+    max_levels = _check_count(max_levels, "max_levels", 1)
+    n_bins = _check_count(n_bins, "n_bins", 1)
+    specs, binned = {}, []
+    for column in real.columns:
+        values = real[column]
+        if column in declared:
+            specs[column] = declared[column]
+        elif _is_numeric(values) and values.nunique() > max_levels:
+            specs[column] = _quantile_bins(values.to_numpy(np.float64), n_bins)
+            binned.append(column)
+        else:
+            if synth is not None and column in synth.columns:
+                values = pd.concat([values, synth[column]], ignore_index=True)
+            specs[column] = _observed_levels(values)
+    if binned:
+        warnings.warn(
+            f"columns {binned} are numeric with more than {max_levels} distinct values and "
+            f"no declared domain: they are compared in up to {n_bins} bins at quantiles of "
+            "the real data.  Those edges come from the real data; like every comparison "
+            "with real data, this evaluation is not a differentially private release.  "
+            "Declare {'bins': [...]} for these columns to choose the bins.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return Domain(specs)
+
+
 # -------------------------------------------------------------------- covariance loss
 
 
@@ -1098,4 +1231,376 @@ noise_random_state=None)
         epsilon=epsilon,
         noise=noise,
         noise_random_state=_check_noise_random_state(noise_random_state),
+    )
+
+
+# --------------------------------------------------------------------------- utility
+
+_UTILITY_METRICS = ("accuracy", "balanced_accuracy", "roc_auc")
+_UTILITY_ROWS = ("synthetic", "real", "majority class")
+
+
+def _check_target(target, frame, name):
+    if target not in frame.columns:
+        raise ValueError(
+            f"target must be a column of {name}; got {target!r}; its columns are "
+            f"{list(frame.columns)}."
+        )
+    if frame.shape[1] < 2:
+        raise ValueError(f"{name} needs at least one column besides target={target!r}.")
+
+
+def _utility_arrays(frames, names, target, domain, target_spec):
+    """Features, target codes and the categorical mask of each table.
+
+    Numeric features (declared bins, or undeclared numeric columns) stay numbers:
+    the classifier bins them itself.  Levels become integer codes, categorical when
+    there are at most 255 of them (the classifier's limit), ordinal codes otherwise.
+    The target is coded by ``target_spec`` (levels or bins): one class per code.
+    """
+    columns = [c for c in frames[0].columns if c != target]
+    features = [np.empty((len(f), len(columns))) for f in frames]
+    categorical = np.zeros(len(columns), dtype=bool)
+    for j, column in enumerate(columns):
+        spec = domain.get(column)
+        if isinstance(spec, Bins) or (spec is None and _is_numeric(frames[0][column])):
+            for out, frame in zip(features, frames, strict=True):
+                out[:, j] = pd.to_numeric(frame[column], errors="coerce").to_numpy(np.float64)
+            continue
+        if spec is None:
+            spec = tuple(_observed_levels(pd.concat([f[column] for f in frames])))
+        for out, frame, name in zip(features, frames, names, strict=True):
+            out[:, j], _ = _domain_codes(frame[column], spec, column, name)
+        categorical[j] = len(spec) <= _MAX_CATEGORIES
+    labels = [
+        _domain_codes(frame[target], target_spec, target, name)[0]
+        for frame, name in zip(frames, names, strict=True)
+    ]
+    return features, labels, categorical
+
+
+def _class_probabilities(model, X, n_classes):
+    """``predict_proba`` of ``model`` with one column per class code ``0..K-1``."""
+    proba = np.zeros((X.shape[0], n_classes))
+    proba[:, model.classes_] = model.predict_proba(X)
+    return proba
+
+
+def _utility_scores(y_true, proba):
+    """Accuracy, balanced accuracy and (macro one-vs-rest) ROC AUC of class scores.
+
+    The predicted class is the most probable (lowest code on ties).  Balanced
+    accuracy is the mean recall over the classes present in ``y_true``; ROC AUC the
+    mean over the classes present with both positives and negatives (for two classes,
+    the usual ROC AUC), NaN when there is none.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    predicted = np.argmax(proba, axis=1)
+    present = np.unique(y_true)
+    recalls = [np.mean(predicted[y_true == c] == c) for c in present]
+    aucs = [roc_auc_score(y_true == c, proba[:, c]) for c in present if np.any(y_true != c)]
+    return {
+        "accuracy": float(np.mean(predicted == y_true)),
+        "balanced_accuracy": float(np.mean(recalls)),
+        "roc_auc": float(np.mean(aucs)) if aucs else float("nan"),
+    }
+
+
+def _train_and_score(estimator, X_train, y_train, X_test, y_test, n_classes):
+    from sklearn.base import clone
+
+    classes = np.unique(y_train)
+    if classes.size == 1:  # nothing to learn: every test row gets the only class
+        proba = np.zeros((X_test.shape[0], n_classes))
+        proba[:, classes[0]] = 1.0
+    else:
+        model = clone(estimator).fit(X_train, y_train)
+        proba = _class_probabilities(model, X_test, n_classes)
+    return _utility_scores(y_test, proba)
+
+
+def _default_classifier(categorical, random_state):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(
+        categorical_features=categorical, random_state=random_state
+    )
+
+
+def _target_spec(target, real, synth, domain):
+    """The target's classes: its declared levels or bins, else as evaluation_domain
+    reads it from the data (numeric targets with many values in quantile bins)."""
+    if target in domain:
+        return domain[target]
+    return evaluation_domain(real[[target]], synth[[target]])[target]
+
+
+def _as_table_pair(real_df, synth_df, real_name, synth_name):
+    real = _as_frame(real_df, real_name)
+    synth = _as_frame(synth_df, synth_name)
+    if set(real.columns) != set(synth.columns) or real.shape[1] != synth.shape[1]:
+        raise ValueError(
+            f"{real_name} and {synth_name} must have the same columns; got "
+            f"{list(real.columns)} and {list(synth.columns)}."
+        )
+    return real, synth[list(real.columns)]
+
+
+def train_synthetic_test_real(
+    real_df,
+    synth_df,
+    target,
+    *,
+    holdout=None,
+    domain=None,
+    test_size=0.25,
+    estimator=None,
+    random_state=0,
+):
+    """Utility of synthetic data: train on synthetic rows, test on held-out real rows.
+
+    A classifier of ``target`` is trained on the synthetic table and tested on real
+    rows the comparison classifier did not see ("train on synthetic, test on real",
+    TSTR; Esteban, Hyland & Rätsch, *Real-valued (medical) time series generation
+    with recurrent conditional GANs*, 2017, Sect. 4.2); the same classifier trained on
+    the real training rows (TRTR) is the ceiling, and always predicting the majority
+    class of the real training rows the floor.  Synthetic data good for this task
+    scores close to the real row.
+
+    The held-out real rows are ``holdout`` when given, else a random ``test_size``
+    share of ``real_df`` (stratified on the target when every class has two rows).
+    Use ``holdout`` with rows the synthesizer was not fitted on: otherwise a
+    synthesizer that copies real rows is tested on rows it has seen.
+
+    Parameters
+    ----------
+    real_df : pandas.DataFrame or 2-D array-like
+        Real table (the synthesizer's input).
+    synth_df : pandas.DataFrame or 2-D array-like
+        Synthetic table with the same columns.
+    target : column label
+        The column to predict.  Its classes are its declared levels or bins, else
+        those :func:`evaluation_domain` reads from the data.
+    holdout : pandas.DataFrame or 2-D array-like, optional
+        Real test rows (then every row of ``real_df`` trains the real classifier).
+    domain : dict or Domain, optional
+        Declared domain of some columns: levels become categorical codes (values
+        outside raise), numeric bins stay numbers.  Undeclared numeric columns stay
+        numbers; other undeclared columns get the levels observed in the tables.
+    test_size : float, default=0.25
+        Share of ``real_df`` held out when ``holdout`` is None, in ``(0, 1)``.
+    estimator : classifier, optional
+        Any scikit-learn classifier with ``predict_proba`` (cloned for each fit); by
+        default :class:`~sklearn.ensemble.HistGradientBoostingClassifier` with the
+        coded levels as native categorical features.
+    random_state : int, default=0
+        Seed of the split and of the default classifier.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``"synthetic"``, ``"real"``, ``"majority class"`` (trained on), columns
+        ``accuracy``, ``balanced_accuracy`` (mean recall over the classes of the test
+        rows), ``roc_auc`` (macro one-vs-rest over the test classes; the usual ROC AUC
+        for two classes) and ``n_train``; all tested on the same real rows.
+
+    See Also
+    --------
+    make_utility_scorer : The TSTR score of a synthesis pipeline, for model selection.
+
+    Examples
+    --------
+    >>> from skprivsynth import MarginalSynthesizer, make_private_pipeline
+    >>> from skprivsynth.datasets import load_adult
+    >>> from skprivsynth.metrics import train_synthetic_test_real
+    >>> adult = load_adult()
+    >>> real = adult.data.iloc[:4000]
+    >>> pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0),
+    ...                              adult.domain, random_state=0)
+    >>> synthetic = pipe.fit(real).sample(random_state=0)
+    >>> table = train_synthetic_test_real(real, synthetic, "income>50K", domain=adult.domain)
+    >>> table.index.tolist(), table.columns.tolist()
+    (['synthetic', 'real', 'majority class'], ['accuracy', 'balanced_accuracy', \
+'roc_auc', 'n_train'])
+    >>> bool(table.loc["real", "roc_auc"] > table.loc["majority class", "roc_auc"] == 0.5)
+    True
+    """
+    from sklearn.model_selection import train_test_split
+
+    real, synth = _as_table_pair(real_df, synth_df, "real_df", "synth_df")
+    _check_target(target, real, "real_df")
+    declared = {} if domain is None else _as_domain(domain, "domain")
+    if holdout is None:
+        if not (isinstance(test_size, float) and 0.0 < test_size < 1.0):
+            raise ValueError(f"test_size must be a float in (0, 1); got {test_size!r}.")
+        counts = real[target].value_counts()
+        stratify = real[target] if counts.min() >= 2 else None
+        train, test = train_test_split(
+            real, test_size=test_size, random_state=random_state, stratify=stratify
+        )
+    else:
+        train, test = _as_table_pair(real, holdout, "real_df", "holdout")
+    spec = _target_spec(target, pd.concat([train, test]), synth, declared)
+    (X_synth, X_train, X_test), (y_synth, y_train, y_test), categorical = _utility_arrays(
+        [synth, train, test], ["synth_df", "real_df", "the real test rows"], target, declared, spec
+    )
+    if estimator is None:
+        estimator = _default_classifier(categorical, random_state)
+    n_classes = len(spec)
+    majority = np.zeros((len(y_test), n_classes))
+    majority[:, np.argmax(np.bincount(y_train, minlength=n_classes))] = 1.0
+    rows = {
+        "synthetic": _train_and_score(estimator, X_synth, y_synth, X_test, y_test, n_classes),
+        "real": _train_and_score(estimator, X_train, y_train, X_test, y_test, n_classes),
+        "majority class": {**_utility_scores(y_test, majority), "roc_auc": 0.5},
+    }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table["n_train"] = [len(y_synth), len(y_train), len(y_train)]
+    table.index.name = "trained on"
+    return table
+
+
+class UtilityScorer:
+    """Scorer ``scorer(pipeline, X, y=None) ->`` TSTR utility on ``X`` (greater is better).
+
+    Build it with :func:`make_utility_scorer`; the attributes are its parameters.  A
+    plain class, so that it pickles for ``GridSearchCV(n_jobs=...)``.
+    """
+
+    def __init__(
+        self,
+        target,
+        metric="balanced_accuracy",
+        n_samples=None,
+        domain=None,
+        estimator=None,
+        random_state=0,
+    ):
+        self.target = target
+        self.metric = metric
+        self.n_samples = n_samples
+        self.domain = domain
+        self.estimator = estimator
+        self.random_state = random_state
+
+    def __call__(self, estimator, X, y=None):
+        """Train a classifier on ``estimator``'s synthetic sample, score it on ``X``.
+
+        Parameters
+        ----------
+        estimator : fitted synthesizer or synthesis pipeline
+            It has ``sample(n_samples, random_state)``; a
+            :class:`~skprivsynth.SynthesisPipeline` returns decoded records.
+        X : DataFrame or array-like
+            Held-out real rows (with integer column labels when not a DataFrame).
+        y : ignored
+            Present for the scorer protocol of scikit-learn.
+
+        Returns
+        -------
+        float
+            The ``metric`` of the classifier trained on the synthetic sample and
+            tested on ``X``; an exact function of ``X``, which warns
+            :class:`~skprivsynth.exceptions.PrivacyLeakWarning` for a differentially
+            private synthesizer.
+        """
+        _warn_if_differentially_private(estimator)
+        if not hasattr(estimator, "sample"):
+            raise TypeError(
+                "the scored estimator must be a synthesizer or a synthesis pipeline with "
+                f"a sample() method; got {type(estimator).__name__}."
+            )
+        real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
+        synthetic = estimator.sample(n_samples=self.n_samples, random_state=self.random_state)
+        if not isinstance(synthetic, pd.DataFrame):
+            synthetic = pd.DataFrame(np.asarray(synthetic), columns=real.columns)
+        real, synthetic = _as_table_pair(real, synthetic, "X", "the synthetic sample")
+        _check_target(self.target, real, "X")
+        declared = {} if self.domain is None else _as_domain(self.domain, "domain")
+        spec = _target_spec(self.target, real, synthetic, declared)
+        (X_synth, X_real), (y_synth, y_real), categorical = _utility_arrays(
+            [synthetic, real], ["the synthetic sample", "X"], self.target, declared, spec
+        )
+        model = self.estimator
+        if model is None:
+            model = _default_classifier(categorical, self.random_state)
+        scores = _train_and_score(model, X_synth, y_synth, X_real, y_real, len(spec))
+        return scores[self.metric]
+
+    def __repr__(self):
+        params = ", ".join(
+            f"{name}={getattr(self, name)!r}"
+            for name in ("target", "metric", "n_samples", "domain", "estimator", "random_state")
+        )
+        return f"make_utility_scorer({params})"
+
+
+def make_utility_scorer(
+    target,
+    *,
+    metric="balanced_accuracy",
+    n_samples=None,
+    domain=None,
+    estimator=None,
+    random_state=0,
+):
+    """Scorer of the utility of a synthesizer for predicting ``target`` (TSTR).
+
+    ``scorer(pipeline, X)`` draws a synthetic sample from the fitted ``pipeline``,
+    trains a classifier of ``target`` on it and returns its ``metric`` on the
+    held-out real rows ``X`` (greater is better): the "synthetic" row of
+    :func:`train_synthetic_test_real`, with the fold left out by
+    :func:`~sklearn.model_selection.cross_val_score` or
+    :class:`~sklearn.model_selection.GridSearchCV` as the test rows, which the
+    synthesizer has not seen.
+
+    The score is an exact function of the real rows ``X``: for a differentially
+    private synthesizer it warns :class:`~skprivsynth.exceptions.PrivacyLeakWarning`,
+    as :func:`make_marginal_scorer` does, and a choice made from it is not covered
+    by the synthesizer's ε (see the :doc:`User Guide <user_guide/tuning>`).
+
+    Parameters
+    ----------
+    target : column label
+        The column to predict (an integer column index when ``X`` is an array).
+    metric : {"balanced_accuracy", "accuracy", "roc_auc"}, default="balanced_accuracy"
+        As in :func:`train_synthetic_test_real`.
+    n_samples : int, optional
+        Size of the synthetic training sample; None: the synthesizer's default (the
+        number of rows it was fitted on).
+    domain : dict or Domain, optional
+        Declared domain of some columns, as in :func:`train_synthetic_test_real`.
+    estimator : classifier, optional
+        Classifier with ``predict_proba``; by default
+        :class:`~sklearn.ensemble.HistGradientBoostingClassifier` with native
+        categorical features.
+    random_state : int, default=0
+        Seed of the synthetic sample and of the default classifier (the same for
+        every candidate of a search: common random numbers).
+
+    Returns
+    -------
+    UtilityScorer
+        A picklable callable.
+
+    Examples
+    --------
+    >>> from skprivsynth.metrics import make_utility_scorer
+    >>> make_utility_scorer("income>50K", metric="roc_auc")
+    make_utility_scorer(target='income>50K', metric='roc_auc', n_samples=None, \
+domain=None, estimator=None, random_state=0)
+    """
+    _check_option(metric, "metric", _UTILITY_METRICS)
+    if n_samples is not None:
+        n_samples = _check_count(n_samples, "n_samples", 1)
+    if domain is not None:
+        domain = _as_domain(domain, "domain")
+    return UtilityScorer(
+        target=target,
+        metric=metric,
+        n_samples=n_samples,
+        domain=domain,
+        estimator=estimator,
+        random_state=random_state,
     )

@@ -1,0 +1,287 @@
+"""Tests of the quality report: evaluation domain, utility (TSTR), display, HTML, CLI."""
+
+import base64
+import json
+import math
+import re
+import warnings
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import cross_val_score
+
+from skprivsynth import (
+    MarginalSynthesizer,
+    MicroaggregationSynthesizer,
+    make_private_pipeline,
+)
+from skprivsynth.cli import main
+from skprivsynth.datasets import load_adult
+from skprivsynth.domain import Bins
+from skprivsynth.metrics import (
+    categorical_marginal_errors,
+    categorical_marginal_tvd,
+    evaluation_domain,
+    make_utility_scorer,
+    train_synthetic_test_real,
+)
+from skprivsynth.privacy import PrivacyLeakWarning
+from skprivsynth.report import MarginalErrorDisplay
+
+matplotlib.use("Agg")
+
+TARGET = "income>50K"
+COLUMNS = ["age", "workclass", "education-num", "marital-status", "sex", TARGET]
+PNG = '<img src="data:image/png;base64,'
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return load_adult()
+
+
+@pytest.fixture(scope="module")
+def small(adult):
+    """2,000 Adult rows, six columns, their declared domain and a noisy bootstrap."""
+    real = adult.data[COLUMNS].iloc[:2000].reset_index(drop=True)
+    domain = {c: adult.domain[c] for c in COLUMNS}
+    rng = np.random.default_rng(0)
+    synthetic = real.iloc[rng.integers(0, len(real), 1500)].reset_index(drop=True)
+    synthetic["workclass"] = rng.integers(0, 9, len(synthetic))  # one column made worse
+    return real, synthetic, domain
+
+
+@pytest.fixture(scope="module")
+def display(small):
+    real, synthetic, domain = small
+    return MarginalErrorDisplay.from_data(real, synthetic, domain=domain, target=TARGET)
+
+
+def _mixed_table(n, seed):
+    rng = np.random.default_rng(seed)
+    income = np.where(rng.random(n) < 0.3, 0.0, rng.lognormal(10, 1, n))  # an atom at 0
+    return pd.DataFrame(
+        {
+            "income": income,
+            "children": rng.integers(0, 4, n),
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
+
+
+# ----------------------------------------------------------------- evaluation domain
+
+
+def test_undeclared_numeric_columns_are_binned_at_real_quantiles_with_a_warning():
+    real, synthetic = _mixed_table(3000, 0), _mixed_table(2000, 1)
+    with pytest.warns(UserWarning, match=r"\['income'\] are numeric .* quantiles of the real"):
+        domain = evaluation_domain(real, synthetic, max_levels=20, n_bins=10)
+    assert domain["children"] == (0, 1, 2, 3) and domain["sex"] == ("F", "M")
+    bins = domain["income"]
+    assert isinstance(bins, Bins) and bins.clip
+    counts = pd.cut(real["income"], bins.edges, right=False, include_lowest=True)
+    shares = counts.value_counts(normalize=True, sort=False).to_numpy()
+    # The atom at 0 (30 % of the rows) has a bin of its own, the others hold at most
+    # about a tenth of the rows each (deciles, edges rounded to 2 significant digits).
+    assert bins.edges[0] == 0.0 and shares[0] == np.mean(real["income"] == 0)
+    assert len(bins) >= 8 and np.all(shares[1:] < 0.1 + 0.02)
+    assert all(float(f"{edge:.2g}") == edge for edge in bins.edges)
+    # Compared value by value, the positive incomes of two independent samples never
+    # meet (TVD 0.7, their share); binned, the two samples agree.
+    income = real[["income"]], synthetic[["income"]]
+    assert categorical_marginal_tvd(*income, degree=1) > 0.65
+    assert categorical_marginal_tvd(*income, degree=1, domain=domain) < 0.05
+
+
+def test_declared_columns_are_kept_and_do_not_warn():
+    real = _mixed_table(500, 0)
+    declared = {"income": {"bins": [0, 1e4, 1e5, 1e7]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        domain = evaluation_domain(real, None, declared)
+    assert domain["income"] == Bins((0.0, 1e4, 1e5, 1e7))
+    assert domain.columns == ("income", "children", "sex")
+
+
+def test_cli_evaluate_bins_a_float_column_and_warns(tmp_path, capsys):
+    real, synthetic = tmp_path / "real.csv", tmp_path / "synthetic.csv"
+    _mixed_table(2000, 0).to_csv(real, index=False)
+    _mixed_table(2000, 1).to_csv(synthetic, index=False)
+    with pytest.warns(UserWarning, match="quantiles of the real data"):
+        assert main(["evaluate", str(real), str(synthetic)]) == 0
+    tvd1 = float(capsys.readouterr().out.splitlines()[-1].split()[1])
+    assert tvd1 < 0.05  # independent samples of one distribution, binned
+
+
+# ---------------------------------------------------------------------------- utility
+
+
+def test_utility_of_the_real_training_rows_equals_the_real_row(small):
+    """Synthetic rows identical to the real training rows give the real row exactly."""
+    real, _, domain = small
+    train, test = real.iloc[:1500], real.iloc[1500:]
+    table = train_synthetic_test_real(train, train, TARGET, holdout=test, domain=domain)
+    assert table.index.tolist() == ["synthetic", "real", "majority class"]
+    pd.testing.assert_series_equal(table.loc["synthetic"], table.loc["real"], check_names=False)
+    majority = test[TARGET].value_counts(normalize=True).max()
+    assert table.loc["majority class", "accuracy"] == pytest.approx(majority)
+    assert table.loc["majority class", ["balanced_accuracy", "roc_auc"]].tolist() == [0.5, 0.5]
+    assert table.loc["real", "roc_auc"] > 0.8
+    assert table["n_train"].tolist() == [1500, 1500, 1500]
+
+
+def test_a_target_independent_of_the_features_has_no_utility(small):
+    real, _, domain = small
+    rng = np.random.default_rng(1)
+    shuffled = real.assign(**{TARGET: rng.permutation(real[TARGET].to_numpy())})
+    table = train_synthetic_test_real(real, shuffled, TARGET, domain=domain, test_size=0.5)
+    assert abs(table.loc["synthetic", "roc_auc"] - 0.5) < 0.1
+    assert table.loc["real", "roc_auc"] - table.loc["synthetic", "roc_auc"] > 0.25
+    # One class only: every test row gets it (balanced accuracy 1 / number of classes).
+    constant = real.assign(**{TARGET: 1})
+    table = train_synthetic_test_real(real, constant, TARGET, domain=domain)
+    assert table.loc["synthetic", ["balanced_accuracy", "roc_auc"]].tolist() == [0.5, 0.5]
+
+
+def test_utility_scorer_is_the_synthetic_row_on_the_held_out_rows(small):
+    real, _, domain = small
+    train, test = real.iloc[:1500], real.iloc[1500:]
+    pipe = make_private_pipeline(MicroaggregationSynthesizer(k=5, random_state=0), domain)
+    pipe.fit(train)
+    scorer = make_utility_scorer(TARGET, metric="roc_auc", domain=domain)
+    expected = train_synthetic_test_real(
+        train, pipe.sample(random_state=0), TARGET, holdout=test, domain=domain
+    )
+    assert scorer(pipe, test) == expected.loc["synthetic", "roc_auc"]
+    scores = cross_val_score(pipe, real, scoring=make_utility_scorer(TARGET), cv=2)
+    assert scores.shape == (2,) and np.all((scores > 0.55) & (scores <= 1))
+
+
+def test_utility_scorer_warns_for_a_dp_synthesizer(small):
+    real, _, domain = small
+    pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0), domain)
+    pipe.fit(real.iloc[:1500])
+    with pytest.warns(PrivacyLeakWarning, match="MarginalSynthesizer on real data"):
+        score = make_utility_scorer(TARGET)(pipe, real.iloc[1500:])
+    assert 0.0 <= score <= 1.0
+
+
+def test_utility_rejects_bad_parameters(small):
+    real, synthetic, _ = small
+    with pytest.raises(ValueError, match="target must be a column of real_df; got 'nope'"):
+        train_synthetic_test_real(real, synthetic, "nope")
+    with pytest.raises(ValueError, match="metric must be one of"):
+        make_utility_scorer(TARGET, metric="f1")
+
+
+# ---------------------------------------------------------------------------- display
+
+
+def test_display_numbers_are_the_metrics(small, display):
+    real, synthetic, domain = small
+    for d in (1, 2, 3):
+        kwargs = {"degree": d, "domain": domain, "max_marginals": 200, "random_state": 0}
+        errors = categorical_marginal_errors(real, synthetic, **kwargs)
+        row = display.summary.loc[d]
+        assert row["mean_tvd"] == errors.summary("mean")
+        assert row["max_tvd"] == errors.summary("max")
+        assert row["n_tables"] == math.comb(len(COLUMNS), d)
+    # The worst 1-way table is the column made uniform; the floor is below the errors.
+    assert display.summary.loc[1, "worst_table"] == ("workclass",)
+    assert np.all(display.summary["floor_mean_tvd"] < display.summary["mean_tvd"])
+    assert display.utility.loc["real", "roc_auc"] > 0.8
+
+
+def test_plot_draws_the_frequencies_and_the_pairwise_tvd(small, display):
+    real, synthetic, domain = small
+    display.plot()
+    assert len(display.axes_) == len(COLUMNS)
+    for ax, column in zip(display.axes_, COLUMNS, strict=True):
+        real_bars, synthetic_bars = display.bars_[column]
+        levels = list(domain[column]) if not isinstance(domain[column], int) else None
+        levels = range(domain[column]) if levels is None else levels
+        expected = real[column].value_counts(normalize=True).reindex(levels, fill_value=0)
+        np.testing.assert_allclose([b.get_height() for b in real_bars], expected.to_numpy())
+        expected = synthetic[column].value_counts(normalize=True).reindex(levels, fill_value=0)
+        np.testing.assert_allclose([b.get_height() for b in synthetic_bars], expected.to_numpy())
+        tvd = categorical_marginal_tvd(real[[column]], synthetic[[column]], degree=1)
+        assert ax.get_title() == f"{column}   TVD {tvd:.3f}"
+    pairs = categorical_marginal_errors(real, synthetic, degree=2, domain=domain)
+    heat = display.heatmap_.get_array()
+    for (i, j), error in zip(pairs.column_sets, pairs.errors, strict=True):
+        assert heat[i, j] == heat[j, i] == error
+    assert np.ma.getmaskarray(heat).diagonal().all()
+    display.plot(pairs=False, columns=["sex"])
+    assert len(display.axes_) == 1 and display.heatmap_ is None
+    matplotlib.pyplot.close("all")
+
+
+def test_many_unordered_levels_show_the_top_ones_and_the_rest():
+    rng = np.random.default_rng(0)
+    levels = [f"level {k:02d}" for k in range(30)]
+    real = pd.DataFrame({"c": rng.choice(levels, 3000, p=np.arange(30, 0, -1) / 465)})
+    synthetic = pd.DataFrame({"c": rng.choice(levels, 1000)})
+    display = MarginalErrorDisplay.from_data(real, synthetic).plot(pairs=True, max_bars=10)
+    assert display.heatmap_ is None  # one column: no pairs
+    real_bars, _ = display.bars_["c"]
+    heights = np.array([b.get_height() for b in real_bars])
+    shares = real["c"].value_counts(normalize=True)
+    np.testing.assert_allclose(heights[:9], shares.to_numpy()[:9])
+    assert heights[9] == pytest.approx(shares.to_numpy()[9:].sum())
+    assert display.axes_[0].get_xticklabels()[-1].get_text() == "other (21)"
+    matplotlib.pyplot.close("all")
+
+
+# -------------------------------------------------------------------------------- HTML
+
+
+def _check_self_contained(page):
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert "url(" not in page and "@import" not in page and "<script" not in page
+    for encoded in re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page):
+        assert base64.b64decode(encoded).startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_html_report_is_self_contained_with_figures_and_tables(display):
+    page = display.to_html(title="Adult <test>", description=["real: a.csv"])
+    _check_self_contained(page)
+    assert page.count(PNG) == 2  # bar charts and heatmap
+    assert "<title>Adult &lt;test&gt;</title>" in page and "real: a.csv" in page
+    assert f"{display.summary.loc[2, 'mean_tvd']:.4f}" in page
+    assert f"{display.utility.loc['synthetic', 'roc_auc']:.3f}" in page
+    assert "not</em> differentially private" in page
+
+
+def test_cli_report(tmp_path, small, capsys):
+    real, synthetic, domain = small
+    files = {"real.csv": real, "synthetic.csv": synthetic}
+    for name, frame in files.items():
+        frame.to_csv(tmp_path / name, index=False)
+    (tmp_path / "domain.json").write_text(json.dumps(domain))
+    report = tmp_path / "report.html"
+    argv = ["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "synthetic.csv")]
+    argv += ["--domain", str(tmp_path / "domain.json")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every column declared: nothing to warn about
+        assert main([*argv, "--report", str(report), "--target", TARGET]) == 0
+    out = capsys.readouterr().out
+    assert "tvd1" in out and "train on each, test on held-out real rows" in out
+    page = report.read_text(encoding="utf-8")
+    _check_self_contained(page)
+    assert page.count(PNG) == 2 and "Utility: train on synthetic, test on real" in page
+    assert "synthetic.csv" in page
+
+
+def test_cli_report_path_is_checked_before_any_work(tmp_path, capsys):
+    """A missing directory fails first, even before the (missing) inputs are read."""
+    argv = ["evaluate", "missing.csv", "missing.csv", "--report", str(tmp_path / "no" / "r.html")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--report" in err and "does not exist" in err and "missing.csv" not in err
+    source = tmp_path / "real.csv"
+    source.write_text("a\n1\n")
+    assert main(["evaluate", str(source), str(source), "--report", str(source)]) == 2
+    assert "is the input file" in capsys.readouterr().err
