@@ -7,8 +7,10 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -20,6 +22,7 @@ import pandas as pd
 
 from . import __version__
 from .base import is_differentially_private
+from .chunks import Chunks
 from .datasets import load_adult
 from .domain import Domain
 from .metrics import categorical_marginal_tvd
@@ -30,6 +33,8 @@ __all__ = ["main"]
 
 # Triples scored by the demo / evaluate commands (the convention of benchmarks/RESULTS.md).
 _N_TRIPLES = 200
+# Rows per batch of the sample written by ``synthesize --dask`` without --chunksize.
+_SAMPLE_BATCH = 100_000
 
 
 def _synthesizers():
@@ -194,10 +199,10 @@ def _demo(args):
     return 0
 
 
-def _read_csv(path, what):
+def _read_csv(path, what, **read_csv_kwargs):
     """``pd.read_csv(path)``; an unreadable or malformed file is an error naming it."""
     try:
-        return pd.read_csv(path)
+        return pd.read_csv(path, **read_csv_kwargs)
     except (OSError, ValueError) as exc:  # pandas' parser errors are ValueErrors
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise ValueError(f"{what} {str(path)!r} cannot be read as CSV: {reason}") from exc
@@ -243,17 +248,25 @@ def _check_output(output, inputs, option="--output"):
             )
 
 
-def _write_csv_atomically(frame, path):
-    """Write ``frame`` to a temporary file next to ``path``, then rename it into place.
+def _write_csv_atomically(frames, path):
+    """Write ``frames`` (a DataFrame, or an iterable of DataFrames written one after
+    the other under one header) to a temporary file next to ``path``, then rename it
+    into place; return the number of rows written.
 
     A crash or an error never leaves a half-written output file behind.
     """
+    if isinstance(frames, pd.DataFrame):
+        frames = [frames]
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(prefix=".skprivsynth-", suffix=".csv", dir=directory)
+    rows = 0
     try:
         with os.fdopen(handle, "w", newline="") as stream:
-            frame.to_csv(stream, index=False)
+            for frame in frames:
+                frame.to_csv(stream, index=False, header=rows == 0)
+                rows += len(frame)
         os.replace(temporary, path)
+        return rows
     except BaseException:
         os.unlink(temporary)
         raise
@@ -296,8 +309,111 @@ def _check_identifiers(data, domain, private):
     warnings.warn(text + " Microaggregation proceeds.", PrivacyLeakWarning, stacklevel=2)
 
 
+class _ProgressReader:
+    """Chunk factory of ``--chunksize``: reads the CSV in chunks and prints a line per
+    chunk on standard error (pass, rows read, elapsed time)."""
+
+    def __init__(self, path, chunksize, start):
+        self.path, self.chunksize, self.start = path, chunksize, start
+        self.passes = 0
+
+    def __call__(self):
+        number, rows = None, 0
+        for chunk in _read_csv(self.path, "input CSV", chunksize=self.chunksize):
+            yield chunk
+            if number is None:  # a pass counts once a chunk has been used
+                self.passes += 1
+                number = self.passes
+            rows += len(chunk)
+            _progress(f"pass {number}: {rows} rows read", self.start)
+
+
+def _progress(text, start):
+    print(f"skprivsynth synthesize: {text}, {time.perf_counter() - start:.1f} s", file=sys.stderr)
+
+
+def _fit_on_dask(pipe, args, start):
+    """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster."""
+    try:
+        import dask.dataframe as dd
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise RuntimeError(
+            f"--dask {args.dask} needs Dask, an optional extra: pip install skprivsynth[dask]"
+        ) from exc
+    with contextlib.ExitStack() as stack:
+        if args.dask == "local":
+            cluster = stack.enter_context(LocalCluster(silence_logs=logging.ERROR))
+            client = stack.enter_context(Client(cluster))
+        else:
+            client = stack.enter_context(Client(args.dask))
+        _progress(f"fitting on the Dask cluster at {client.scheduler.address}", start)
+        pipe.fit(dd.read_csv(args.input))
+    _progress(f"fitted on {pipe[-1].n_samples_fit_} rows", start)
+
+
+def _synthesize_streaming(args):
+    """``synthesize --chunksize N`` or ``--dask``: the fit reads the input in chunks (or
+    on a Dask cluster) and the sample is drawn and written in batches, so memory holds
+    one chunk, the statistics and the model, whatever the number of rows."""
+    option = "--dask" if args.dask is not None else "--chunksize"
+    if args.chunksize is not None and args.chunksize < 1:
+        raise ValueError(f"--chunksize must be a positive integer; got {args.chunksize}.")
+    header = _read_csv(args.input, "input CSV", nrows=0)
+    domain = _read_domain(args.domain, header, args.input)
+    undeclared = [c for c in header.columns if domain is None or c not in domain]
+    if undeclared:
+        raise ValueError(
+            f"{option} reads the input in pieces, so the encoder must learn nothing from "
+            f"the data: declare every column in --domain; undeclared: {undeclared} "
+            "(`skprivsynth domain sample.csv > domain.json` drafts a file to review)."
+        )
+    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
+    private = is_differentially_private(synthesizer)
+    # Identifier-like columns have more declared levels than n/2: only possible when
+    # the file has at most twice the largest declared number of levels, then read whole.
+    limit = 2 * max(len(domain[c]) for c in header.columns)
+    head = _read_csv(args.input, "input CSV", nrows=limit + 1)
+    if len(head) <= limit:
+        _check_identifiers(head, domain, private)
+    pipe = _pipeline(args, domain, synthesizer)
+    if args.seed is not None and _seeded_releases(pipe):
+        warnings.warn(
+            f"--seed {args.seed} makes the privacy noise reproducible: anyone who knows "
+            "the seed can regenerate and subtract it, which voids the DP guarantee. "
+            "Use a seed for tests only; omit it for a release.",
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
+    start = time.perf_counter()
+    if args.dask is None:
+        pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, start)))
+    else:
+        _fit_on_dask(pipe, args, start)
+    n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
+    batch = args.chunksize or _SAMPLE_BATCH
+    rng = np.random.default_rng(args.seed)  # one stream through the batches
+
+    def batches():
+        done = 0
+        while done < n_samples:
+            size = min(batch, n_samples - done)
+            yield pipe.sample(size, random_state=rng)
+            done += size
+            _progress(f"{done} synthetic rows written", start)
+
+    written = _write_csv_atomically(batches(), args.output)
+    print(
+        f"wrote {written} synthetic rows to {args.output}; {_privacy_line(pipe)}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _synthesize(args):
     _check_output(args.output, [args.input])
+    if args.chunksize is not None or args.dask is not None:
+        return _synthesize_streaming(args)
     data = _read_csv(args.input, "input CSV")
     domain = _read_domain(args.domain, data, args.input)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
@@ -586,6 +702,23 @@ def _build_parser():
         "random seed, for reproducible tests only (default: fresh entropy); a seed "
         "known to others lets them regenerate the privacy noise",
         "microaggregation",
+    )
+    synth.add_argument(
+        "--chunksize",
+        type=int,
+        default=None,
+        metavar="N",
+        help="read the input N rows at a time and write the output in batches of N rows: "
+        "memory bounded by N, whatever the number of rows; needs every column declared "
+        "in --domain; a progress line per chunk on standard error",
+    )
+    synth.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        default=None,
+        help="fit on a Dask cluster: a scheduler address (e.g. tcp://host:8786; the "
+        "workers must see the input path) or 'local' for a cluster of this machine's "
+        "cores; needs pip install skprivsynth[dask] and every column declared in --domain",
     )
     synth.set_defaults(handler=_synthesize)
 

@@ -1,0 +1,120 @@
+"""``skprivsynth synthesize --chunksize N`` and ``--dask``: streamed fits from the CLI."""
+
+import json
+import sys
+
+import pandas as pd
+import pytest
+
+from skprivsynth.cli import main
+
+N_ROWS = 2000
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, adult):
+    """The first rows of Adult as a CSV, and its full domain file."""
+    directory = tmp_path_factory.mktemp("streaming")
+    data, domain = directory / "in.csv", directory / "domain.json"
+    adult.data.iloc[:N_ROWS].to_csv(data, index=False)
+    domain.write_text(json.dumps(adult.domain))
+    return data, domain
+
+
+def _run(capsys, *argv):
+    status = main(["synthesize", *map(str, argv)])
+    return status, capsys.readouterr().err
+
+
+def test_streaming_writes_the_columns_and_rows_with_a_progress_line_per_chunk(
+    files, tmp_path, capsys, adult
+):
+    data, domain = files
+    out = tmp_path / "out.csv"
+    status, err = _run(
+        capsys, data, "-o", out, "--domain", domain, "--chunksize", 700, "-n", 1500,
+        "--param", "k=5",
+    )  # fmt: skip
+    assert status == 0, err
+    synthetic = pd.read_csv(out)
+    assert list(synthetic.columns) == list(adult.data.columns) and len(synthetic) == 1500
+    for column, size in adult.domain.items():
+        assert synthetic[column].between(0, size - 1).all()
+    lines = err.splitlines()
+    # Microaggregation reads the data twice: 700, 1400 and 2000 rows in each pass.
+    for number in (1, 2):
+        read = [line for line in lines if f"pass {number}: " in line]
+        assert [line.split(": ")[2].split(" rows")[0] for line in read] == ["700", "1400", "2000"]
+        assert all(line.endswith(" s") for line in read)
+    written = [line for line in lines if "synthetic rows written" in line]
+    assert [line.split(": ")[1].split(" ")[0] for line in written] == ["700", "1400", "1500"]
+    assert lines[-1].startswith(f"wrote 1500 synthetic rows to {out}; privacy: k-anonymous")
+
+
+@pytest.mark.parametrize("declared", ["none", "partial"])
+@pytest.mark.parametrize("option", [["--chunksize", "500"], ["--dask", "local"]])
+def test_a_learned_domain_is_refused_before_any_work(
+    files, tmp_path, capsys, adult, declared, option
+):
+    data, _ = files
+    out = tmp_path / "out.csv"
+    argv = [data, "-o", out, *option, "--allow-learned-domain"]
+    if declared == "partial":
+        partial = tmp_path / "partial.json"
+        partial.write_text(json.dumps({c: k for c, k in adult.domain.items() if c != "age"}))
+        argv += ["--domain", partial]
+    status, err = _run(capsys, *argv)
+    assert status == 2
+    undeclared = ["age"] if declared == "partial" else list(adult.data.columns)
+    assert f"error: {option[0]} reads the input in pieces" in err
+    assert f"undeclared: {undeclared}" in err
+    assert "rows read" not in err and "Dask cluster" not in err and not out.exists()
+
+
+def test_bad_chunksize_is_refused(files, tmp_path, capsys):
+    data, domain = files
+    status, err = _run(capsys, data, "-o", tmp_path / "o.csv", "--domain", domain,
+                       "--chunksize", 0)  # fmt: skip
+    assert status == 2 and "--chunksize must be a positive integer; got 0" in err
+
+
+def test_the_streamed_dp_fit_is_the_in_memory_fit(files, tmp_path, capsys):
+    """Same statistics, same seed: the same release and the same sample (one batch)."""
+    data, domain = files
+    common = [
+        "--domain", domain, "--method", "marginal", "--param", "iterations=30",
+        "--seed", 3, "-n", 400,
+    ]  # fmt: skip
+    status, err_memory = _run(capsys, data, "-o", tmp_path / "memory.csv", *common)
+    assert status == 0, err_memory
+    status, err_chunks = _run(
+        capsys, data, "-o", tmp_path / "chunks.csv", *common, "--chunksize", 450
+    )
+    assert status == 0, err_chunks
+    assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "chunks.csv").read_bytes()
+    assert err_memory.splitlines()[-1].split("; ")[1] == err_chunks.splitlines()[-1].split("; ")[1]
+
+
+def test_dask_without_the_extra_names_it(files, tmp_path, capsys, monkeypatch):
+    data, domain = files
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)  # import fails
+    status, err = _run(capsys, data, "-o", tmp_path / "o.csv", "--domain", domain,
+                       "--dask", "local")  # fmt: skip
+    assert status == 2
+    assert "--dask local needs Dask, an optional extra: pip install skprivsynth[dask]" in err
+
+
+@pytest.mark.slow
+def test_dask_local_fits_what_the_in_memory_fit_fits(files, tmp_path, capsys):
+    pytest.importorskip("dask.distributed")
+    data, domain = files
+    common = [
+        "--domain", domain, "--method", "marginal", "--param", "iterations=30",
+        "--seed", 5, "-n", 300,
+    ]  # fmt: skip
+    assert _run(capsys, data, "-o", tmp_path / "memory.csv", *common)[0] == 0
+    status, err = _run(capsys, data, "-o", tmp_path / "dask.csv", *common, "--dask", "local")
+    assert status == 0, err
+    assert "fitting on the Dask cluster at tcp://" in err
+    assert f"fitted on {N_ROWS} rows" in err
+    assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
