@@ -9,6 +9,8 @@ rounding (:func:`skprivsynth._math.sampling.sample_weighted_records`).
 
 from __future__ import annotations
 
+import sys
+import time
 from numbers import Integral
 
 import numpy as np
@@ -360,3 +362,22 @@ class BaseSynthesizer(BaseEstimator):
         tags.input_tags.allow_nan = False
         tags.input_tags.sparse = False
         return tags
+
+    def _log(self, message=None):
+        """Print the phase line ``[Class] message (seconds)`` on standard error.
+
+        Only when the estimator's ``verbose >= 1`` (scikit-learn's convention: 0 is
+        silent).  The time is that of the phase, since the previous line;
+        ``message=None`` only starts the clock (at the beginning of ``fit``).  Lines
+        name phases and public quantities (sizes, released choices), never a value
+        computed from the data before its release.
+        """
+        if not getattr(self, "verbose", 0):
+            return
+        now = time.perf_counter()
+        if message is not None:
+            seconds = now - getattr(self, "_log_clock", now)
+            print(
+                f"[{type(self).__name__}] {message} ({seconds:.1f} s)", file=sys.stderr, flush=True
+            )
+        self._log_clock = now

@@ -73,13 +73,18 @@ def _parse_params(pairs):
     return params
 
 
-def _make_synthesizer(method, params, seed):
+def _make_synthesizer(method, params, seed, quiet=False):
+    """The synthesizer of ``--method`` with ``--param``s, seeded by ``--seed``; its phase
+    lines on standard error (``verbose=1``) unless ``--quiet``."""
     synthesizers = _synthesizers()
     if method not in synthesizers:
         raise ValueError(f"--method must be one of {sorted(synthesizers)}; got {method!r}.")
     cls = synthesizers[method]
-    if "random_state" in inspect.signature(cls).parameters:
+    accepted = inspect.signature(cls).parameters
+    if "random_state" in accepted:
         params = {"random_state": seed, **params}
+    if "verbose" in accepted:
+        params = {"verbose": 0 if quiet else 1, **params}
     return cls(**params)
 
 
@@ -157,7 +162,7 @@ def _demo(args):
     adult = load_adult()
     data = adult.data if args.n_rows is None else adult.data.iloc[: args.n_rows]
     params = _parse_params(args.param)
-    synthesizer = _make_synthesizer(args.method, params, args.seed)
+    synthesizer = _make_synthesizer(args.method, params, args.seed, args.quiet)
     pipe = _pipeline(args, adult.domain, synthesizer)
     start = time.perf_counter()
     pipe.fit(data)
@@ -416,7 +421,7 @@ def _synthesize(args):
         return _synthesize_streaming(args)
     data = _read_csv(args.input, "input CSV")
     domain = _read_domain(args.domain, data, args.input)
-    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
+    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
     if undeclared and private and not args.allow_learned_domain:
@@ -669,6 +674,13 @@ def _build_parser():
             type=int,
             default=seed_default,
             help=seed_help,
+        )
+        sub.add_argument(
+            "-q",
+            "--quiet",
+            action="store_true",
+            help="no progress lines on standard error (by default, the synthesizers "
+            "with long fits print one line per phase with its time)",
         )
 
     demo = commands.add_parser("demo", help="fit on the bundled Adult data and score it")

@@ -177,6 +177,9 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     random_state : None, int or numpy.random.Generator
         Seed of the noise (``fit``) and of the sampling stream.  For tests and audits only: a seed
         known to others lets them regenerate the noise; leave it None for a release.
+    verbose : int, default=0
+        0 is silent; 1 prints one line per phase of ``fit`` with its time on
+        standard error (histogram, decomposition, release, least squares).
 
     Attributes
     ----------
@@ -267,6 +270,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         "max_universe": [Interval(Integral, 1, MAX_UNIVERSE, closed="both")],
         "noise_allocation": [StrOptions({"optimal", "paper"})],
         "noise": [StrOptions({"continuous", "discrete"})],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -281,6 +285,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         noise_allocation="optimal",
         noise="continuous",
         random_state=None,
+        verbose=0,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -291,6 +296,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self.noise_allocation = noise_allocation
         self.noise = noise
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -306,13 +312,16 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         -------
         self
         """
+        self._log()
         X, rng, state = self._validate_fit_data(X)
         n, p = X.shape
         epsilon, delta = float(self.epsilon), float(self.delta)
         allocation, noise_kind = self.noise_allocation, self.noise
         wl = WorkloadOperator(p, self.degree, self.workload, self.universe, self.max_universe)
         counts = wl.histogram(X)
+        self._log(f"histogram over {wl.N} candidate records, {wl.q} queries")
         dec = wl.decompose(eta=0.05)
+        self._log(f"base decomposition ({dec.method}): {len(dec.bases)} noise blocks")
         c = gaussian_noise_multiplier(epsilon, delta)
         multipliers, gamma = noise_multipliers(dec, allocation, REPLACE_ONE_DELTA)
         scale = c
@@ -328,6 +337,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             noisy_answers, scale = _discrete_correlated_release(
                 answers, public, dec.bases, multipliers, c, rng
             )
+        self._log("noisy answers released")
         # Stop when the optimisation error of the answers is small against the noise:
         # ||A(h - h*)||² ≤ 2·gap ≤ 2e-3·f(h) + 2e-4·E||noise||² (public: the noise
         # energy is the trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
@@ -343,6 +353,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             warn_gap=float(np.sum(dec.radii**2)) / n,
             columns=wl.columns,
         )
+        self._log(f"consistent histogram: least squares, {n_iter} iterations")
         noise_scales = scale * multipliers
         report = _release_report(
             epsilon, delta, c, allocation, noise_kind, gamma, wl.q, dec, noise_scales

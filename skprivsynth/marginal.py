@@ -152,6 +152,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         Mirror-descent iterations of the final model fit.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
+    verbose : int, default=0
+        0 is silent; 1 prints one line per phase of ``fit`` with its time on
+        standard error (the 1-way tables, each selection round, the final estimation).
 
     Attributes
     ----------
@@ -200,6 +203,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "measurement": [StrOptions({"independent", "correlated"})],
         "noise": [StrOptions(set(NOISE_OPTIONS))],
         "iterations": [Interval(Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -215,6 +219,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         noise="continuous",
         iterations=500,
         random_state=None,
+        verbose=0,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -226,6 +231,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.noise = noise
         self.iterations = iterations
         self.random_state = random_state
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fitting
 
@@ -270,6 +276,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         -------
         self
         """
+        self._log()
         data, rng = self._validate_fit_source(X)
         d = data.n_features
         sizes = self._sizes(domain, d)
@@ -289,6 +296,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Pass 1 over the data: the exact 1-way count tables (integer codes checked
         # against the declared sizes, chunk by chunk, before any release).
         one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
+        self._log(f"1-way count tables of {d} columns (pass 1 over the data)")
         state = data.fitted_state()
         rho = zcdp_rho(self.epsilon, self.delta)
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
@@ -324,6 +332,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Levels whose noisy count is below 3σ carry mostly noise (MST, Sect. 4).
         compression = _Compression(noisy, 3 * sigma)
         one_way = [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
+        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         return compression, one_way
 
     def _measure(self, table, attrs, rho_each, report, rng):
@@ -367,6 +376,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             # Pass 2 over the data: every pair's table of the compressed codes (the
             # compression is post-processing of the 1-way release).
             answers = _float_tables(data.reduce(_CountTables(data_sizes, pairs, compression)))
+            self._log(f"{len(pairs)} pair tables counted (pass 2 over the data)")
             # L1 error of the independent model on each pair: sensitivity 2 (replace-one).
             scores = np.array([np.abs(n * model.marginal(p) - answers[p]).sum() for p in pairs])
             component = list(range(d))
@@ -382,9 +392,12 @@ class MarginalSynthesizer(BaseSynthesizer):
                 old, new = component[b], component[a]
                 component = [new if c == old else c for c in component]
                 cliques.append(pairs[k])
+            self._log(f"spanning tree of {len(cliques)} pairs selected")
             for c in cliques:
                 measurements += self._measure(answers[c], c, rho / (3 * (d - 1)), report, rng)
+            self._log("tree marginals released")
         model = estimate(measurements, sizes, n, iterations=self.iterations)
+        self._log(f"final estimation ({self.iterations} iterations)")
         return model, cliques, compression
 
     def _fit_adaptive(self, data, sizes, one_way, rho, report, rng):
@@ -408,6 +421,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Pass 2 over the data: every candidate's table of the compressed codes (the
         # compression is post-processing of the 1-way release).
         answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
+        self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
         # AIM's workload weights for the workload of all max_degree-way marginals are
         # proportional to |r|; a score then has sensitivity |r|·2 <= max_degree·2.
         weight = {c: len(c) for c in candidates}
@@ -450,7 +464,12 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
             if np.abs(n * model.marginal(chosen) - before).sum() <= bias * before.size:
                 sigma, eps = sigma / 2, eps * 2  # the model barely moved: measure finer
+            self._log(
+                f"round {len(cliques)}: marginal of columns {chosen} measured, "
+                f"{min(used / rho, 1.0):.0%} of the budget spent"
+            )
         model = estimate(measurements, sizes, n, iterations=self.iterations, warm_start=model)
+        self._log(f"final estimation ({self.iterations} iterations)")
         return model, cliques, compression
 
     # ----------------------------------------------------------------- sampling

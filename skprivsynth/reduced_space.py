@@ -130,6 +130,9 @@ class ReducedSpaceLP(BaseSynthesizer):
     random_state : None, int or numpy.random.Generator, default=None
         Seeds ``Ω*``, the noise and the sampling stream.  For tests and audits only: a seed known to
         others lets them regenerate the noise; leave it None for a release.
+    verbose : int, default=0
+        0 is silent; 1 prints one line per phase of ``fit`` with its time on
+        standard error (reduced space, release, linear program).
 
     Attributes
     ----------
@@ -229,6 +232,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         "time_limit": [Interval(Real, 0, None, closed="neither")],
         "solver": [StrOptions({"ipm", "simplex", "choose"})],
         "noise": [StrOptions({"continuous", "discrete"})],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -246,6 +250,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         solver="ipm",
         noise="continuous",
         random_state=None,
+        verbose=0,
     ):
         self.epsilon = epsilon
         self.degree = degree
@@ -259,6 +264,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         self.solver = solver
         self.noise = noise
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -275,6 +281,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         -------
         self
         """
+        self._log()
         epsilon = check_epsilon(self.epsilon)
         data, rng = self._validate_fit_source(X)
         p = data.n_features
@@ -350,6 +357,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         else:
             support = self._public_space(p, space_rng)
 
+        self._log(f"reduced space: {support.shape[0]} candidate records")
         self._check_lp_size(workload, support.shape[0])
         # Laplace release of the workload statistics.  Sensitivity (replace-one):
         # computed from the workload, e.g. 2 * n_tables / n for full marginal tables
@@ -386,6 +394,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             ),
         )
         scale = report.entries[-1]["scale"]  # the Laplace scale of this release
+        self._log(f"workload statistics released ({stats.size - 1} queries)")
         noisy = np.r_[1.0, noisy]
 
         what = f"ReducedSpaceLP {self.objective} LP (m={support.shape[0]})"
@@ -402,6 +411,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             min_per_round=_MIN_COLUMNS_PER_ROUND,
             max_nonzeros=MAX_LP_NONZEROS,
         )
+        self._log(f"{self.objective} linear program solved ({info['rounds']} rounds)")
         # Build time = everything but HiGHS: query matrices, assembly and pricing.
         build_time = time.perf_counter() - start - info["solve_time"]
         total = h.sum()

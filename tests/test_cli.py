@@ -24,8 +24,11 @@ def test_demo_prints_table(capsys):
 
 def test_demo_defaults_to_the_marginal_synthesizer_on_integer_codes(capsys):
     assert main(["demo", "--n-rows", "3000", "--param", "epsilon=2"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "MarginalSynthesizer" in out and "levels as integer codes" in out
+    # Progress on standard error: one line per phase of the fit, with its time.
+    assert "[MarginalSynthesizer] round 1: marginal of columns" in err
+    assert "[MarginalSynthesizer] final estimation" in err
     assert "zCDP rho" in out and "epsilon = 2, delta = 1e-09" in out
 
 
@@ -251,8 +254,9 @@ def test_microaggregation_reports_decoding_epsilon(tmp_path, adult, capsys):
 
 def test_demo_correlated_gaussian_uses_a_binary_cube_within_max_universe(capsys):
     argv = ["demo", "--method", "correlated-gaussian", "--n-rows", "2000"]
-    assert main([*argv, "--param", "epsilon=1"]) == 0
-    out = capsys.readouterr().out
+    assert main([*argv, "--param", "epsilon=1", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""  # --quiet: no progress lines
     assert "14 Boolean features, binary codes (max_bins=2)" in out
     assert "privacy: epsilon = 1.1 (1 synthesizer + 0.1 decoding weights)" in out
     assert "delta = 1e-06" in out and "CorrelatedGaussianMechanism" in out and "tvd2" in out
