@@ -1,8 +1,8 @@
-"""Every synthesizer on Adult, in the metric of BENCHMARKS.md.
+"""Every synthesizer on Adult, in the metric of benchmarks/RESULTS.md (its header).
 
 Run:  python benchmarks/bench_adult.py [--methods NAME ...] [--epsilons 0.5 1 2] [--seeds 1]
 
-Metric (BENCHMARKS.md): decode the synthetic data to the 14 integer-coded columns, then
+Metric (the header of benchmarks/RESULTS.md): decode the synthetic data to the 14 integer-coded columns, then
 mean total variation distance of the 1-way tables (tvd1), of all 91 2-way tables (tvd2)
 and of 200 random 3-way tables (tvd3, seed 0); synthetic size n = 48,842.
 
@@ -10,7 +10,7 @@ Privacy accounting of the DP rows (replace-one neighbours, basic composition): t
 synthesizer works on the cube of ``BooleanEncoder(max_bins=8)`` (94 bits); coarsened
 columns are decoded in proportion to level frequencies released by
 ``private_level_frequencies`` with 10 % of the total budget, the synthesizer gets the
-other 90 %.  The reference rows of BENCHMARKS.md use add/remove neighbours (MST) —
+other 90 %.  The reference rows (MST, from the project's reference table) use add/remove neighbours (MST) —
 replace-one is the stronger guarantee for the same epsilon.
 """
 

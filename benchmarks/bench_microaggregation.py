@@ -10,9 +10,9 @@ Tables (markdown, to stdout):
    method that needs second moments), and the peak memory of fit (tracemalloc) in
    units of the data size n·p·8 bytes.
 2. Adult one-hot (p = 588, n = 20,000): fit time, covariance loss and within-group
-   SSE / total SSE at k = 5, 10, 50, next to the MDAV reference of BENCHMARKS.md.
+   SSE / total SSE at k = 5, 10, 50, next to the MDAV reference values of the project's reference table.
 3. Adult through the pipeline (BooleanEncoder(max_bins=8) -> synthesizer -> decode, the
-   BENCHMARKS.md metric): tvd1 / tvd2 / tvd3 at k = 5, 10, 50.
+   the metric of benchmarks/RESULTS.md): tvd1 / tvd2 / tvd3 at k = 5, 10, 50.
 """
 
 from __future__ import annotations
@@ -90,8 +90,8 @@ def adult_onehot_table(adult, n_rows):
             f"| MicroaggregationSynthesizer | {k} | {fit:.2f} | {within / total_sse:.3f} | "
             f"{synth.covariance_loss_:.3f} |"
         )
-    print("| MDAV (BENCHMARKS.md, n = 20,000) | 10 | 16 | 0.51 | 0.41 |")
-    print("| MDAV (BENCHMARKS.md, n = 20,000) | 5 | 64 | – | – |")
+    print("| MDAV (reference, n = 20,000) | 10 | 16 | 0.51 | 0.41 |")
+    print("| MDAV (reference, n = 20,000) | 5 | 64 | – | – |")
     print()
 
 
@@ -123,7 +123,7 @@ def adult_pipeline_table(adult, max_bins):
             for d in (1, 2, 3)
         ]
         print(f"| {k} | {tvd[0]:.4f} | {tvd[1]:.4f} | {tvd[2]:.4f} | {fit:.2f} |")
-    print("| bootstrap floor (BENCHMARKS.md) | 0.005 | 0.015 | 0.036 | – |")
+    print("| bootstrap floor (reference) | 0.005 | 0.015 | 0.036 | – |")
     print()
 
 

@@ -14,7 +14,7 @@ Canonne-Kamath-Steinke conversion MST uses):
     table has L2 sensitivity 1 and every selection score (the L1 error of a pair) has
     sensitivity 1.  (mbi 2.0.0 ships no MST function — the mechanisms are scripts of the
     private-pgm repository, not of the package — so this run is the check: its numbers
-    agree with the MST row of BENCHMARKS.md to within the seed-to-seed spread.)
+    agree with the MST reference row of benchmarks/RESULTS.md to within the seed-to-seed spread.)
 ``mst-replaceone``
     The same algorithm under this package's relation, replace-one neighbours (two data
     sets of the same size n differing in one row): a count table's L2 sensitivity is √2
@@ -35,7 +35,7 @@ The MST runs need ``mbi`` (``pip install -e '.[peers]'``, best in a separate ven
 brings jax).  Without it the script says so and prints the reference numbers recorded
 below (RECORDED_MST) so the comparison stays visible.
 
-Metric (BENCHMARKS.md, ``skprivsynth.metrics.categorical_marginal_tvd``): mean total
+Metric (benchmarks/RESULTS.md, ``skprivsynth.metrics.categorical_marginal_tvd``): mean total
 variation distance of the 14 1-way tables (tvd1), of all 91 2-way tables (tvd2) and of
 200 random 3-way tables (tvd3, seed 0); synthetic size n = 48,842.  Time = fit + sample.
 """

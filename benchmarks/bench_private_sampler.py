@@ -19,7 +19,7 @@ Four markdown tables on stdout:
    density on the same reduced space (what full shrinkage λ = 1 gives).  This is the
    upper bound of what any sample from ``h*`` could achieve.  (Points of a uniform
    reduced space are not valid one-hot rows, so the 14-column decoded metric of
-   BENCHMARKS.md does not apply to them.)
+   benchmarks/RESULTS.md does not apply to them.)
 
 Timings are wall-clock on a shared 2-core machine with other jobs running: noisy.
 Run::

@@ -8,7 +8,7 @@ Four markdown tables on stdout:
 1. LP size, build and solve time vs ``m`` (size of the reduced space Ω*), all 1- and
    2-way tables of Adult one-hot encoded with ``BooleanEncoder(max_bins=5)`` (p = 64).
 2. The same vs ``p`` (Adult encodings with ``max_bins`` = 5, 8, 10: p = 64, 94, 111).
-3. Accuracy — tvd1 / tvd2 on Adult decoded to its 14 columns (BENCHMARKS.md metric,
+3. Accuracy — tvd1 / tvd2 on Adult decoded to its 14 columns (the metric of benchmarks/RESULTS.md,
    synthetic size n = 48,842) — at ε ∈ {0.5, 1, 2, 4} for the "uniform" and the
    "independent" reduced spaces and both LP objectives, next to the independent product
    of Laplace-noised 1-way marginals of the 14 columns and the encoding's own floor.

@@ -3,8 +3,8 @@
 sklearn's checks fit estimators on random normal floats (some negative).  A synthesizer
 that accepts only Boolean {0, 1} data (or only [0, 1] data) must reject those inputs, so
 the checks below fail by design; ``parametrize_with_checks(...,
-expected_failed_checks=...)`` lists them with the reason (SKLEARN.md §2).  Strict rejection
-itself is tested in each estimator's own tests.
+expected_failed_checks=...)`` lists them, each with its reason.  Strict rejection itself
+is tested in each estimator's own tests.
 """
 
 _UNIT_INTERVAL_ONLY = [

@@ -325,7 +325,7 @@ def test_benchmark_triples_are_fixed():
 
 
 def test_adult_reference_numbers():
-    """BENCHMARKS.md: bootstrap tvd2 ≈ 0.015, product of 1-way marginals tvd2 ≈ 0.078."""
+    """Reference values on Adult: bootstrap tvd2 ≈ 0.015, product of 1-way marginals ≈ 0.078."""
     adult = load_adult()
     df, n = adult.data, len(adult.data)
     rng = np.random.default_rng(0)
