@@ -353,8 +353,12 @@ class MarginalErrorDisplay:
             ax.set_visible(False)
         for ax in axes[:, 0]:
             ax.set_ylabel("share of rows", fontsize=8)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        figure.legend(handles, labels, loc="outside upper right", ncols=2, frameon=False)
+        from matplotlib.patches import Patch
+
+        handles = [Patch(color=_REAL_COLOR), Patch(color=_SYNTHETIC_COLOR)]
+        figure.legend(
+            handles, ["real", "synthetic"], loc="outside upper right", ncols=2, frameon=False
+        )
         return axes.flat[: len(columns)], bars
 
     def _plot_pairs(self, figure):
@@ -391,7 +395,7 @@ class MarginalErrorDisplay:
 
     def _heights(self, marginals, pairs, columns, n_cols):
         """Heights in inches of the bar-chart grid and of the heatmap."""
-        bar_height = 2.6 * math.ceil(len(columns) / n_cols) if marginals else 0.0
+        bar_height = 2.8 * math.ceil(len(columns) / n_cols) if marginals else 0.0
         heat = min(max(0.45 * len(self.domain) + 2.0, 4.5), 11.0) if pairs else 0.0
         return bar_height, heat
 
@@ -583,7 +587,7 @@ class MarginalErrorDisplay:
                     " × ".join(map(str, row["worst_table"])),
                 ]
             )
-        header = ["tables", "compared", "mean TVD", "sampling floor", "max TVD", "worst table"]
+        header = ["marginals", "tables", "mean TVD", "sampling floor", "max TVD", "worst table"]
         return _html_table(header, rows, numeric=(2, 3, 4))
 
     def _utility_html(self):
