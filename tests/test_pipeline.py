@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -200,9 +202,7 @@ def test_learned_domain_refused_for_dp_before_any_release(adult, small_adult, mo
         auto.fit(small_adult)
 
 
-def test_learned_domain_is_refused_by_default_opt_in_warns_non_dp_is_unchanged(
-    adult, small_adult
-):
+def test_learned_domain_is_refused_by_default_opt_in_warns_non_dp_is_unchanged(adult, small_adult):
     from skprivsynth import NoisyMicroaggregation
     from skprivsynth.privacy import PrivacyLeakWarning
 
@@ -337,3 +337,28 @@ def test_memory_cached_transformers_are_the_fitted_steps(adult, small_adult, tmp
     ).fit(small_adult)
     assert pipe["synth"].feature_blocks_ == pipe["encode"].feature_blocks_
     assert pipe.sample(5, random_state=0).shape == (5, 14)
+
+
+def test_private_pipeline_warns_when_a_dp_release_has_a_known_seed(adult):
+    from skprivsynth import NoisyMicroaggregation, make_private_pipeline
+    from skprivsynth.privacy import PrivacyLeakWarning
+
+    # The decoding weights of coarsened columns are a DP release, even in front of
+    # microaggregation: seeding them with an int warns.
+    with pytest.warns(PrivacyLeakWarning, match=r"BooleanEncoder\(random_state=0\) seed"):
+        make_private_pipeline(
+            MicroaggregationSynthesizer(), adult.domain, max_bins=8, random_state=0
+        )
+    with pytest.warns(PrivacyLeakWarning, match=r"NoisyMicroaggregation\(random_state=3\)"):
+        make_private_pipeline(NoisyMicroaggregation(random_state=3), adult.domain, decode_epsilon=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        # No DP release seeded: nothing coarsened is released, or no int seed.
+        make_private_pipeline(
+            MicroaggregationSynthesizer(),
+            adult.domain,
+            max_bins=8,
+            decode_epsilon=0,
+            random_state=0,
+        )
+        make_private_pipeline(NoisyMicroaggregation(), adult.domain)
