@@ -373,7 +373,7 @@ def _synthesize_streaming(args):
             f"the data: declare every column in --domain; undeclared: {undeclared} "
             "(`skprivsynth domain sample.csv > domain.json` drafts a file to review)."
         )
-    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed)
+    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     # Identifier-like columns have more declared levels than n/2: only possible when
     # the file has at most twice the largest declared number of levels, then read whole.
