@@ -314,12 +314,24 @@ def _check_identifiers(data, domain, private):
     warnings.warn(text + " Microaggregation proceeds.", PrivacyLeakWarning, stacklevel=2)
 
 
-class _ProgressReader:
-    """Chunk factory of ``--chunksize``: reads the CSV in chunks and prints a line per
-    chunk on standard error (pass, rows read, elapsed time)."""
+class _Progress:
+    """Progress lines of a streamed run on standard error (none with ``--quiet``)."""
 
-    def __init__(self, path, chunksize, start):
-        self.path, self.chunksize, self.start = path, chunksize, start
+    def __init__(self, quiet):
+        self.quiet, self.start = quiet, time.perf_counter()
+
+    def __call__(self, text):
+        if not self.quiet:
+            elapsed = time.perf_counter() - self.start
+            print(f"skprivsynth synthesize: {text}, {elapsed:.1f} s", file=sys.stderr)
+
+
+class _ProgressReader:
+    """Chunk factory of ``--chunksize``: reads the CSV in chunks and reports each chunk
+    (the pass, the rows read so far)."""
+
+    def __init__(self, path, chunksize, progress):
+        self.path, self.chunksize, self.progress = path, chunksize, progress
         self.passes = 0
 
     def __call__(self):
@@ -330,14 +342,10 @@ class _ProgressReader:
                 self.passes += 1
                 number = self.passes
             rows += len(chunk)
-            _progress(f"pass {number}: {rows} rows read", self.start)
+            self.progress(f"pass {number}: {rows} rows read")
 
 
-def _progress(text, start):
-    print(f"skprivsynth synthesize: {text}, {time.perf_counter() - start:.1f} s", file=sys.stderr)
-
-
-def _fit_on_dask(pipe, args, start):
+def _fit_on_dask(pipe, args, progress):
     """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster."""
     try:
         import dask.dataframe as dd
@@ -352,9 +360,9 @@ def _fit_on_dask(pipe, args, start):
             client = stack.enter_context(Client(cluster))
         else:
             client = stack.enter_context(Client(args.dask))
-        _progress(f"fitting on the Dask cluster at {client.scheduler.address}", start)
+        progress(f"fitting on the Dask cluster at {client.scheduler.address}")
         pipe.fit(dd.read_csv(args.input))
-    _progress(f"fitted on {pipe[-1].n_samples_fit_} rows", start)
+    progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
 
 
 def _synthesize_streaming(args):
@@ -390,11 +398,11 @@ def _synthesize_streaming(args):
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    start = time.perf_counter()
+    progress = _Progress(args.quiet)
     if args.dask is None:
-        pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, start)))
+        pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, progress)))
     else:
-        _fit_on_dask(pipe, args, start)
+        _fit_on_dask(pipe, args, progress)
     n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
     batch = args.chunksize or _SAMPLE_BATCH
     rng = np.random.default_rng(args.seed)  # one stream through the batches
@@ -405,7 +413,7 @@ def _synthesize_streaming(args):
             size = min(batch, n_samples - done)
             yield pipe.sample(size, random_state=rng)
             done += size
-            _progress(f"{done} synthetic rows written", start)
+            progress(f"{done} synthetic rows written")
 
     written = _write_csv_atomically(batches(), args.output)
     print(

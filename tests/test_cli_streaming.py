@@ -51,6 +51,16 @@ def test_streaming_writes_the_columns_and_rows_with_a_progress_line_per_chunk(
     assert lines[-1].startswith(f"wrote 1500 synthetic rows to {out}; privacy: k-anonymous")
 
 
+def test_quiet_silences_the_progress_lines(files, tmp_path, capsys):
+    data, domain = files
+    out = tmp_path / "out.csv"
+    status, err = _run(capsys, data, "-o", out, "--domain", domain, "--chunksize", 900,
+                       "-n", 100, "--param", "k=5", "--quiet")  # fmt: skip
+    assert status == 0 and len(pd.read_csv(out)) == 100
+    (line,) = err.splitlines()
+    assert line.startswith(f"wrote 100 synthetic rows to {out}; privacy: k-anonymous")
+
+
 @pytest.mark.parametrize("declared", ["none", "partial"])
 @pytest.mark.parametrize("option", [["--chunksize", "500"], ["--dask", "local"]])
 def test_a_learned_domain_is_refused_before_any_work(
