@@ -471,7 +471,8 @@ class NoisyMicroaggregation(BaseSynthesizer):
         A = (beta / p) * (X.T @ X)
         components = private_pca(A, t, rng)
         report = PrivacyReport(
-            mechanism="NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, Algorithm 4)"
+            mechanism="NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, 'Covariance's "
+            "loss is privacy's gain', Algorithm 4)"
         )
         report.add(
             "projection V = PROJ(A, t)",
@@ -483,7 +484,8 @@ class NoisyMicroaggregation(BaseSynthesizer):
             f"S by a difference of two PSD rank-one terms of norm <= 1, so ||S − S'|| <= "
             f"1/n and ||A − A'|| <= ε/(6t) = {beta:.6g}; each draw is 2·ε/(6t)-DP "
             f"(exponent and normalising constant), {t} draws compose to ε/3 "
-            "(Boedihardjo-Strohmer-Vershynin, Lemma 5.3, Theorem 5.12).",
+            "(Boedihardjo-Strohmer-Vershynin, 'Covariance's loss is privacy's gain', "
+            "Lemma 5.3, Theorem 5.12).",
         )
 
         # Steps 2-3: data-independent covering, partition, damped means.

@@ -616,8 +616,9 @@ class PrivateSampler(BaseSynthesizer):
         return (
             f"n_samples={requested} exceeds the privacy budget of PrivateSampler: "
             f"epsilon_budget_={self.epsilon_budget_:.6g} allows max_samples_="
-            f"{self.max_samples_} records in total (Theorem 12.2 bound k <= "
-            f"{self.samples_bound_:.4g} for n={n}, m={m}, p={p}, degree={d}, "
+            f"{self.max_samples_} records in total (the bound k <= "
+            f"{self.samples_bound_:.4g} of Boedihardjo-Strohmer-Vershynin, 'Private sampling', "
+            f"Theorem 12.2, for n={n}, m={m}, p={p}, degree={d}, "
             f"density_bounds={bounds}); {self.samples_released_} already released, "
             f"{remaining} left.  Releasing {total} record(s) in total needs epsilon >= "
             f"{need_eps:.4g} (refit with that epsilon), or n >= {need_n:.4g} rows, or "
@@ -792,7 +793,10 @@ def _release_report(fitted):
     )
     report.add(
         step=(f"release of {fitted['samples_released_']} of max {fitted['max_samples_']} records"),
-        mechanism="i.i.d. sampling from the bounded density h* (Lemma 3.3)",
+        mechanism=(
+            "i.i.d. sampling from the bounded density h* (Boedihardjo-Strohmer-"
+            "Vershynin, 'Private sampling', Lemma 3.3)"
+        ),
         sensitivity=f"pointwise log-ratio of h* <= {per_sample:.4g} per record",
         epsilon=fitted["epsilon_spent_"],
         scale=None,

@@ -329,7 +329,8 @@ class ReducedSpaceLP(BaseSynthesizer):
             workload = check_workload(workload, p, self.degree)
         space_rng, noise_rng, marg_rng = rng.spawn(3)
         report = PrivacyReport(
-            mechanism="ReducedSpaceLP (Boedihardjo-Strohmer-Vershynin, Algorithm 1)"
+            mechanism="ReducedSpaceLP (Boedihardjo-Strohmer-Vershynin, 'Privacy of synthetic "
+            "data: a statistical framework', Algorithm 1)"
         )
 
         if not _is_array_space(self.reduced_space):
@@ -390,7 +391,8 @@ class ReducedSpaceLP(BaseSynthesizer):
                 f"{workload!r}: replace-one L1 sensitivity computed from the workload "
                 f"({rule}; constant function: 0, released exactly); epsilon = {split}"
                 f"{eps_lp:.6g}. The LP over the data-independent reduced space is "
-                "post-processing (Boedihardjo-Strohmer-Vershynin, Theorem 2.2)"
+                "post-processing (Boedihardjo-Strohmer-Vershynin, 'Privacy of synthetic data', "
+                "Theorem 2.2)"
             ),
         )
         scale = report.entries[-1]["scale"]  # the Laplace scale of this release
