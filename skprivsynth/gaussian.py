@@ -305,7 +305,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Boolean data.
+            Boolean data; or a source of chunks (:class:`~skprivsynth.Chunks`,
+            iterator of chunks, Dask array or DataFrame), read once: the histogram on
+            the universe is summed over the chunks, and the fit is exactly the
+            in-memory fit.
         y : ignored
 
         Returns
@@ -313,12 +316,16 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self
         """
         self._log()
-        X, rng, state = self._validate_fit_data(X)
-        n, p = X.shape
+        data, rng = self._validate_fit_source(X)
+        p = data.n_features
         epsilon, delta = float(self.epsilon), float(self.delta)
         allocation, noise_kind = self.noise_allocation, self.noise
         wl = WorkloadOperator(p, self.degree, self.workload, self.universe, self.max_universe)
-        counts = wl.histogram(X)
+        # The one pass over the data: the exact histogram on the universe (its size N is
+        # public), summed over the chunks; every answer is a linear function of it.
+        counts = data.reduce(wl.counter()).astype(np.float64)
+        state = data.fitted_state()
+        n = data.n_samples
         self._log(f"histogram over {wl.N} candidate records, {wl.q} queries")
         dec = wl.decompose(eta=0.05)
         self._log(f"base decomposition ({dec.method}): {len(dec.bases)} noise blocks")

@@ -265,7 +265,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Integer codes, column ``j`` in ``0..K_j−1``.
+            Integer codes, column ``j`` in ``0..K_j−1``; or a re-iterable source of
+            chunks (:class:`~skprivsynth.Chunks`, Dask array or DataFrame), read twice
+            (1-way counts, then the candidate marginals of the compressed codes): the
+            fit is then exactly the in-memory fit.
         y : None
             Ignored.
         domain : sequence of int, optional

@@ -230,8 +230,15 @@ def cell_statistics(X, components, alpha, b):
         Naming ``t`` and ``alpha`` when the covering would exceed 10⁶ cells or the
         release ``s·p`` would exceed 5·10⁷ entries (checked before allocating).
     """
-    n, p = X.shape
-    t = components.shape[1]
+    p = X.shape[1]
+    points = _covering(p, components.shape[1], alpha)
+    counts, sums = _CellSums(components, points, alpha, None)(X)
+    counts = counts.astype(np.float64)
+    return points, counts, sums / np.maximum(counts, b)[:, None]
+
+
+def _covering(p, t, alpha):
+    """The cells: lattice ``(α/√t)·Z^t`` in the ball of radius ``1 + α/2`` (public)."""
     spacing = alpha / math.sqrt(t)
     try:
         points = enumerate_lattice_ball(t, spacing, 1.0 + alpha / 2.0, max_points=_MAX_CELLS)
@@ -247,14 +254,47 @@ def cell_statistics(X, components, alpha, b):
             f"would hold {s} x {p} means (more than {_MAX_RELEASE_ENTRIES} entries); "
             "reduce t or increase alpha."
         )
-    # Nearest-point partition of the scaled projections (norm <= 1): coordinate
-    # rounding, which always lands on an enumerated point.
-    projected = (X @ components) / math.sqrt(p)
-    cell = lattice_point_index(points, round_to_lattice(projected, spacing))
-    counts = np.bincount(cell, minlength=s).astype(np.float64)
-    membership = sp.csr_matrix((np.ones(n), (cell, np.arange(n))), shape=(s, n))
-    damped = np.asarray(membership @ X) / np.maximum(counts, b)[:, None]
-    return points, counts, damped
+    return points
+
+
+class _CellSums:
+    """Statistic of a chunk of rows: ``(counts, sums)`` of the rows in each cell.
+
+    Rows are first rescaled onto the declared ℓ1 bound (``bound``, None: none), a
+    row-wise map; each row then falls in the cell of the nearest lattice point of its
+    scaled projection ``V^T x/√p`` (norm <= 1: coordinate rounding always lands on an
+    enumerated point).  ``counts`` are int64; ``sums`` (s, p) add over chunks, exactly
+    for Boolean rows (integer sums).
+    """
+
+    def __init__(self, components, points, alpha, bound):
+        self.components, self.points, self.bound = components, points, bound
+        self.spacing = alpha / math.sqrt(components.shape[1])
+
+    def __call__(self, X):
+        X = _bound_rows(X, self.bound)
+        n, p = X.shape
+        s = self.points.shape[0]
+        projected = (X @ self.components) / math.sqrt(p)
+        cell = lattice_point_index(self.points, round_to_lattice(projected, self.spacing))
+        membership = sp.csr_matrix((np.ones(n), (cell, np.arange(n))), shape=(s, n))
+        return np.bincount(cell, minlength=s), np.asarray(membership @ X)
+
+
+class _RowGram:
+    """Statistic of a chunk of rows: ``XᵀX`` of the rows rescaled onto the declared
+    ℓ1 bound (``bound``, None: none); exact over chunks for Boolean rows."""
+
+    def __init__(self, bound):
+        self.bound = bound
+
+    def __call__(self, X):
+        X = _bound_rows(X, self.bound)
+        return X.T @ X
+
+
+def _bound_rows(X, bound):
+    return X if bound is None else rescale_rows_l1(X, bound)
 
 
 class NoisyMicroaggregation(BaseSynthesizer):
@@ -407,17 +447,16 @@ class NoisyMicroaggregation(BaseSynthesizer):
         self.noise = noise
         self.random_state = random_state
 
-    def _bound_rows(self, X):
-        """``(X_B, B)``: rows rescaled onto the declared ℓ1 bound, and ``B`` (capped at ``p``).
+    def _row_bound(self, p):
+        """The ℓ1 bound ``B`` of the rows: the declared one capped at ``p``, else ``p``.
 
-        A row-wise map, so neighbouring inputs stay neighbours (no data-dependent
-        error or warning; see :func:`rescale_rows_l1`).
+        With a declared bound, rows above it are rescaled onto it, a row-wise map, so
+        neighbouring inputs stay neighbours (no data-dependent error or warning; see
+        :func:`rescale_rows_l1`).
         """
-        p = X.shape[1]
         if self.row_l1_bound is None:
-            return X, float(p)
-        bound = min(float(self.row_l1_bound), float(p))  # finite, > 0 (constraints)
-        return rescale_rows_l1(X, bound), bound
+            return float(p)
+        return min(float(self.row_l1_bound), float(p))  # finite, > 0 (constraints)
 
     def _resolve_parameters(self, n, p, epsilon, row_l1_bound):
         if self.t != "auto" and self.t > p:
@@ -442,7 +481,11 @@ class NoisyMicroaggregation(BaseSynthesizer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Data in ``[0, 1]^p`` (Boolean or fractional).
+            Data in ``[0, 1]^p`` (Boolean or fractional); or a re-iterable source of
+            chunks (:class:`~skprivsynth.Chunks`, Dask array or DataFrame), read twice
+            (``XᵀX`` for the private projection, then the count and sum of each cell).
+            The sums are exact for Boolean rows (the fit is then exactly the in-memory
+            fit); for fractional rows they agree to floating-point rounding.
         y : None
             Ignored.
 
@@ -457,18 +500,24 @@ class NoisyMicroaggregation(BaseSynthesizer):
         warning, since either would reveal that one row violates the bound.
         """
         epsilon = check_epsilon(self.epsilon)
-        X, rng, state = self._validate_fit_data(X)
-        n, p = X.shape
+        data, rng = self._validate_fit_source(X)
+        p = data.n_features
+        data.check_reiterable()  # two passes: before and after the private projection
         # Declared bound B: rows above it are rescaled onto it (row-wise, DP-safe); the
         # rescaled rows are the mechanism's input in all three steps.
-        X, bound = self._bound_rows(X)
+        bound = self._row_bound(p)
+        declared_bound = None if self.row_l1_bound is None else bound
+        # Pass 1 over the data: the Gram matrix XᵀX, summed over the chunks.
+        gram = data.reduce(_RowGram(declared_bound))
+        state = data.fitted_state()
+        n = data.n_samples
         t, alpha, b = self._resolve_parameters(n, p, epsilon, bound)
         eps_step = epsilon / 3.0
 
         # Step 1: private projection (eps/3).  Rows scaled by the public 1/sqrt(p) lie
         # in the unit ball; S = (1/n) Σ (x_i/√p)(x_i/√p)ᵀ and A = (nε/(6t))·S.
         beta = epsilon / (6.0 * t)
-        A = (beta / p) * (X.T @ X)
+        A = (beta / p) * gram
         components = private_pca(A, t, rng)
         report = PrivacyReport(
             mechanism="NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, 'Covariance's "
@@ -488,8 +537,12 @@ class NoisyMicroaggregation(BaseSynthesizer):
             "Lemma 5.3, Theorem 5.12).",
         )
 
-        # Steps 2-3: data-independent covering, partition, damped means.
-        points, counts, damped = cell_statistics(X, components, alpha, b)
+        # Steps 2-3: data-independent covering, partition, damped means.  Pass 2 over
+        # the data: the count and the sum of the rows of each cell, summed over chunks.
+        points = _covering(p, t, alpha)
+        counts, sums = data.reduce(_CellSums(components, points, alpha, declared_bound))
+        counts = counts.astype(np.float64)
+        damped = sums / np.maximum(counts, b)[:, None]
         s = points.shape[0]
 
         # Step 4: Laplace noise (Theorem 5.12), eps/3 each, on every cell (empty too).

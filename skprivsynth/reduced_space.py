@@ -273,7 +273,10 @@ class ReducedSpaceLP(BaseSynthesizer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Boolean data (0/1 entries).
+            Boolean data (0/1 entries); or a source of chunks
+            (:class:`~skprivsynth.Chunks`, iterator of chunks, Dask array or DataFrame),
+            read once: the workload counts are summed over the chunks, exactly for
+            marginal workloads (function workloads: to floating-point rounding).
         y : None
             Ignored.
 

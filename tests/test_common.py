@@ -46,7 +46,13 @@ TRANSFORMERS = [
 ESTIMATORS = SYNTHESIZERS + TRANSFORMERS
 # Synthesizers whose fit reads the data through mergeable statistics (skprivsynth.chunks);
 # the others refuse a source of chunks with a TypeError.
-CHUNKED_CLASSES = (MarginalSynthesizer, MicroaggregationSynthesizer, ReducedSpaceLP)
+CHUNKED_CLASSES = (
+    CorrelatedGaussianMechanism,
+    MarginalSynthesizer,
+    MicroaggregationSynthesizer,
+    NoisyMicroaggregation,
+    ReducedSpaceLP,
+)
 # Synthesizers that group rows within each chunk: the in-memory fit is the one-chunk fit.
 PARTITIONED_CLASSES = (MicroaggregationSynthesizer,)
 DP_CLASSES = (

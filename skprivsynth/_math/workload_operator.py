@@ -174,25 +174,12 @@ class WorkloadOperator:
     # ------------------------------------------------------------------ evaluation
     def histogram(self, X):
         """Counts of the rows of the Boolean ``X`` on the universe (error outside it)."""
-        Xu = X.astype(np.uint8)
-        if self.records is None:
-            idx = Xu.astype(np.int64) @ (np.int64(1) << np.arange(self.p, dtype=np.int64))
-            return np.bincount(idx, minlength=self.N).astype(np.float64)
-        ukeys = row_keys(self.records)
-        order = np.argsort(ukeys)
-        sorted_keys = ukeys[order]
-        xkeys = row_keys(Xu)
-        pos = np.minimum(np.searchsorted(sorted_keys, xkeys), self.N - 1)
-        found = sorted_keys[pos] == xkeys
-        if not found.all():
-            # The declared-domain check: X is private, so the message names neither
-            # the row nor its values.
-            raise ValueError(
-                "X has a record that is not in the universe; every record of X must be "
-                "one of the universe's candidate records (declare a universe that "
-                "contains every possible record)."
-            )
-        return np.bincount(order[pos], minlength=self.N).astype(np.float64)
+        return self.counter()(X).astype(np.float64)
+
+    def counter(self):
+        """The int64 histogram of a chunk of rows, as a small picklable callable
+        (additive over chunks; it holds the universe, not the workload)."""
+        return UniverseCounts(self.p, self.N, self.records)
 
     def answers(self, counts):
         """``A·counts``."""
@@ -257,3 +244,37 @@ class WorkloadOperator:
         if self.records is None:
             return ((idx[:, None] >> np.arange(self.p, dtype=np.int64)) & 1).astype(np.float64)
         return self.records[idx].astype(np.float64)
+
+
+class UniverseCounts:
+    """``counts(X)``: int64 counts of the rows of the Boolean ``X`` on a universe.
+
+    The universe is the cube ``{0,1}^p`` (``records=None``, rows indexed by their bits)
+    or the rows of ``records``; a row of ``X`` outside it raises (the declared-domain
+    check).  Counts add over chunks of rows.
+    """
+
+    def __init__(self, p, N, records=None):
+        self.p, self.N, self.records = p, N, records
+        if records is not None:
+            ukeys = row_keys(records)
+            self._order = np.argsort(ukeys)
+            self._sorted_keys = ukeys[self._order]
+
+    def __call__(self, X):
+        Xu = X.astype(np.uint8)
+        if self.records is None:
+            idx = Xu.astype(np.int64) @ (np.int64(1) << np.arange(self.p, dtype=np.int64))
+            return np.bincount(idx, minlength=self.N)
+        xkeys = row_keys(Xu)
+        pos = np.minimum(np.searchsorted(self._sorted_keys, xkeys), self.N - 1)
+        found = self._sorted_keys[pos] == xkeys
+        if not found.all():
+            # The declared-domain check: X is private, so the message names neither
+            # the row nor its values.
+            raise ValueError(
+                "X has a record that is not in the universe; every record of X must be "
+                "one of the universe's candidate records (declare a universe that "
+                "contains every possible record)."
+            )
+        return np.bincount(self._order[pos], minlength=self.N)
