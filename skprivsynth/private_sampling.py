@@ -33,7 +33,7 @@ from ._math.row_keys import row_keys
 from ._math.sampling import sample_weighted_records
 from ._math.solvers import solve_lp, solve_qp
 from ._math.walsh import (
-    fourier_coefficients,
+    fourier_sums,
     n_walsh_functions,
     signs_to_boolean,
     smallest_singular_value,
@@ -381,7 +381,11 @@ class PrivateSampler(BaseSynthesizer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Boolean ``{0, 1}`` data.
+            Boolean ``{0, 1}`` data; or a source of chunks (:class:`~skprivsynth.Chunks`,
+            iterator of chunks, Dask array or DataFrame), read once: the Fourier sums
+            (integers) are added over the chunks, and the fit is exactly the in-memory
+            fit.  The diagnostic ``max_row_frequency_`` counts the distinct rows, so
+            its memory grows with their number (at most ``min(n, 2^p)``).
         y : None
             Ignored.
 
@@ -397,8 +401,8 @@ class PrivateSampler(BaseSynthesizer):
         if self.epsilon is not None:
             check_epsilon(self.epsilon)  # finite and > 0, before any work
         low, high = _check_density_bounds(self.density_bounds)
-        X, rng, state = self._validate_fit_data(X)
-        n, p = X.shape
+        data, rng = self._validate_fit_source(X)
+        p = data.n_features
         m, d = int(self.m), int(self.degree)
         if d > p:
             raise ValueError(f"degree={d} exceeds the number of columns p={p}; use degree <= p.")
@@ -437,8 +441,13 @@ class PrivateSampler(BaseSynthesizer):
                 )
         reduced_space = signs_to_boolean(signs)
 
-        # 2. Fourier coefficients of the data, accumulated in row chunks.
-        c = fourier_coefficients(X, d)
+        # 2. Fourier coefficients of the data: integer sums over the rows, added over
+        # the chunks of X (exactly), then divided by n.  The largest row frequency
+        # (a diagnostic, not released) comes from the counts of the distinct rows.
+        sums, row_counts = data.reduce(_SamplerStatistics(d), _merge_sampler_statistics)
+        state = data.fitted_state()
+        n = data.n_samples
+        c = sums / n
 
         # 3-4. Shrinkage LP and proximal QP.
         solution = self._solve(W, c, reduced_space, low, high, subsets)
@@ -462,7 +471,7 @@ class PrivateSampler(BaseSynthesizer):
             "well_conditioning_threshold_": threshold,
             "n_tries_": tries,
             "fourier_coefficients_": c,
-            "max_row_frequency_": _max_row_frequency(X),
+            "max_row_frequency_": float(row_counts[1].max() / n),
             "degree_": d,
             "density_bounds_": (low, high),
             "default_n_samples_": None if self.n_samples is None else int(self.n_samples),
@@ -813,15 +822,24 @@ def _release_report(fitted):
     return report
 
 
-def _max_row_frequency(X, chunk_size=65_536):
-    """Largest fraction of identical rows of the Boolean matrix ``X``.
+class _SamplerStatistics:
+    """Statistic of a chunk of Boolean rows: ``(Fourier sums, (row keys, row counts))``.
 
-    Rows are keyed chunk by chunk (:func:`~skprivsynth._math.row_keys.row_keys`: 8
-    bytes per row up to 64 columns, ``ceil(p/8)`` beyond).
+    The Fourier sums ``Σ_i w_J(x_i)`` are integers (exact over chunks); the distinct
+    rows are keyed by :func:`~skprivsynth._math.row_keys.row_keys` (8 bytes per row up
+    to 64 columns, ``ceil(p/8)`` beyond) and counted, for the largest row frequency.
     """
-    n = X.shape[0]
-    keys = np.concatenate(
-        [row_keys(X[start : start + chunk_size]) for start in range(0, n, chunk_size)]
-    )
-    _, counts = np.unique(keys, return_counts=True)
-    return float(counts.max() / n)
+
+    def __init__(self, degree):
+        self.degree = degree
+
+    def __call__(self, X):
+        keys, counts = np.unique(row_keys(X), return_counts=True)
+        return fourier_sums(X, self.degree), (keys, counts)
+
+
+def _merge_sampler_statistics(a, b):
+    """Fourier sums added; the counts of the distinct rows merged by key."""
+    keys, inverse = np.unique(np.concatenate([a[1][0], b[1][0]]), return_inverse=True)
+    counts = np.bincount(inverse, weights=np.concatenate([a[1][1], b[1][1]]))
+    return a[0] + b[0], (keys, counts.astype(np.int64))

@@ -10,6 +10,7 @@ from skprivsynth import (
     CorrelatedGaussianMechanism,
     MarginalSynthesizer,
     NoisyMicroaggregation,
+    PrivateSampler,
     ReducedSpaceLP,
     make_synthesis_pipeline,
 )
@@ -315,3 +316,16 @@ def test_noisy_microaggregation_chunked_sums_of_fractional_rows_agree_to_roundin
     chunked = reduce_chunks(Chunks.from_array(X, 7), gram)
     np.testing.assert_allclose(chunked, whole, rtol=1e-13)
     assert not np.array_equal(np.rint(whole), whole)  # fractional indeed
+
+
+@pytest.mark.parametrize("chunksize", [1, 41, 300])
+def test_private_sampler_chunked_fit_is_the_in_memory_fit(chunksize):
+    X = _boolean(p=5)
+    params = dict(epsilon=None, n_samples=12, m=64, random_state=3)
+    a = PrivateSampler(**params).fit(X)
+    # One pass: a one-shot iterator is enough.
+    b = PrivateSampler(**params).fit(iter(list(Chunks.from_array(X, chunksize))))
+    np.testing.assert_array_equal(b.fourier_coefficients_, a.fourier_coefficients_)
+    np.testing.assert_array_equal(b.weights_, a.weights_)
+    assert b.max_row_frequency_ == a.max_row_frequency_
+    np.testing.assert_array_equal(b.sample(random_state=1), a.sample(random_state=1))

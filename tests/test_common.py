@@ -45,12 +45,13 @@ TRANSFORMERS = [
 ]
 ESTIMATORS = SYNTHESIZERS + TRANSFORMERS
 # Synthesizers whose fit reads the data through mergeable statistics (skprivsynth.chunks);
-# the others refuse a source of chunks with a TypeError.
+# the others would refuse a source of chunks with a TypeError (today: none).
 CHUNKED_CLASSES = (
     CorrelatedGaussianMechanism,
     MarginalSynthesizer,
     MicroaggregationSynthesizer,
     NoisyMicroaggregation,
+    PrivateSampler,
     ReducedSpaceLP,
 )
 # Synthesizers that group rows within each chunk: the in-memory fit is the one-chunk fit.

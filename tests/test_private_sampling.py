@@ -13,6 +13,7 @@ import skprivsynth.private_sampling as ps
 from skprivsynth._math.solvers import QPResult
 from skprivsynth._math.walsh import boolean_to_signs, walsh_matrix, walsh_subsets
 from skprivsynth.auditing import cube_corner_neighbours
+from skprivsynth.chunks import Chunks, reduce_chunks
 from skprivsynth.exceptions import SolverError
 from skprivsynth.privacy import PrivacyReport
 from skprivsynth.private_sampling import (
@@ -340,18 +341,29 @@ def test_max_row_frequency(p):
     rng = np.random.default_rng(p)
     X = (rng.random((3000, p)) < 0.03).astype(float)
     _, counts = np.unique(X, axis=0, return_counts=True)
-    assert ps._max_row_frequency(X, chunk_size=500) == counts.max() / 3000
+    # The distinct rows are counted chunk by chunk and merged by key (8-byte keys up to
+    # 64 columns, byte strings beyond).
+    chunks = Chunks.from_array(X, 500)
+    _, (_, merged) = reduce_chunks(chunks, ps._SamplerStatistics(1), ps._merge_sampler_statistics)
+    assert merged.sum() == 3000
+    assert merged.max() / 3000 == counts.max() / 3000
+    assert (
+        PrivateSampler(epsilon=None, n_samples=1, m=200, degree=1, random_state=0)
+        .fit(chunks)
+        .max_row_frequency_
+        == counts.max() / 3000
+    )
 
 
 def _fail_on(monkeypatch, failing, X_bad):
     """Make ``ps.<failing>`` raise SolverError exactly when fitting data with X_bad's
     Fourier coefficients (a failure that depends on the private data)."""
-    real, real_coefficients = getattr(ps, failing), ps.fourier_coefficients
-    bad = real_coefficients(X_bad, 1)
+    real, real_sums = getattr(ps, failing), ps.fourier_sums
+    bad = real_sums(X_bad, 1)
     seen = []
 
     def recording(X, d):
-        seen.append(real_coefficients(X, d))
+        seen.append(real_sums(X, d))
         return seen[-1]
 
     def failing_on_bad(*args, **kwargs):
@@ -359,7 +371,7 @@ def _fail_on(monkeypatch, failing, X_bad):
             raise SolverError("status 'maximum iterations' (primal residual 0.0123457)")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ps, "fourier_coefficients", recording)
+    monkeypatch.setattr(ps, "fourier_sums", recording)
     monkeypatch.setattr(ps, failing, failing_on_bad)
 
 

@@ -288,6 +288,13 @@ def fourier_coefficients(X, degree, *, chunk_size=None, return_n_rows=False):
     >>> fourier_coefficients(np.array([[0, 0], [1, 0]]), 2).tolist()
     [1.0, 0.0, 1.0, 0.0]
     """
+    total, n_rows = _fourier_totals(X, degree, chunk_size)
+    coefficients = total / n_rows
+    return (coefficients, n_rows) if return_n_rows else coefficients
+
+
+def _fourier_totals(X, degree, chunk_size):
+    """``(Σ_i w_J(x_i) for every J, n)`` over the rows of ``X`` (blocks, in chunks)."""
     if isinstance(degree, bool) or not isinstance(degree, Integral | np.integer) or degree < 0:
         raise ValueError(f"degree must be a non-negative integer; got {degree!r}.")
     subsets = None
@@ -321,8 +328,23 @@ def fourier_coefficients(X, degree, *, chunk_size=None, return_n_rows=False):
             n_rows += part.shape[0]
     if n_rows == 0:
         raise ValueError("X must have at least one row to compute Fourier coefficients.")
-    coefficients = total / n_rows
-    return (coefficients, n_rows) if return_n_rows else coefficients
+    return total, n_rows
+
+
+def fourier_sums(X, degree):
+    """Unnormalised Fourier coefficients ``Σ_i w_J(x_i)`` of the Boolean rows ``X``.
+
+    Integers (sums of ±1) stored as float64, so they add over chunks of rows exactly:
+    ``fourier_sums(X, d) / n`` is ``fourier_coefficients(X, d)`` bit for bit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth._math.walsh import fourier_sums
+    >>> fourier_sums(np.array([[0, 0], [1, 0]]), 2).tolist()
+    [2.0, 0.0, 2.0, 0.0]
+    """
+    return _fourier_totals(X, degree, None)[0]
 
 
 def conjunction_matrix(X, subsets, *, dtype=np.float64):
