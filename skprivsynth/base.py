@@ -194,10 +194,10 @@ class _FitData:
 class BaseSynthesizer(BaseEstimator):
     """Base class of all synthesizers.
 
-    Subclasses implement ``fit`` (validating ``X`` and getting their generator with
-    :meth:`_validate_fit_data`, computing into locals, and assigning every fitted
-    attribute at the end with :meth:`_set_fitted`, so that a failed fit changes
-    nothing) and
+    Subclasses implement ``fit`` (opening ``X``, in memory or in chunks, and getting
+    their generator with :meth:`_validate_fit_source`, reading the data only through
+    mergeable statistics, computing into locals, and assigning every fitted attribute
+    at the end with :meth:`_set_fitted`, so that a failed fit changes nothing) and
     :meth:`_candidates`, which returns ``(records, weights, rounding)``.  They get for
     free: :meth:`sample` with default size ``n_samples_fit_``, reproducible
     randomness, ``NotFittedError`` before fit and width checks.
@@ -220,38 +220,6 @@ class BaseSynthesizer(BaseEstimator):
         "random_state": ["random_state", np.random.Generator],
     }
 
-    def _validate_fit_data(self, X, domain=None):
-        """Validate ``X`` for fitting; return ``(X, fit_rng, state)``.
-
-        Rejects NaN/inf, 1-D and empty input (sklearn's messages) and values outside
-        the synthesizer's input domain (a message naming column, row and value).
-        Nothing is assigned to ``self``: ``state`` holds ``n_features_in_``,
-        ``feature_names_in_``, ``n_samples_fit_`` and the sampling stream, and
-        :meth:`_set_fitted` assigns them with the other fitted attributes once the
-        whole fit has succeeded (a failed fit leaves the previous fit intact).  The
-        generator returned is for the randomness of ``fit``; the stream used by
-        :meth:`sample` is an independent child of the same seed.
-        """
-        if as_chunks(X) is not None:
-            raise TypeError(
-                f"{type(self).__name__}.fit needs X in memory (an array or a DataFrame); "
-                f"got {type(X).__name__}, a source of chunks."
-            )
-        names = _get_feature_names(X)
-        X = check_array(X, dtype=np.float64, ensure_min_samples=1, estimator=self, input_name="X")
-        # A DP fit is charged to the active PrivacyAccountant before it draws anything:
-        # its cost depends on public parameters and on the public shape of X only.
-        charge_fit(self, *X.shape)
-        _check_values(X, self._input_domain if domain is None else domain, names)
-        fit_rng, sample_rng = check_random_generator(getattr(self, "random_state", None)).spawn(2)
-        state = {
-            "n_features_in_": X.shape[1],
-            "feature_names_in_": names,
-            "n_samples_fit_": X.shape[0],
-            "_sample_rng": sample_rng,
-        }
-        return X, fit_rng, state
-
     def _validate_fit_source(self, X, domain=None):
         """Open ``X`` for a fit from statistics; return ``(data, fit_rng)``.
 
@@ -259,10 +227,19 @@ class BaseSynthesizer(BaseEstimator):
         (:func:`~skprivsynth.chunks.is_chunk_source`).  ``data.reduce(statistic)``
         merges the statistic of each validated chunk (in-memory data is one chunk,
         so the chunked and in-memory fits compute the same statistics);
-        ``data.fitted_state()`` then charges the fit to the active accountant (call
+        ``data.fitted_state()`` then charges the fit to the active accountant (its
+        cost depends on public parameters and the public shape ``(n, p)`` only; call
         it after the first pass, before any noise is drawn) and returns the state for
-        :meth:`_set_fitted`.  Each chunk is checked as :meth:`_validate_fit_data`
-        checks ``X``, by rules that read one row at a time.
+        :meth:`_set_fitted`: ``n_features_in_``, ``feature_names_in_``,
+        ``n_samples_fit_`` and the sampling stream, assigned with the other fitted
+        attributes once the whole fit has succeeded (a failed fit leaves the previous
+        fit intact).  ``fit_rng`` is for the randomness of ``fit``; the stream used by
+        :meth:`sample` is an independent child of the same seed.
+
+        Each chunk is checked by rules that read one row at a time: NaN/inf, 1-D and
+        empty input are rejected (sklearn's messages), and so are values outside the
+        synthesizer's input domain ``domain`` (default ``_input_domain``; a message
+        naming column, row and value).
         """
         fit_rng, sample_rng = check_random_generator(getattr(self, "random_state", None)).spawn(2)
         data = _FitData(self, X, self._input_domain if domain is None else domain, sample_rng)
@@ -271,7 +248,8 @@ class BaseSynthesizer(BaseEstimator):
     def _set_fitted(self, state, **attributes):
         """Assign the fitted attributes of a successful fit at once; return ``self``.
 
-        ``state`` comes from :meth:`_validate_fit_data`; a ``feature_names_in_`` left
+        ``state`` comes from ``data.fitted_state()`` (:meth:`_validate_fit_source`); a
+        ``feature_names_in_`` left
         by an earlier fit on a DataFrame is removed when the new ``X`` has no names.
         """
         for name, value in {**state, **attributes}.items():
