@@ -126,8 +126,8 @@ class _CountedMerge:
 class _FitData:
     """The data of one fit, in memory or in chunks, read through statistics."""
 
-    def __init__(self, estimator, X, domain, sample_rng):
-        self.estimator, self.domain, self.sample_rng = estimator, domain, sample_rng
+    def __init__(self, estimator, X, domain):
+        self.estimator, self.domain = estimator, domain
         self.chunks = as_chunks(X)
         self.n_samples = None
         if self.chunks is None:
@@ -181,14 +181,21 @@ class _FitData:
         return value
 
     def fitted_state(self):
-        """Charge the fit (public ``n``, ``d``) and return the state of :meth:`_set_fitted`."""
+        """Charge the fit (public ``n``, ``d``); return ``(state, fit_rng)``.
+
+        ``state`` is for :meth:`_set_fitted`; the generators are made only after the
+        charge, so a refused fit draws nothing.
+        """
         charge_fit(self.estimator, self.n_samples, self.n_features)
-        return {
+        random_state = getattr(self.estimator, "random_state", None)
+        fit_rng, sample_rng = check_random_generator(random_state).spawn(2)
+        state = {
             "n_features_in_": self.n_features,
             "feature_names_in_": self.feature_names,
             "n_samples_fit_": self.n_samples,
-            "_sample_rng": self.sample_rng,
+            "_sample_rng": sample_rng,
         }
+        return state, fit_rng
 
 
 class BaseSynthesizer(BaseEstimator):
@@ -221,7 +228,7 @@ class BaseSynthesizer(BaseEstimator):
     }
 
     def _validate_fit_source(self, X, domain=None):
-        """Open ``X`` for a fit from statistics; return ``(data, fit_rng)``.
+        """Open ``X`` for a fit from statistics; return ``data``.
 
         ``X`` is in-memory data or a source of chunks
         (:func:`~skprivsynth.chunks.is_chunk_source`).  ``data.reduce(statistic)``
@@ -229,21 +236,20 @@ class BaseSynthesizer(BaseEstimator):
         so the chunked and in-memory fits compute the same statistics);
         ``data.fitted_state()`` then charges the fit to the active accountant (its
         cost depends on public parameters and the public shape ``(n, p)`` only; call
-        it after the first pass, before any noise is drawn) and returns the state for
-        :meth:`_set_fitted`: ``n_features_in_``, ``feature_names_in_``,
-        ``n_samples_fit_`` and the sampling stream, assigned with the other fitted
-        attributes once the whole fit has succeeded (a failed fit leaves the previous
-        fit intact).  ``fit_rng`` is for the randomness of ``fit``; the stream used by
-        :meth:`sample` is an independent child of the same seed.
+        it after the first pass, before anything is drawn) and returns ``(state,
+        fit_rng)``: ``state`` for :meth:`_set_fitted` (``n_features_in_``,
+        ``feature_names_in_``, ``n_samples_fit_`` and the sampling stream, assigned
+        with the other fitted attributes once the whole fit has succeeded, so a
+        failed fit leaves the previous fit intact), ``fit_rng`` for the randomness of
+        ``fit``; the stream used by :meth:`sample` is an independent child of the
+        same seed.
 
         Each chunk is checked by rules that read one row at a time: NaN/inf, 1-D and
         empty input are rejected (sklearn's messages), and so are values outside the
         synthesizer's input domain ``domain`` (default ``_input_domain``; a message
         naming column, row and value).
         """
-        fit_rng, sample_rng = check_random_generator(getattr(self, "random_state", None)).spawn(2)
-        data = _FitData(self, X, self._input_domain if domain is None else domain, sample_rng)
-        return data, fit_rng
+        return _FitData(self, X, self._input_domain if domain is None else domain)
 
     def _set_fitted(self, state, **attributes):
         """Assign the fitted attributes of a successful fit at once; return ``self``.

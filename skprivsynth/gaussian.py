@@ -316,7 +316,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self
         """
         self._log()
-        data, rng = self._validate_fit_source(X)
+        data = self._validate_fit_source(X)
         p = data.n_features
         epsilon, delta = float(self.epsilon), float(self.delta)
         allocation, noise_kind = self.noise_allocation, self.noise
@@ -324,7 +324,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         # The one pass over the data: the exact histogram on the universe (its size N is
         # public), summed over the chunks; every answer is a linear function of it.
         counts = data.reduce(wl.counter()).astype(np.float64)
-        state = data.fitted_state()
+        state, rng = data.fitted_state()
         n = data.n_samples
         self._log(f"histogram over {wl.N} candidate records, {wl.q} queries")
         dec = wl.decompose(eta=0.05)

@@ -280,7 +280,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self
         """
         self._log()
-        data, rng = self._validate_fit_source(X)
+        data = self._validate_fit_source(X)
         d = data.n_features
         sizes = self._sizes(domain, d)
         if sum(sizes) > self.max_model_size:  # public: no release happens on refusal
@@ -300,7 +300,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # against the declared sizes, chunk by chunk, before any release).
         one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
         self._log(f"1-way count tables of {d} columns (pass 1 over the data)")
-        state = data.fitted_state()
+        state, rng = data.fitted_state()
         rho = zcdp_rho(self.epsilon, self.delta)
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
         if self.selection == "mst":

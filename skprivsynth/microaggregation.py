@@ -208,10 +208,10 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         self
         """
         rounding = bool(self.rounding)
-        data, _ = self._validate_fit_source(X, domain="unit" if rounding else "real")
+        data = self._validate_fit_source(X, domain="unit" if rounding else "real")
         data.check_reiterable()  # two passes: the moments, then the groups
         moments = data.reduce(_moments, _merge_moments)
-        state = data.fitted_state()
+        state, _ = data.fitted_state()
         n, p = data.n_samples, data.n_features
         check_enough_rows(n, self.k, "k", self.k)
         if self.k == 1:

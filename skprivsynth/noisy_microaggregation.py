@@ -500,7 +500,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         warning, since either would reveal that one row violates the bound.
         """
         epsilon = check_epsilon(self.epsilon)
-        data, rng = self._validate_fit_source(X)
+        data = self._validate_fit_source(X)
         p = data.n_features
         data.check_reiterable()  # two passes: before and after the private projection
         # Declared bound B: rows above it are rescaled onto it (row-wise, DP-safe); the
@@ -509,7 +509,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         declared_bound = None if self.row_l1_bound is None else bound
         # Pass 1 over the data: the Gram matrix XᵀX, summed over the chunks.
         gram = data.reduce(_RowGram(declared_bound))
-        state = data.fitted_state()
+        state, rng = data.fitted_state()
         n = data.n_samples
         t, alpha, b = self._resolve_parameters(n, p, epsilon, bound)
         eps_step = epsilon / 3.0

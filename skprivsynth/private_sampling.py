@@ -401,7 +401,7 @@ class PrivateSampler(BaseSynthesizer):
         if self.epsilon is not None:
             check_epsilon(self.epsilon)  # finite and > 0, before any work
         low, high = _check_density_bounds(self.density_bounds)
-        data, rng = self._validate_fit_source(X)
+        data = self._validate_fit_source(X)
         p = data.n_features
         m, d = int(self.m), int(self.degree)
         if d > p:
@@ -419,6 +419,14 @@ class PrivateSampler(BaseSynthesizer):
                 f"Walsh matrix, above the limit MAX_WALSH_ENTRIES={MAX_WALSH_ENTRIES:,} "
                 "(~1.3 GB at the solver peak).  Lower m or degree."
             )
+
+        # The one pass over the data (step 2 below): the Fourier sums, integers added
+        # over the chunks of X (exactly), and the counts of the distinct rows, for the
+        # largest row frequency (a diagnostic, not released).  The fit is charged to
+        # the active accountant after it, before anything is drawn.
+        sums, row_counts = data.reduce(_SamplerStatistics(d), _merge_sampler_statistics)
+        state, rng = data.fitted_state()
+        n = data.n_samples
 
         # 1. Reduced space: only ``rng`` (from random_state) is used, never the data.
         subsets = walsh_subsets(p, d)
@@ -441,12 +449,7 @@ class PrivateSampler(BaseSynthesizer):
                 )
         reduced_space = signs_to_boolean(signs)
 
-        # 2. Fourier coefficients of the data: integer sums over the rows, added over
-        # the chunks of X (exactly), then divided by n.  The largest row frequency
-        # (a diagnostic, not released) comes from the counts of the distinct rows.
-        sums, row_counts = data.reduce(_SamplerStatistics(d), _merge_sampler_statistics)
-        state = data.fitted_state()
-        n = data.n_samples
+        # 2. Fourier coefficients of the data.
         c = sums / n
 
         # 3-4. Shrinkage LP and proximal QP.

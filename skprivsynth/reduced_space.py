@@ -286,7 +286,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         """
         self._log()
         epsilon = check_epsilon(self.epsilon)
-        data, rng = self._validate_fit_source(X)
+        data = self._validate_fit_source(X)
         p = data.n_features
         if (
             _is_array_space(self.reduced_space)
@@ -330,7 +330,6 @@ class ReducedSpaceLP(BaseSynthesizer):
                     f"({p}); choose degree in [1, {p}]."
                 )
             workload = check_workload(workload, p, self.degree)
-        space_rng, noise_rng, marg_rng = rng.spawn(3)
         report = PrivacyReport(
             mechanism="ReducedSpaceLP (Boedihardjo-Strohmer-Vershynin, 'Privacy of synthetic "
             "data: a statistical framework', Algorithm 1)"
@@ -342,7 +341,8 @@ class ReducedSpaceLP(BaseSynthesizer):
         # The one pass over the data: exact counts of the workload (and of the 1-way
         # statistics of the independent reduced space), summed over the chunks.
         counts = data.reduce(_WorkloadCounts(workload, blocks, independent))
-        state = data.fitted_state()
+        state, rng = data.fitted_state()
+        space_rng, noise_rng, marg_rng = rng.spawn(3)
         n = data.n_samples
         eps_lp, eps_marg, space_means = epsilon, 0.0, None
         if independent:
