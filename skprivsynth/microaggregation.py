@@ -191,6 +191,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @threadpool_limits.wrap(limits=1, user_api="blas")  # see _moments
     def fit(self, X, y=None):
         """Partition the rows of ``X`` into groups of at least ``k`` and store the means.
 
@@ -262,9 +263,10 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
 
 def _moments(X):
     """Statistic of a chunk: ``(Σ x, Σ x xᵀ, max |x|²)``."""
-    # One BLAS thread: on a loaded machine two OpenBLAS threads spin against each other
-    # (XᵀX of 250,000 x 94: 0.33 s with one thread, 1.8-5.8 s with two on the shared
-    # 2-core box); chunks, or Dask workers, are the unit of parallelism.
+    # One BLAS thread (here for Dask workers too; fit sets it for the whole fit): on a
+    # loaded machine two OpenBLAS threads spin against each other (XᵀX of 250,000 x 94:
+    # 0.33 s with one thread, 1.8-5.8 s with two on the shared 2-core box); chunks, or
+    # Dask workers, are the unit of parallelism.
     with threadpool_limits(limits=1, user_api="blas"):
         gram = X.T @ X
     return X.sum(axis=0), gram, float(np.einsum("ij,ij->i", X, X).max())
