@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.model_selection import cross_val_score
+from threadpoolctl import threadpool_limits
 
 from skprivsynth import (
     MarginalSynthesizer,
@@ -35,6 +36,14 @@ matplotlib.use("Agg")
 TARGET = "income>50K"
 COLUMNS = ["age", "workclass", "education-num", "marital-status", "sex", TARGET]
 PNG = '<img src="data:image/png;base64,'
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_openmp_thread():
+    """The classifiers of these small tables are fastest on one thread; on a loaded
+    2-core machine, two OpenMP threads of HistGradientBoosting were measured 20x slower."""
+    with threadpool_limits(limits=1, user_api="openmp"):
+        yield
 
 
 @pytest.fixture(scope="module")
