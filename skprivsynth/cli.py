@@ -85,7 +85,19 @@ def _make_synthesizer(method, params, seed, quiet=False):
         params = {"random_state": seed, **params}
     if "verbose" in accepted:
         params = {"verbose": 0 if quiet else 1, **params}
-    return cls(**params)
+    synthesizer = cls(**params)
+    synthesizer._validate_params()  # a bad --param fails before the data is read
+    return synthesizer
+
+
+def _announce_fit(command, synthesizer, n_rows, quiet):
+    """A line on standard error before the fit of a synthesizer without phase lines of
+    its own (``verbose``), unless ``--quiet``."""
+    if not quiet and "verbose" not in synthesizer.get_params():
+        print(
+            f"skprivsynth {command}: fitting {type(synthesizer).__name__} on {n_rows} rows",
+            file=sys.stderr,
+        )
 
 
 def _tvd_table(real, synthetic, domain, seed):
@@ -164,6 +176,7 @@ def _demo(args):
     params = _parse_params(args.param)
     synthesizer = _make_synthesizer(args.method, params, args.seed, args.quiet)
     pipe = _pipeline(args, adult.domain, synthesizer)
+    _announce_fit("demo", synthesizer, len(data), args.quiet)
     start = time.perf_counter()
     pipe.fit(data)
     fit_time = time.perf_counter() - start
@@ -457,6 +470,7 @@ def _synthesize(args):
             PrivacyLeakWarning,
             stacklevel=2,
         )
+    _announce_fit("synthesize", synthesizer, len(data), args.quiet)
     with warnings.catch_warnings():
         if domain is None:  # warned above; a partial domain warns from the encoder,
             warnings.simplefilter("ignore", PrivacyLeakWarning)  # naming the columns

@@ -104,10 +104,14 @@ def test_synthesize_never_overwrites_its_input_and_writes_atomically(tmp_path, a
     assert main(["synthesize", str(source), "-o", str(source), "--param", "k=5"]) == 2
     assert "never overwritten" in capsys.readouterr().err
     assert source.read_bytes() == before
-    # A failing run (bad parameter) leaves no output and no temporary file behind.
+    # A bad parameter fails before the data is read; a run failing in the fit leaves no
+    # output and no temporary file behind either.
     target = tmp_path / "out.csv"
+    assert main(["synthesize", str(source), "-o", str(target), "--param", "k=0"]) == 2
+    assert "'k' parameter" in capsys.readouterr().err
     with pytest.warns(PrivacyLeakWarning, match="no --domain given"):
-        assert main(["synthesize", str(source), "-o", str(target), "--param", "k=0"]) == 2
+        assert main(["synthesize", str(source), "-o", str(target), "--param", "k=1000"]) == 2
+    assert "k=1000 needs at least 1000 rows" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
 
 
@@ -470,5 +474,9 @@ def test_warnings_print_as_one_line(tmp_path, adult):
     assert warning_lines and all(
         line.startswith("skprivsynth: warning: PrivacyLeakWarning: ") for line in warning_lines
     )
-    assert len(lines) == len(warning_lines) + 1 and lines[-1].startswith("wrote 300")
+    others = [line for line in lines if line not in warning_lines]
+    assert others == [
+        "skprivsynth synthesize: fitting NoisyMicroaggregation on 300 rows",
+        others[-1],
+    ] and others[-1].startswith("wrote 300")
     assert ".py" not in run.stderr and "warnings.warn" not in run.stderr
