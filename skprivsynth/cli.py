@@ -599,7 +599,7 @@ def _draft_bins(values):
     return [low, *(e for e in inner if low < e < high), high]
 
 
-def draft_domain(data):
+def _draft_domain(data):
     """A domain drafted from ``data`` (not public: to be reviewed); identifier-like columns.
 
     Boolean columns get ``[false, true]``; integer columns with values in ``0..K-1``
@@ -630,7 +630,7 @@ def draft_domain(data):
 
 def _domain(args):
     data = _read_csv(args.input, "input CSV")
-    draft, identifiers = draft_domain(data)
+    draft, identifiers = _draft_domain(data)
     left_out = (
         f" Left out, as identifier-like (more than half as many levels as rows): "
         f"{identifiers}; drop them before synthesis."
