@@ -172,9 +172,14 @@ class Chunks:
             import dask
 
             mapped = Chunks(lambda: iter(()))
-            mapped._delayed = [dask.delayed(func)(part) for part in self._delayed]
+            shared, apply = dask.delayed(func, pure=True), dask.delayed(_apply, pure=True)
+            mapped._delayed = [apply(shared, part) for part in self._delayed]
             return mapped
         return Chunks(_MappedFactory(self, func))
+
+
+def _apply(func, chunk):
+    return func(chunk)
 
 
 class _MappedFactory:
@@ -310,7 +315,11 @@ def reduce_chunks(X, statistic, merge=add_statistics):
 
         if not chunks._delayed:
             return None
-        parts = [dask.delayed(statistic, pure=True)(p) for p in chunks._delayed]
+        # The statistic is one node of the graph (shipped once to each worker that needs
+        # it, not once per partition: it may hold a model or a lattice).
+        shared = dask.delayed(statistic, pure=True)
+        apply = dask.delayed(_apply, pure=True)
+        parts = [apply(shared, p) for p in chunks._delayed]
         (result,) = dask.compute(_merge_tree(parts, merge))
         return result
     result = None
