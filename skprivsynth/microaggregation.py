@@ -240,7 +240,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         )
         means, sizes, cells = groups.finish(covering)
         weights = sizes / n
-        group_second_moment = (means * weights[:, None]).T @ means
+        group_second_moment = _weighted_second_moment(means, weights)
         # Σ_X − Σ_Y = E[XXᵀ] − E[YYᵀ]: the means cancel because E[Y] = E[X].
         return self._set_fitted(
             state,
@@ -309,15 +309,31 @@ class _Groups:
     def finish(self, covering):
         """``(means, sizes, cells)`` of all groups; the pool (fewer than ``k`` rows
         in all) joins the group whose mean is nearest to the pool's mean."""
-        means, sizes = np.vstack(self.means), np.concatenate(self.sizes)
+        sizes = np.concatenate(self.sizes)
+        # Copied block by block, each freed once copied: no second copy of the records.
+        means, row = np.empty((sizes.shape[0], self.pool.shape[1])), 0
+        while self.means:
+            block = self.means.pop(0)
+            means[row : row + block.shape[0]] = block
+            row += block.shape[0]
         cells = self.cells
         if self.pool.shape[0]:
             pool_sum, pool_size = self.pool.sum(axis=0), self.pool.shape[0]
-            j = np.argmin(((means - pool_sum / pool_size) ** 2).sum(axis=1))
+            centre = pool_sum / pool_size  # |y - c|² up to |c|², without a temporary array
+            j = np.argmin(np.einsum("ij,ij->i", means, means) - 2 * (means @ centre))
             means[j] = (means[j] * sizes[j] + pool_sum) / (sizes[j] + pool_size)
             sizes[j] += pool_size
             cells = np.unique(np.vstack([cells, covering.cells(self.pool)[1]]), axis=0)
         return means, sizes, cells
+
+
+def _weighted_second_moment(means, weights, block=1 << 16):
+    """``Σ_j w_j y_j y_jᵀ``, by blocks of rows: no temporary of the size of the records."""
+    total = np.zeros((means.shape[1], means.shape[1]))
+    for start in range(0, means.shape[0], block):
+        rows = means[start : start + block]
+        total += (rows * weights[start : start + block, None]).T @ rows
+    return total
 
 
 def _group_partition(X, covering, k):
