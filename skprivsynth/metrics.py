@@ -554,6 +554,28 @@ def _domain_codes(values, spec, column, name):
     return codes.astype(np.int64), len(spec)
 
 
+def _warn_float_levels(real, max_levels=20):
+    """Warn when float columns with many fractional values are compared value by value
+    (integer codes stored as floats are fine)."""
+    floats = [
+        c
+        for c in real.columns
+        if pd.api.types.is_float_dtype(real[c])
+        and real[c].nunique() > max_levels
+        and not np.array_equal(real[c].to_numpy(), np.round(real[c].to_numpy()))
+    ]
+    if floats:
+        warnings.warn(
+            f"columns {floats} are float columns with more than {max_levels} distinct "
+            "non-integer values, compared value by value without a domain: almost every "
+            "value is a cell of its own, and two samples of one distribution score a TVD "
+            "near their share of such values.  Pass domain= with {'bins': [...]} for them, or "
+            "domain=evaluation_domain(real_df, synth_df).",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def _encode_categorical(real, synth, domain):
     """Integer codes (n × p) of both tables and the number of cells of each column."""
     n_real = real.shape[0]
@@ -616,7 +638,9 @@ def categorical_marginal_errors(
         range over the full domain and out-of-domain values raise; without it cells are
         the union of the observed values.  For levels the distance is the same either
         way (unobserved cells count zero in both tables) and the domain serves as a
-        check; for bins it is the distance between the binned tables.
+        check; for bins it is the distance between the binned tables.  Without a
+        domain, float columns with more than 20 distinct non-integer values warn: they
+        need bins (:func:`evaluation_domain` makes them from the real data).
     max_marginals, random_state
         Random subset of column sets, as in :func:`marginal_errors`;
         ``max_marginals=200, random_state=0`` is the tvd3 benchmark choice.
@@ -653,6 +677,8 @@ def categorical_marginal_errors(
     synth = synth[list(real.columns)]
     if domain is not None:
         domain = _as_domain(domain, "domain")
+    else:
+        _warn_float_levels(real)
     p = real.shape[1]
     d = _check_degree(degree, p)
     max_marginals = _check_max_marginals(max_marginals)
