@@ -26,7 +26,7 @@ from sklearn.utils.validation import (
 
 from ._math.sampling import sample_weighted_records
 from .accountant import charge_fit
-from .chunks import _OneShot, add_statistics, as_chunks, reduce_chunks
+from .chunks import add_statistics, as_chunks, reduce_chunks
 from .validation import check_boolean_matrix, check_n_samples, check_unit_interval
 
 __all__ = ["BaseSynthesizer", "check_random_generator", "is_differentially_private"]
@@ -151,12 +151,8 @@ class _FitData:
 
     def check_reiterable(self):
         """Refuse, before reading anything, a one-shot iterator for a fit of several passes."""
-        if isinstance(self.chunks, _OneShot):
-            raise TypeError(
-                f"{type(self.estimator).__name__}.fit reads X more than once, and X is a "
-                "one-shot iterator of chunks; pass a re-iterable skprivsynth.Chunks instead "
-                "(e.g. Chunks.from_csv(path, chunksize=N) or Chunks(lambda: iterator_factory()))."
-            )
+        if self.chunks is not None:
+            self.chunks.check_reiterable(f"{type(self.estimator).__name__}.fit")
 
     def reduce(self, statistic, merge=add_statistics):
         """``statistic`` merged over the validated chunks (in memory: of ``X``)."""

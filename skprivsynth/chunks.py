@@ -109,6 +109,11 @@ class Chunks:
             return (part.compute() for part in self._delayed)
         return iter(self.factory())
 
+    def check_reiterable(self, reader):
+        """Refuse, before reading anything, a one-shot source that ``reader`` (a
+        description of who reads it more than once) would read twice: raises TypeError
+        for a plain iterator of chunks, does nothing for a re-iterable source."""
+
     def _peek(self):
         """The first chunk (None if there is none), without using up a pass."""
         if self._delayed is not None:
@@ -197,6 +202,13 @@ class _OneShot(Chunks):
         super().__init__(lambda: self._iterator)
         self._iterator = iterator
         self._used = False
+
+    def check_reiterable(self, reader):
+        raise TypeError(
+            f"{reader} reads X more than once, and X is a one-shot iterator of chunks; "
+            "pass a re-iterable skprivsynth.Chunks instead (e.g. Chunks.from_csv(path, "
+            "chunksize=N) or Chunks(factory) with factory() returning a new iterator)."
+        )
 
     def _peek(self):
         first = next(self._iterator, None)

@@ -336,6 +336,10 @@ def _fit_on_chunks(transformers, chunks, y, params):
                 f"BooleanValidator, UnitIntervalValidator, FunctionTransformer); step "
                 f"{step_name!r} is a {type(step).__name__}."
             )
+        if isinstance(step, BooleanEncoder) and step.level_weights == "private":
+            chunks.check_reiterable(
+                f"step {step_name!r} (level_weights='private') reads X, then the synthesizer"
+            )
     for step_name, step in transformers.steps:
         if step is None or step == "passthrough":
             continue

@@ -561,7 +561,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_features)
-            The data; NaN (or ``pd.NA``) is rejected.
+            The data; NaN (or ``pd.NA``) is rejected.  Or a source of chunks
+            (:class:`~skprivsynth.Chunks`, iterator of chunks, Dask DataFrame) when
+            the domain of every column is declared: the encoding is fixed from the
+            first chunk (columns, dtypes), and ``level_weights="private"`` counts the
+            levels over all chunks before its release; the other chunks are not read.
         y : None
             Ignored.
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 
 from skprivsynth import (
@@ -329,3 +330,24 @@ def test_private_sampler_chunked_fit_is_the_in_memory_fit(chunksize):
     np.testing.assert_array_equal(b.weights_, a.weights_)
     assert b.max_row_frequency_ == a.max_row_frequency_
     np.testing.assert_array_equal(b.sample(random_state=1), a.sample(random_state=1))
+
+
+def test_pipeline_on_a_one_shot_iterator_reads_it_once_or_refuses_before_reading(adult):
+    frame = adult.data.iloc[:600]
+    pipe = _adult_pipeline(adult, encoding="onehot")
+    pipe.steps[-1] = ("reducedspacelp", ReducedSpaceLP(epsilon=1.0, m=64, random_state=0))
+    a = clone(pipe).fit(frame)
+    b = clone(pipe).fit(iter(list(Chunks.from_array(frame, 250))))  # one pass: enough
+    pd.testing.assert_frame_equal(b.sample(50, random_state=1), a.sample(50, random_state=1))
+    reads = []
+
+    def chunks():
+        for c in Chunks.from_array(frame, 250):
+            reads.append(len(c))
+            yield c
+
+    private = _adult_pipeline(adult, encoding="onehot", level_weights="private")
+    private.steps[-1] = pipe.steps[-1]
+    with pytest.raises(TypeError, match="level_weights='private'.*one-shot.*Chunks"):
+        private.fit(chunks())
+    assert reads == [250]  # the first chunk only, read for the schema
