@@ -44,16 +44,6 @@ TRANSFORMERS = [
     BooleanEncoder(categories={"c0": [0, 1, 2], "c1": [0, 1], "c2": [0, 1, 2, 3]}),
 ]
 ESTIMATORS = SYNTHESIZERS + TRANSFORMERS
-# Synthesizers whose fit reads the data through mergeable statistics (skprivsynth.chunks);
-# the others would refuse a source of chunks with a TypeError (today: none).
-CHUNKED_CLASSES = (
-    CorrelatedGaussianMechanism,
-    MarginalSynthesizer,
-    MicroaggregationSynthesizer,
-    NoisyMicroaggregation,
-    PrivateSampler,
-    ReducedSpaceLP,
-)
 # Synthesizers that group rows within each chunk: the in-memory fit is the one-chunk fit.
 PARTITIONED_CLASSES = (MicroaggregationSynthesizer,)
 DP_CLASSES = (
@@ -203,15 +193,38 @@ def test_chunked_fit_releases_what_the_in_memory_fit_releases(estimator):
     chunks = Chunks.from_array(X, 37)  # 240 rows: six chunks of 37 and one of 18
     if isinstance(est, PARTITIONED_CLASSES):
         chunks = Chunks.from_array(X, len(X))
-    if not isinstance(est, CHUNKED_CLASSES):
-        with pytest.raises(TypeError, match="source of chunks"):
-            est.fit(chunks)
-        return
     a, b = clone(est).fit(X), clone(est).fit(chunks)
     np.testing.assert_array_equal(_sample(a, random_state=1), _sample(b, random_state=1))
     assert b.n_samples_fit_ == a.n_samples_fit_ == len(X)
     if is_differentially_private(a):
         assert str(a.privacy_report_) == str(b.privacy_report_)
+
+
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_a_one_shot_iterator_is_read_once_or_refused_before_reading(estimator):
+    """A fit reads a plain iterator of chunks in one pass, or (a fit of two passes)
+    refuses it with a TypeError naming Chunks, having read only the first chunk."""
+    est = clone(estimator).set_params(random_state=0)
+    X = _data(est)
+    reads = []
+
+    def chunks():
+        for chunk in Chunks.from_array(X, 100):
+            reads.append(len(chunk))
+            yield chunk
+
+    try:
+        fitted = est.fit(chunks())
+    except TypeError as exc:
+        assert "one-shot" in str(exc) and "Chunks" in str(exc)
+        assert reads == [100] and not hasattr(est, "n_features_in_")
+        return
+    assert reads == [100, 100, 40]
+    if not isinstance(est, PARTITIONED_CLASSES):
+        expected = clone(est).fit(X)
+        np.testing.assert_array_equal(
+            _sample(fitted, random_state=1), _sample(expected, random_state=1)
+        )
 
 
 @pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
