@@ -749,7 +749,13 @@ def _check_count(value, name, minimum):
 
 
 def _is_numeric(values):
-    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+    """Numbers, also in an object column (e.g. a DataFrame built from a mixed array)."""
+    if pd.api.types.is_bool_dtype(values):
+        return False
+    if pd.api.types.is_numeric_dtype(values):
+        return True
+    kind = pd.api.types.infer_dtype(values, skipna=False)
+    return kind in ("integer", "floating", "mixed-integer-float", "decimal")
 
 
 def _observed_levels(values):

@@ -97,6 +97,8 @@ def test_undeclared_numeric_columns_are_binned_at_real_quantiles_with_a_warning(
     assert bins.edges[0] == 0.0 and shares[0] == np.mean(real["income"] == 0)
     assert len(bins) >= 8 and np.all(shares[1:] < 0.1 + 0.02)
     assert all(float(f"{edge:.2g}") == edge for edge in bins.edges)
+    with pytest.warns(UserWarning, match=r"\['income'\] are numeric"):  # numbers as objects
+        assert evaluation_domain(real.astype(object), synthetic.astype(object)) == domain
     # Compared value by value, the positive incomes of two independent samples never
     # meet (TVD 0.7, their share); binned, the two samples agree.
     income = real[["income"]], synthetic[["income"]]
@@ -171,8 +173,9 @@ def test_utility_scorer_is_the_synthetic_row_on_the_held_out_rows(small):
 
 def test_utility_scorer_warns_for_a_dp_synthesizer(small):
     real, _, domain = small
-    pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0), domain)
-    pipe.fit(real.iloc[:1500])
+    with pytest.warns(PrivacyLeakWarning, match="known seed"):  # seeded for the test
+        synthesizer = MarginalSynthesizer(epsilon=1.0, random_state=0)
+        pipe = make_private_pipeline(synthesizer, domain).fit(real.iloc[:1500])
     with pytest.warns(PrivacyLeakWarning, match="MarginalSynthesizer on real data"):
         score = make_utility_scorer(TARGET)(pipe, real.iloc[1500:])
     assert 0.0 <= score <= 1.0
