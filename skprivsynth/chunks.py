@@ -75,8 +75,10 @@ class Chunks:
     Notes
     -----
     The number of rows ``n`` is the total over the chunks; it is public for the
-    replace-one neighbours of every differentially private synthesizer here, and the
-    chunking (sizes, order) never changes a release.  A plain iterator of chunks
+    replace-one neighbours of every differentially private synthesizer here.  The
+    chunking (sizes, order) never changes a release whose statistics are counts or
+    sums of integers; sums of fractional values (rows rescaled onto a declared norm
+    bound, function workloads) agree with the in-memory ones to rounding.  A plain iterator of chunks
     (such as ``pandas.read_csv(path, chunksize=N)``) can be passed to ``fit`` too,
     but only to fits that read the data once; ``Chunks`` can be read any number of
     times.  A Dask collection is wrapped by :meth:`from_dask` automatically.
