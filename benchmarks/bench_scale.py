@@ -1,28 +1,29 @@
 """Fits on CSV files larger than memory: data-pass time against the I/O floor, peak RSS.
 
 Run:  python benchmarks/bench_scale.py [--sizes 1000000 10000000] [--chunksize 250000]
-          [--methods marginal microaggregation] [--dask] [--partitioned]
+          [--methods marginal microaggregation] [--tables scale,dask,partitioned]
 
 Data: ``benchmarks/data/adult-<n>.csv`` (14 integer-coded Adult-like columns), written by
 ``benchmarks/make_large.py`` when missing (10⁸ rows ≈ 3.1 GB: pass ``--sizes 100000000``
 only when disk and time allow).  Tables (markdown, to stdout):
 
-1. For each n: the **I/O floor** (a plain ``pandas.read_csv(path, chunksize=C)`` loop over
-   the file) and, per method, the time of each pass over the data (reading, encoding and
-   the per-chunk statistic, from the first chunk read to the last statistic merged), the
-   whole fit, the ratio of a pass to the floor (target ≤ 1.5) and the peak RSS of the
-   process (target ≤ 2 GB).  Every measurement runs in a fresh subprocess, started by a
-   fresh wrapper process that reads ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``.
-   Methods: ``marginal`` = ``MarginalSynthesizer(selection="mst")`` on the integer codes
-   (declared bundled domain; ``--marginal-selection adaptive`` for the default selection);
+1. ``scale`` (default), for each n: the **I/O floor** (a plain
+   ``pandas.read_csv(path, chunksize=C)`` loop over the file) and, per method, the time
+   of each pass over the data (reading, encoding and the per-chunk statistic, from the
+   first chunk read to the last statistic merged), the whole fit, the ratio of a pass to
+   the floor (target ≤ 1.5) and the peak RSS of the process (target ≤ 2 GB).  Every
+   measurement runs in a fresh subprocess, started by a fresh wrapper process that reads
+   ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss``.  Methods: ``marginal`` =
+   ``MarginalSynthesizer(selection="mst")`` on the integer codes (declared bundled
+   domain; ``--marginal-selection adaptive`` for the default selection);
    ``microaggregation`` = ``BooleanEncoder(max_bins=8)`` (declared domain, 94 Boolean
    columns) then ``MicroaggregationSynthesizer(k=50)``, shown after a second floor: the
    read and the encoding of every chunk, without any statistic.
-2. ``--dask``: at the smallest n, the same fits on a 2-worker
+2. ``dask``: at the smallest n, the same fits on a 2-worker
    ``dask.distributed.LocalCluster`` (``dask.dataframe.read_csv``), compared with the
    in-memory fit: the marginal synthesizer's released model and samples, and the
    microaggregation's global moments (principal components, lattice), exactly.
-3. ``--partitioned`` (alone): covariance loss of the partitioned microaggregation against
+3. ``partitioned``: covariance loss of the partitioned microaggregation against
    the in-memory one for several chunk sizes and k, on the bundled Adult (48,842 rows,
    one-hot ``max_bins=8``) and on the generated file of the smallest ``--sizes``.
 """
@@ -248,20 +249,22 @@ def main():
         choices=["marginal", "microaggregation"],
     )  # fmt: skip
     parser.add_argument("--marginal-selection", default="mst", choices=["mst", "adaptive"])
-    parser.add_argument("--dask", action="store_true", help="table 2 (LocalCluster)")
-    parser.add_argument("--partitioned", action="store_true", help="table 3 only")
+    parser.add_argument(
+        "--tables", default="scale", help="comma-separated: scale, dask, partitioned"
+    )
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(measure(args.measure, args.path, args.chunksize, args.marginal_selection)))
         return
-    if args.partitioned:
-        partitioned_table(min(args.sizes))
-        return
-    scale_table(args.sizes, args.chunksize, args.methods, args.marginal_selection)
-    if args.dask:
+    tables = args.tables.split(",")
+    if "scale" in tables:
+        scale_table(args.sizes, args.chunksize, args.methods, args.marginal_selection)
+    if "dask" in tables:
         dask_table(min(args.sizes), args.chunksize, args.marginal_selection)
+    if "partitioned" in tables:
+        partitioned_table(min(args.sizes))
 
 
 if __name__ == "__main__":
