@@ -10,6 +10,7 @@ from skprivsynth import (
     Chunks,
     CorrelatedGaussianMechanism,
     MarginalSynthesizer,
+    MicroaggregationSynthesizer,
     NoisyMicroaggregation,
     PrivateSampler,
     ReducedSpaceLP,
@@ -120,3 +121,19 @@ def test_pipeline_on_a_dask_dataframe_encodes_on_the_workers(client, adult):
     a = pipeline().fit(frame)
     b = pipeline().fit(dd.from_pandas(frame, npartitions=3))
     pd.testing.assert_frame_equal(b.sample(100, random_state=1), a.sample(100, random_state=1))
+
+
+def test_microaggregation_on_a_cluster_groups_each_partition_on_its_worker(client):
+    """Global moments merged from the workers; the groups of each partition are those of
+    the same chunks read one by one (exact: the moments of 0/1 data are integers)."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((900, 6)) < 0.2 + 0.6 * rng.random((900, 1))).astype(float)
+    params = dict(k=7, random_state=0)
+    expected = MicroaggregationSynthesizer(**params).fit(Chunks.from_array(X, 250))
+    est = MicroaggregationSynthesizer(**params).fit(da.from_array(X, chunks=(250, 6)))
+    assert est.n_partitions_ == expected.n_partitions_ == 4
+    for name in ("components_", "records_", "group_sizes_", "weights_", "covariance_loss_"):
+        np.testing.assert_array_equal(getattr(est, name), getattr(expected, name))
+    in_memory = MicroaggregationSynthesizer(**params).fit(X)
+    np.testing.assert_array_equal(est.components_, in_memory.components_)
+    assert est.group_sizes_.min() >= 7 and est.group_sizes_.sum() == len(X)
