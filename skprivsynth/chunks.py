@@ -78,10 +78,11 @@ class Chunks:
     replace-one neighbours of every differentially private synthesizer here.  The
     chunking (sizes, order) never changes a release whose statistics are counts or
     sums of integers; sums of fractional values (rows rescaled onto a declared norm
-    bound, function workloads) agree with the in-memory ones to rounding.  A plain iterator of chunks
-    (such as ``pandas.read_csv(path, chunksize=N)``) can be passed to ``fit`` too,
-    but only to fits that read the data once; ``Chunks`` can be read any number of
-    times.  A Dask collection is wrapped by :meth:`from_dask` automatically.
+    bound, function workloads) agree with the in-memory ones to rounding.  A plain
+    iterator of chunks (such as ``pandas.read_csv(path, chunksize=N)``) can be passed
+    to ``fit`` too, but only to fits that read the data once; ``Chunks`` can be read
+    any number of times.  A Dask collection is wrapped by :meth:`from_dask`
+    automatically.
 
     Examples
     --------
@@ -120,7 +121,11 @@ class Chunks:
         """The first chunk (None if there is none), without using up a pass."""
         if self._delayed is not None:
             return self._delayed[0].compute() if self._delayed else None
-        return next(iter(self), None)
+        iterator = iter(self)
+        try:
+            return next(iterator, None)
+        finally:
+            _close(iterator)  # e.g. the file of a pandas reader left after one chunk
 
     def __repr__(self):
         if self._delayed is not None:
@@ -194,7 +199,19 @@ class _MappedFactory:
         self.source, self.func = source, func
 
     def __call__(self):
-        return map(self.func, self.source)
+        iterator = iter(self.source)
+        try:
+            for chunk in iterator:
+                yield self.func(chunk)
+        finally:
+            _close(iterator)
+
+
+def _close(iterator):
+    """Close an iterator left before its end (a generator, a pandas reader), if it can."""
+    close = getattr(iterator, "close", None)
+    if close is not None:
+        close()
 
 
 class _OneShot(Chunks):
