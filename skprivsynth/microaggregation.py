@@ -16,9 +16,9 @@ import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
 from ._math.covering import divide_and_merge, lattice_cells, spatial_order_key
+from ._math.threads import one_blas_thread
 from .base import BaseSynthesizer
 from .privacy import warn_privacy_leak
 from .validation import check_enough_rows
@@ -191,7 +191,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
-    @threadpool_limits.wrap(limits=1, user_api="blas")  # see _moments
+    @one_blas_thread()  # see _moments
     def fit(self, X, y=None):
         """Partition the rows of ``X`` into groups of at least ``k`` and store the means.
 
@@ -267,7 +267,7 @@ def _moments(X):
     # loaded machine two OpenBLAS threads spin against each other (XᵀX of 250,000 x 94:
     # 0.33 s with one thread, 1.8-5.8 s with two on the shared 2-core box); chunks, or
     # Dask workers, are the unit of parallelism.
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         gram = X.T @ X
     return X.sum(axis=0), gram, float(np.einsum("ij,ij->i", X, X).max())
 
@@ -348,7 +348,7 @@ def _group_partition(X, covering, k):
         return _Groups([], [], np.empty((0, covering.t), dtype=np.int64), X, 0)
     t = covering.t
     # One pass over X for both projections; centring is applied to the product.
-    with threadpool_limits(limits=1, user_api="blas"):  # as in _moments
+    with one_blas_thread():  # as in _moments
         projections = X @ np.hstack([covering.components, covering.order_basis])
     cell_of_row, cell_points = lattice_cells(projections[:, :t] / covering.radius, covering.spacing)
     order_key = spatial_order_key(projections[:, t:] - covering.mean @ covering.order_basis)

@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
 from ..exceptions import SolverError
 from .solvers import solve_qp
+from .threads import one_blas_thread
 
 __all__ = ["polish_on_support", "project_simplex", "simplex_least_squares"]
 
@@ -85,7 +85,7 @@ def simplex_least_squares(
     gap : float
     n_iter : int
     """
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_blas_thread():
         return _fista(
             matvec, rmatvec, y, n_cols, lipschitz, rtol, atol, max_iter, warn_gap, columns
         )
