@@ -149,7 +149,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         ``"discrete"``: exact discrete Gaussian noise on a grid (floating-point safe,
         same ρ).
     iterations : int, default=500
-        Mirror-descent iterations of the final model fit.
+        Mirror-descent iterations of the final model fit; ``iterations // 10`` per
+        selection round (``"adaptive"``).
+    tol : float or None, default=None
+        ``"adaptive"``: when the model's marginal of the marginal just measured has
+        barely moved after a round's steps (which halves the next noise scale), keep
+        fitting, ``iterations // 10`` steps at a time, until it moves, a step lowers
+        the loss by at most ``tol`` (relative), or ``iterations`` steps were taken.
+        None: one run of ``iterations // 10`` steps per round.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
@@ -203,6 +210,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "measurement": [StrOptions({"independent", "correlated"})],
         "noise": [StrOptions(set(NOISE_OPTIONS))],
         "iterations": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
         "verbose": ["verbose"],
     }
 
@@ -218,6 +226,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         measurement="independent",
         noise="continuous",
         iterations=500,
+        tol=None,
         random_state=None,
         verbose=0,
     ):
@@ -230,6 +239,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.measurement = measurement
         self.noise = noise
         self.iterations = iterations
+        self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
 
@@ -462,10 +472,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             before = n * model.marginal(chosen)
             measurements += self._measure(answers[chosen], chosen, 1 / sigma**2, report, rng)
             cliques.append(chosen)
-            model = estimate(
-                measurements, sizes, n, iterations=self.iterations // 10 or 1, warm_start=model
-            )
-            if np.abs(n * model.marginal(chosen) - before).sum() <= bias * before.size:
+            model, moved = self._estimate_round(measurements, sizes, n, model, chosen, before, bias)
+            if not moved:
                 sigma, eps = sigma / 2, eps * 2  # the model barely moved: measure finer
             self._log(
                 f"round {len(cliques)}: marginal of columns {chosen} measured, "
@@ -474,6 +482,32 @@ class MarginalSynthesizer(BaseSynthesizer):
         model = estimate(measurements, sizes, n, iterations=self.iterations, warm_start=model)
         self._log(f"final estimation ({self.iterations} iterations)")
         return model, cliques, compression
+
+    def _estimate_round(self, measurements, sizes, n, model, chosen, before, bias):
+        """Re-fit after measuring ``chosen``; return the model and whether the model's
+        marginal of ``chosen`` moved from ``before`` by more than ``bias`` per cell.
+
+        ``iterations // 10`` mirror-descent steps from the previous model; with ``tol``,
+        more such runs until the marginal moved, the loss stopped decreasing by ``tol``,
+        or ``iterations`` steps were taken.  Post-processing of the measurements only.
+        """
+        chunk = self.iterations // 10 or 1
+        step_size, steps, tol = None, 0, 1e-9  # the first run is the run without tol
+        while True:
+            model = estimate(
+                measurements,
+                sizes,
+                n,
+                iterations=chunk,
+                warm_start=model,
+                step_size=step_size,
+                tol=tol,
+            )
+            steps += chunk
+            moved = np.abs(n * model.marginal(chosen) - before).sum() > bias * before.size
+            if self.tol is None or moved or model.converged or steps >= self.iterations:
+                return model, moved
+            step_size, tol = model.step_size, self.tol
 
     # ----------------------------------------------------------------- sampling
 

@@ -74,6 +74,41 @@ def test_estimate_weights_measurements_by_their_noise():
     np.testing.assert_allclose(n * model.marginal((0,)), [560.0, 440.0], atol=0.5)
 
 
+def _loss(model, measurements, n):
+    return sum(
+        0.5 * np.sum((n * model.marginal(m.attrs) - m.counts) ** 2) / m.sigma**2
+        for m in measurements
+    )
+
+
+def test_estimate_stops_when_the_loss_stops_decreasing_by_tol_at_the_optimum():
+    rng = np.random.default_rng(4)
+    truth = _joint(_random_model(rng))
+    n = 10_000
+    measurements = [
+        Measurement(
+            c,
+            n * truth.sum(axis=tuple(a for a in range(6) if a not in c))
+            + rng.normal(0, 20, [SIZES[a] for a in c]),
+            20.0,
+        )
+        for c in CLIQUES + [(j,) for j in range(6)]
+    ]
+    reference = _loss(estimate(measurements, SIZES, n, iterations=5000, tol=0), measurements, n)
+    model = estimate(measurements, SIZES, n, iterations=5000, tol=1e-6)
+    assert model.converged
+    loss = _loss(model, measurements, n)
+    # one more step lowers the loss by at most tol (relative): that is why it stopped
+    again = estimate(
+        measurements, SIZES, n, iterations=1, warm_start=model, step_size=model.step_size, tol=0
+    )
+    assert loss - _loss(again, measurements, n) <= 1e-6 * loss + 1e-9
+    # and the optimum of many fixed steps is reached to within a small fraction
+    assert reference <= loss <= reference * (1 + 1e-3)
+    # a run capped before that is not converged
+    assert not estimate(measurements, SIZES, n, iterations=2, tol=1e-6).converged
+
+
 def test_systematic_sampling_matches_the_model_within_one_record_per_group():
     rng = np.random.default_rng(2)
     model = _random_model(rng)

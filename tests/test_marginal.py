@@ -64,6 +64,29 @@ def test_budget_spent_is_exactly_rho_of_epsilon_delta(codes, selection, noise, m
     assert sum(s.startswith("1-way") for s in steps) == len(SIZES)
 
 
+def test_tol_refits_a_round_only_while_the_measured_marginal_has_not_moved(codes, monkeypatch):
+    calls = []
+
+    def recording(*args, **kwargs):
+        model = estimate(*args, **kwargs)
+        calls.append((kwargs.get("warm_start"), kwargs.get("step_size"), model))
+        return model
+
+    estimate = marginal.estimate
+    monkeypatch.setattr(marginal, "estimate", recording)
+    est = MarginalSynthesizer(8.0, domain=SIZES, iterations=20, tol=1e-6, random_state=0)
+    est.fit(codes)
+    assert est.rho_ == pytest.approx(zcdp_rho(8.0, 1e-9), rel=1e-9)
+    # A continuation starts where the previous run of the same round stopped, which
+    # neither converged nor reached the cap of `iterations` steps.
+    continued = [k for k, (_, step_size, _) in enumerate(calls) if step_size is not None]
+    assert continued
+    for k in continued:
+        previous = calls[k - 1][2]
+        assert calls[k][0] is previous and calls[k][1] == previous.step_size
+        assert not previous.converged
+
+
 def test_mst_splits_the_budget_in_thirds(codes):
     est = MarginalSynthesizer(1.0, domain=SIZES, selection="mst", random_state=0).fit(codes)
     entries = est.privacy_report_.entries
@@ -151,6 +174,7 @@ def test_missing_domain_and_bad_codes_fail_before_any_release(codes, monkeypatch
         {"delta": 1.0},
         {"selection": "x"},
         {"measurement": "x"},
+        {"tol": -1e-3},
     ],
 )
 def test_invalid_parameters_are_refused(codes, params):

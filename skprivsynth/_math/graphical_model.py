@@ -193,6 +193,7 @@ class GraphicalModel:
             self.neighbours[child].add(parent)
         self.potentials = [self._zeros(c) for c in self.nodes]
         self.marginals = None
+        self.converged, self.step_size = False, None  # set by estimate
 
     def _zeros(self, attrs):
         return Factor(attrs, np.zeros([self.sizes[a] for a in attrs]))
@@ -362,7 +363,9 @@ def _loss_and_gradient(model, measurements, hosts, n):
     return loss, grads
 
 
-def estimate(measurements, sizes, n, cliques=(), iterations=500, warm_start=None):
+def estimate(
+    measurements, sizes, n, cliques=(), iterations=500, warm_start=None, step_size=None, tol=1e-9
+):
     """The graphical model that best explains ``measurements`` (Private-PGM).
 
     Minimises ``L(μ) = ½ Σ_r ||n·μ_r − y_r||² / σ_r²`` over the marginals ``μ`` of the
@@ -370,20 +373,36 @@ def estimate(measurements, sizes, n, cliques=(), iterations=500, warm_start=None
     descent on the potentials ``θ`` (``θ ← θ − η ∇_μ L``, McKenna et al. 2019, Alg. 1)
     with an Armijo backtracking step size.  ``n`` is the public number of records.
 
+    Parameters
+    ----------
+    iterations : int, default=500
+        Largest number of mirror-descent steps.
+    warm_start : GraphicalModel, optional
+        Start from its potentials.
+    step_size : float, optional
+        First step size (the ``step_size`` a previous fit ended with, say).  None:
+        the inverse of the largest curvature of ``L`` along one cell, a safe start.
+    tol : float, default=1e-9
+        Stop after a step that lowers the loss by at most ``tol·max(L, 1)``.
+
     Returns
     -------
     GraphicalModel
-        Calibrated: ``marginals`` holds the junction-tree clique marginals.
+        Calibrated: ``marginals`` holds the junction-tree clique marginals;
+        ``converged`` tells whether the fit stopped by ``tol`` (not by
+        ``iterations``) and ``step_size`` is the step size it ended with.
     """
     all_cliques = [m.attrs for m in measurements] + [tuple(c) for c in cliques]
     model = GraphicalModel(all_cliques, sizes)
+    if step_size is None:
+        step_size = 1.0 / max(float(np.max(n * n / np.square(m.sigma))) for m in measurements)
+    step = step_size
     if warm_start is not None:
         model.warm_start(warm_start)
     else:
         model.calibrate()
     hosts = [model.host(m.attrs) for m in measurements]
     loss, grads = _loss_and_gradient(model, measurements, hosts, n)
-    step = 1.0 / max(float(np.max(n * n / np.square(m.sigma))) for m in measurements)
     for _ in range(iterations):
         old = model.potentials, model.marginals
         while True:
@@ -402,9 +421,10 @@ def estimate(measurements, sizes, n, cliques=(), iterations=500, warm_start=None
             if new_loss <= loss - 0.5 * decrease or step < 1e-30:
                 break
             step *= 0.5
-        converged = loss - new_loss <= 1e-9 * max(loss, 1.0)
+        model.converged = loss - new_loss <= tol * max(loss, 1.0)
         loss, grads = new_loss, new_grads
         step *= 1.5
-        if converged:
+        if model.converged:
             break
+    model.step_size = step
     return model
