@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
+import itertools
 import json
 import logging
 import os
@@ -358,6 +359,19 @@ class _ProgressReader:
             self.progress(f"pass {number}: {rows} rows read")
 
 
+def _blocksize(args, rows=1000):
+    """Bytes of about ``--chunksize`` rows of the input, from its first ``rows`` lines
+    (Dask partitions are cut by bytes); "default" when the file cannot be opened here
+    (a path that only the workers see)."""
+    try:
+        with open(args.input, "rb") as stream:
+            stream.readline()  # the header
+            lengths = [len(line) for line in itertools.islice(stream, rows)]
+    except OSError:
+        return "default"
+    return max(1, args.chunksize * sum(lengths) // max(1, len(lengths)))
+
+
 def _fit_on_dask(pipe, args, progress):
     """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster."""
     try:
@@ -374,7 +388,8 @@ def _fit_on_dask(pipe, args, progress):
         else:
             client = stack.enter_context(Client(args.dask))
         progress(f"fitting on the Dask cluster at {client.scheduler.address}")
-        pipe.fit(dd.read_csv(args.input))
+        blocksize = "default" if args.chunksize is None else _blocksize(args)
+        pipe.fit(dd.read_csv(args.input, blocksize=blocksize))
     progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
 
 
@@ -752,7 +767,8 @@ def _build_parser():
         default=None,
         help="fit on a Dask cluster: a scheduler address (e.g. tcp://host:8786; the "
         "workers must see the input path) or 'local' for a cluster of this machine's "
-        "cores; needs pip install skprivsynth[dask] and every column declared in --domain",
+        "cores; needs pip install skprivsynth[dask] and every column declared in --domain; "
+        "with --chunksize N, partitions of about N rows",
     )
     synth.set_defaults(handler=_synthesize)
 

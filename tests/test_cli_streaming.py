@@ -123,7 +123,9 @@ def test_dask_local_fits_what_the_in_memory_fit_fits(files, tmp_path, capsys):
         "--seed", 5, "-n", 300,
     ]  # fmt: skip
     assert _run(capsys, data, "-o", tmp_path / "memory.csv", *common)[0] == 0
-    status, err = _run(capsys, data, "-o", tmp_path / "dask.csv", *common, "--dask", "local")
+    status, err = _run(
+        capsys, data, "-o", tmp_path / "dask.csv", *common, "--dask", "local", "--chunksize", 600
+    )  # partitions of about 600 rows; one output batch
     assert status == 0, err
     assert "fitting on the Dask cluster at tcp://" in err
     assert f"fitted on {N_ROWS} rows" in err
