@@ -156,7 +156,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         barely moved after a round's steps (which halves the next noise scale), keep
         fitting, ``iterations // 10`` steps at a time, until it moves, a step lowers
         the loss by at most ``tol`` (relative), or ``iterations`` steps were taken.
-        None: one run of ``iterations // 10`` steps per round.
+        None: one run of ``iterations // 10`` steps per round.  ``1e-3`` measures
+        more marginals at large ε (slower); see the User Guide.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
