@@ -300,22 +300,44 @@ class _Covering:
 
 class _Groups:
     """Group means, sizes and lattice cells of the partitions grouped so far, and a
-    pool of the rows of partitions too small to be grouped alone (fewer than k)."""
+    pool of the rows of partitions too small to be grouped alone (fewer than k).
+
+    The means are the first ``n_groups`` rows of one buffer that :meth:`extend` grows
+    in place (``ndarray.resize``, a ``realloc``: large buffers are remapped, not
+    copied), so that the records are never held twice.
+    """
 
     def __init__(self, means, sizes, cells, pool, n_partitions):
-        self.means, self.sizes, self.cells = means, sizes, cells
+        self.means, self.n_groups = means, means.shape[0]
+        self.sizes, self.cells = [sizes], cells
         self.pool, self.n_partitions = pool, n_partitions
+
+    def extend(self, other):
+        """Append the groups of ``other`` (whose buffer is read, not kept)."""
+        used, extra = self.n_groups, other.n_groups
+        if used + extra > self.means.shape[0]:
+            shape = (max(used + extra, 2 * self.means.shape[0]), self.means.shape[1])
+            try:
+                self.means.resize(shape, refcheck=False)
+            except ValueError:  # a buffer it does not own (e.g. unpickled): copy it once
+                grown = np.empty(shape)
+                grown[:used] = self.means[:used]
+                self.means = grown
+        self.means[used : used + extra] = other.means[:extra]
+        self.n_groups += extra
+        self.sizes += other.sizes
+        self.cells = np.unique(np.vstack([self.cells, other.cells]), axis=0)
+        self.n_partitions += other.n_partitions
 
     def finish(self, covering):
         """``(means, sizes, cells)`` of all groups; the pool (fewer than ``k`` rows
         in all) joins the group whose mean is nearest to the pool's mean."""
-        sizes = np.concatenate(self.sizes)
-        # Copied block by block, each freed once copied: no second copy of the records.
-        means, row = np.empty((sizes.shape[0], self.pool.shape[1])), 0
-        while self.means:
-            block = self.means.pop(0)
-            means[row : row + block.shape[0]] = block
-            row += block.shape[0]
+        sizes, means = np.concatenate(self.sizes), self.means
+        if means.shape[0] > self.n_groups:
+            try:
+                means.resize((self.n_groups, means.shape[1]), refcheck=False)
+            except ValueError:
+                means = means[: self.n_groups].copy()
         cells = self.cells
         if self.pool.shape[0]:
             pool_sum, pool_size = self.pool.sum(axis=0), self.pool.shape[0]
@@ -345,7 +367,8 @@ def _group_partition(X, covering, k):
     """
     n = X.shape[0]
     if n < k:
-        return _Groups([], [], np.empty((0, covering.t), dtype=np.int64), X, 0)
+        no_cells = np.empty((0, covering.t), dtype=np.int64)
+        return _Groups(np.empty((0, X.shape[1])), np.empty(0, dtype=np.int64), no_cells, X, 0)
     t = covering.t
     # One pass over X for both projections; centring is applied to the product.
     with one_blas_thread():  # as in _moments
@@ -357,23 +380,16 @@ def _group_partition(X, covering, k):
     indicator = sp.csr_matrix((np.ones(n), (group_of_row, np.arange(n))), shape=(n_groups, n))
     sizes = np.bincount(group_of_row, minlength=n_groups)
     means = np.asarray(indicator @ X) / sizes[:, None]
-    return _Groups([means], [sizes], cell_points, X[:0], 1)
+    return _Groups(means, sizes, cell_points, np.empty((0, X.shape[1])), 1)
 
 
 def _merge_groups(a, b, covering, k):
-    """Merge the groups of two sets of partitions; a pool of ``k`` rows is grouped."""
-    merged = _Groups(
-        a.means + b.means,
-        a.sizes + b.sizes,
-        np.unique(np.vstack([a.cells, b.cells]), axis=0),
-        np.vstack([a.pool, b.pool]),
-        a.n_partitions + b.n_partitions,
-    )
-    if merged.pool.shape[0] >= k:
-        merged = _merge_groups(
-            _Groups(merged.means, merged.sizes, merged.cells, merged.pool[:0], merged.n_partitions),
-            _group_partition(merged.pool, covering, k),
-            covering,
-            k,
-        )
-    return merged
+    """Merge the groups of two sets of partitions into ``a`` (whose buffer grows; ``a``
+    is not used after the merge); a pool of ``k`` rows is grouped."""
+    a.extend(b)
+    if b.pool.shape[0]:
+        a.pool = np.vstack([a.pool, b.pool])
+    if a.pool.shape[0] >= k:
+        pool, a.pool = a.pool, np.empty((0, a.pool.shape[1]))
+        a.extend(_group_partition(pool, covering, k))
+    return a
