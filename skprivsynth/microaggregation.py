@@ -302,29 +302,23 @@ class _Groups:
     """Group means, sizes and lattice cells of the partitions grouped so far, and a
     pool of the rows of partitions too small to be grouped alone (fewer than k).
 
-    The means are the first ``n_groups`` rows of one buffer that :meth:`extend` grows
-    in place (``ndarray.resize``, a ``realloc``: large buffers are remapped, not
-    copied), so that the records are never held twice.
+    The means are one array that :meth:`extend` grows in place to the exact size
+    (``ndarray.resize``, a ``realloc``: a large array is remapped, not copied), so that
+    the records are never held twice.
     """
 
     def __init__(self, means, sizes, cells, pool, n_partitions):
-        self.means, self.n_groups = means, means.shape[0]
-        self.sizes, self.cells = [sizes], cells
+        self.means, self.sizes, self.cells = means, [sizes], cells
         self.pool, self.n_partitions = pool, n_partitions
 
     def extend(self, other):
-        """Append the groups of ``other`` (whose buffer is read, not kept)."""
-        used, extra = self.n_groups, other.n_groups
-        if used + extra > self.means.shape[0]:
-            shape = (max(used + extra, 2 * self.means.shape[0]), self.means.shape[1])
-            try:
-                self.means.resize(shape, refcheck=False)
-            except ValueError:  # a buffer it does not own (e.g. unpickled): copy it once
-                grown = np.empty(shape)
-                grown[:used] = self.means[:used]
-                self.means = grown
-        self.means[used : used + extra] = other.means[:extra]
-        self.n_groups += extra
+        """Append the groups of ``other`` (whose means are read, not kept)."""
+        used, extra = self.means.shape[0], other.means.shape[0]
+        try:
+            self.means.resize((used + extra, self.means.shape[1]), refcheck=False)
+            self.means[used:] = other.means
+        except ValueError:  # an array it does not own (e.g. unpickled): one copy
+            self.means = np.concatenate([self.means, other.means])
         self.sizes += other.sizes
         self.cells = np.unique(np.vstack([self.cells, other.cells]), axis=0)
         self.n_partitions += other.n_partitions
@@ -332,13 +326,7 @@ class _Groups:
     def finish(self, covering):
         """``(means, sizes, cells)`` of all groups; the pool (fewer than ``k`` rows
         in all) joins the group whose mean is nearest to the pool's mean."""
-        sizes, means = np.concatenate(self.sizes), self.means
-        if means.shape[0] > self.n_groups:
-            try:
-                means.resize((self.n_groups, means.shape[1]), refcheck=False)
-            except ValueError:
-                means = means[: self.n_groups].copy()
-        cells = self.cells
+        sizes, means, cells = np.concatenate(self.sizes), self.means, self.cells
         if self.pool.shape[0]:
             pool_sum, pool_size = self.pool.sum(axis=0), self.pool.shape[0]
             centre = pool_sum / pool_size  # |y - c|² up to |c|², without a temporary array
