@@ -43,10 +43,15 @@ class _CountTables:
         codes, sizes = _check_codes(X, self.sizes), self.sizes
         if self.compression is not None:
             codes, sizes = self.compression.transform(codes), self.compression.sizes
+        # One contiguous row per column: the gathers below read memory in order.
+        columns = np.ascontiguousarray(codes.T, dtype=np.intp)
         tables = {}
         for attrs in self.cliques:
             shape = [sizes[a] for a in attrs]
-            cells = np.ravel_multi_index(tuple(codes[:, a] for a in attrs), shape)
+            cells = columns[attrs[0]].copy()  # the row-major cell index of each row
+            for a in attrs[1:]:
+                cells *= sizes[a]
+                cells += columns[a]
             tables[attrs] = np.bincount(cells, minlength=math.prod(shape)).reshape(shape)
         return tables
 
