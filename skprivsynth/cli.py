@@ -400,6 +400,8 @@ def _synthesize_streaming(args):
     option = "--dask" if args.dask is not None else "--chunksize"
     if args.chunksize is not None and args.chunksize < 1:
         raise ValueError(f"--chunksize must be a positive integer; got {args.chunksize}.")
+    if args.n_samples is not None and args.n_samples < 1:
+        raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
     header = _read_csv(args.input, "input CSV", nrows=0)
     domain = _read_domain(args.domain, header, args.input)
     undeclared = [c for c in header.columns if domain is None or c not in domain]

@@ -81,11 +81,18 @@ def test_a_learned_domain_is_refused_before_any_work(
     assert "rows read" not in err and "Dask cluster" not in err and not out.exists()
 
 
-def test_bad_chunksize_is_refused(files, tmp_path, capsys):
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        (["--chunksize", 0], "--chunksize must be a positive integer; got 0"),
+        (["--chunksize", 10, "-n", 0], "--n-samples must be a positive integer; got 0"),
+    ],
+)
+def test_bad_sizes_are_refused_before_any_work(files, tmp_path, capsys, option, message):
     data, domain = files
-    status, err = _run(capsys, data, "-o", tmp_path / "o.csv", "--domain", domain,
-                       "--chunksize", 0)  # fmt: skip
-    assert status == 2 and "--chunksize must be a positive integer; got 0" in err
+    out = tmp_path / "o.csv"
+    status, err = _run(capsys, data, "-o", out, "--domain", domain, *option)
+    assert status == 2 and message in err and "rows read" not in err and not out.exists()
 
 
 def test_the_streamed_dp_fit_is_the_in_memory_fit(files, tmp_path, capsys):
