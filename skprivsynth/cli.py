@@ -393,6 +393,19 @@ def _fit_on_dask(pipe, args, progress):
     progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
 
 
+def _warn_if_seeded(seed, pipe):
+    """Warn when ``--seed`` seeds any DP release of the run (the synthesizer's or the
+    encoder's decoding weights)."""
+    if seed is not None and _seeded_releases(pipe):
+        warnings.warn(
+            f"--seed {seed} makes the privacy noise reproducible: anyone who knows "
+            "the seed can regenerate and subtract it, which voids the DP guarantee. "
+            "Use a seed for tests only; omit it for a release.",
+            PrivacyLeakWarning,
+            stacklevel=3,
+        )
+
+
 def _synthesize_streaming(args):
     """``synthesize --chunksize N`` or ``--dask``: the fit reads the input in chunks (or
     on a Dask cluster) and the sample is drawn and written in batches, so memory holds
@@ -420,14 +433,7 @@ def _synthesize_streaming(args):
     if len(head) <= limit:
         _check_identifiers(head, domain, private)
     pipe = _pipeline(args, domain, synthesizer)
-    if args.seed is not None and _seeded_releases(pipe):
-        warnings.warn(
-            f"--seed {args.seed} makes the privacy noise reproducible: anyone who knows "
-            "the seed can regenerate and subtract it, which voids the DP guarantee. "
-            "Use a seed for tests only; omit it for a release.",
-            PrivacyLeakWarning,
-            stacklevel=2,
-        )
+    _warn_if_seeded(args.seed, pipe)
     progress = _Progress(args.quiet)
     if args.dask is None:
         pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, progress)))
@@ -479,14 +485,7 @@ def _synthesize(args):
             PrivacyLeakWarning,
             stacklevel=2,
         )
-    if args.seed is not None and _seeded_releases(pipe):
-        warnings.warn(
-            f"--seed {args.seed} makes the privacy noise reproducible: anyone who knows "
-            "the seed can regenerate and subtract it, which voids the DP guarantee. "
-            "Use a seed for tests only; omit it for a release.",
-            PrivacyLeakWarning,
-            stacklevel=2,
-        )
+    _warn_if_seeded(args.seed, pipe)
     _announce_fit("synthesize", synthesizer, len(data), args.quiet)
     with warnings.catch_warnings():
         if domain is None:  # warned above; a partial domain warns from the encoder,
