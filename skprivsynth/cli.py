@@ -267,28 +267,43 @@ def _check_output(output, inputs, option="--output"):
             )
 
 
-def _write_csv_atomically(frames, path):
-    """Write ``frames`` (a DataFrame, or an iterable of DataFrames written one after
-    the other under one header) to a temporary file next to ``path``, then rename it
-    into place; return the number of rows written.
+def _write_atomically(path, write, **open_kwargs):
+    """Call ``write(stream)`` on a temporary file next to ``path``, then rename the file
+    into place; return what ``write`` returns.
 
-    A crash or an error never leaves a half-written output file behind.
+    A crash or an error never leaves a half-written output file behind.  The file gets
+    the permissions of a newly created one (0666 less the umask), not the owner-only
+    0600 of a temporary file: the output is meant to be shared.
     """
-    if isinstance(frames, pd.DataFrame):
-        frames = [frames]
     directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".skprivsynth-", suffix=".csv", dir=directory)
-    rows = 0
+    handle, temporary = tempfile.mkstemp(prefix=".skprivsynth-", dir=directory)
     try:
-        with os.fdopen(handle, "w", newline="") as stream:
-            for frame in frames:
-                frame.to_csv(stream, index=False, header=rows == 0)
-                rows += len(frame)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        with os.fdopen(handle, "w", **open_kwargs) as stream:
+            result = write(stream)
         os.replace(temporary, path)
-        return rows
+        return result
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _write_csv_atomically(frames, path):
+    """Write ``frames`` (a DataFrame, or an iterable of DataFrames written one after
+    the other under one header) to ``path`` atomically; return the number of rows."""
+    if isinstance(frames, pd.DataFrame):
+        frames = [frames]
+
+    def write(stream):
+        rows = 0
+        for frame in frames:
+            frame.to_csv(stream, index=False, header=rows == 0)
+            rows += len(frame)
+        return rows
+
+    return _write_atomically(path, write, newline="")
 
 
 def _check_identifiers(data, domain, private):
@@ -510,16 +525,8 @@ def _check_matplotlib():
 
 
 def _write_text_atomically(text, path):
-    """Write ``text`` to a temporary file next to ``path``, then rename it into place."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".skprivsynth-", suffix=".html", dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    """Write ``text`` to ``path`` atomically."""
+    _write_atomically(path, lambda stream: stream.write(text), encoding="utf-8")
 
 
 def _evaluate(args):

@@ -1,5 +1,6 @@
 import json
 import os
+import stat
 import subprocess
 import sys
 import warnings
@@ -113,6 +114,21 @@ def test_synthesize_never_overwrites_its_input_and_writes_atomically(tmp_path, a
         assert main(["synthesize", str(source), "-o", str(target), "--param", "k=1000"]) == 2
     assert "k=1000 needs at least 1000 rows" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
+
+
+def test_outputs_get_the_permissions_of_a_new_file(tmp_path, adult):
+    # The temporary file of the atomic write is owner-only (0600); the output, meant
+    # to be shared, gets what any new file gets: 0666 less the umask.
+    source = tmp_path / "real.csv"
+    adult.data.iloc[:300].to_csv(source, index=False)
+    target = tmp_path / "out.csv"
+    old = os.umask(0o022)
+    try:
+        with pytest.warns(PrivacyLeakWarning, match="no --domain given"):
+            assert main(["synthesize", str(source), "-o", str(target), "--param", "k=5"]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
 
 
 def test_synthesize_is_reproducible(tmp_path, adult):
