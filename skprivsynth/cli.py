@@ -26,7 +26,7 @@ from .base import is_differentially_private
 from .chunks import Chunks
 from .datasets import load_adult
 from .domain import Domain
-from .metrics import categorical_marginal_tvd
+from .metrics import _quantile_bins, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
 
@@ -611,14 +611,15 @@ def _round_to(value, digits, rounding):
 
 
 def _draft_bins(values):
-    """Bin edges of a numeric column: its quantiles at ``k/8`` rounded to two
-    significant digits, the ends rounded outwards so that every value is inside."""
+    """Bin edges of a numeric column: the quantile bins of the evaluation (eighths;
+    a value holding more than one of them, such as the zeros of an income, gets a
+    bin of its own), the ends rounded outwards to two significant digits so that
+    every value is inside."""
     low = _round_to(values.min(), 2, np.floor)
     high = _round_to(values.max(), 2, np.ceil)
     if high <= low:
         high = low + 1.0
-    inner = np.quantile(values, np.linspace(0, 1, _DRAFT_BINS + 1)[1:-1])
-    inner = sorted({_round_to(v, 2, np.round) for v in inner} - {low, high})
+    inner = _quantile_bins(values, _DRAFT_BINS).edges[1:-1]
     return [low, *(e for e in inner if low < e < high), high]
 
 

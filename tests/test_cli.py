@@ -447,6 +447,7 @@ def test_domain_command_drafts_a_domain_file_with_a_warning(tmp_path, capsys):
     data = pd.DataFrame(
         {
             "income": np.linspace(1234.5, 98765.4, 50),
+            "gain": np.r_[np.zeros(40), np.linspace(100.0, 990.0, 10)],
             "city": ["Paris", "Lyon"] * 25,
             "code": np.arange(50) % 4,
             "flag": [True, False] * 25,
@@ -459,7 +460,9 @@ def test_domain_command_drafts_a_domain_file_with_a_warning(tmp_path, capsys):
         assert main(["domain", str(source)]) == 0
     (tmp_path / "domain.json").write_text(capsys.readouterr().out)
     domain = Domain.from_json(tmp_path / "domain.json")
-    assert list(domain) == ["income", "city", "code", "flag"]
+    assert list(domain) == ["income", "gain", "city", "code", "flag"]
+    # A point mass (80 % zeros) gets a bin of its own instead of one bin for the column.
+    assert domain["gain"].edges[:2] == (0.0, 100.0) and len(domain["gain"].edges) > 3
     edges = domain["income"].edges
     assert edges[0] <= 1234.5 and edges[-1] >= 98765.4 and len(edges) == 9
     assert all(float(f"{e:.2g}") == e for e in edges)  # rounded to two significant digits
