@@ -2,16 +2,17 @@
 
 Run:  python benchmarks/bench_adult.py [--methods NAME ...] [--epsilons 0.5 1 2] [--seeds 1]
 
-Metric (the header of benchmarks/RESULTS.md): decode the synthetic data to the 14 integer-coded columns, then
-mean total variation distance of the 1-way tables (tvd1), of all 91 2-way tables (tvd2)
-and of 200 random 3-way tables (tvd3, seed 0); synthetic size n = 48,842.
+Metric (the header of benchmarks/RESULTS.md): decode the synthetic data to the 14
+integer-coded columns, then mean total variation distance of the 1-way tables (tvd1), of
+all 91 2-way tables (tvd2) and of 200 random 3-way tables (tvd3, seed 0); synthetic size
+n = 48,842.
 
 Privacy accounting of the DP rows (replace-one neighbours, basic composition): the
 synthesizer works on the cube of ``BooleanEncoder(max_bins=8)`` (94 bits); coarsened
 columns are decoded in proportion to level frequencies released by
 ``private_level_frequencies`` with 10 % of the total budget, the synthesizer gets the
-other 90 %.  The reference rows (MST, from the project's reference table) use add/remove neighbours (MST) —
-replace-one is the stronger guarantee for the same epsilon.
+other 90 %.  The reference rows (MST, from the project's reference table) use add/remove
+neighbours — replace-one is the stronger guarantee for the same epsilon.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ ratio   mean squared error of the raw noisy answers, correlated / plain Gaussian
 adult   Adult encoded in 14–20 bits (1–2 bits per column, contiguous code ranges); the
         mechanism releases all 2-way tables of the bits with 90 % of ε, coarse ranges are
         decoded in proportion to Laplace level frequencies (10 % of ε); metric tvd2 on the
-        14 decoded columns (the metric of benchmarks/RESULTS.md).  Replace-one neighbours throughout.
+        14 decoded columns (the metric of benchmarks/RESULTS.md).  Replace-one neighbours
+        throughout.
 
 Timings are wall-clock on a shared 2-core machine and noisy.
 """

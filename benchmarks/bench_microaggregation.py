@@ -10,8 +10,9 @@ Tables (markdown, to stdout):
    method that needs second moments), and the peak memory of fit (tracemalloc) in
    units of the data size n·p·8 bytes.
 2. Adult one-hot (p = 588, n = 20,000): fit time, covariance loss and within-group
-   SSE / total SSE at k = 5, 10, 50, next to the MDAV reference values of the project's reference table.
-3. Adult through the pipeline (BooleanEncoder(max_bins=8) -> synthesizer -> decode, the
+   SSE / total SSE at k = 5, 10, 50, next to the MDAV reference values of the project's
+   reference table.
+3. Adult through the pipeline (BooleanEncoder(max_bins=8) -> synthesizer -> decode,
    the metric of benchmarks/RESULTS.md): tvd1 / tvd2 / tvd3 at k = 5, 10, 50.
 """
 

@@ -1,4 +1,4 @@
-"""NoisyMicroaggregation: fit time vs n and p, and accuracy on Adult (the metric of benchmarks/RESULTS.md).
+"""NoisyMicroaggregation: fit time vs n and p, and accuracy on Adult (RESULTS.md metric).
 
 Run:  python benchmarks/bench_noisy_microaggregation.py [--seeds 2] [--quick]
 
