@@ -498,22 +498,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         or ``iterations`` steps were taken.  Post-processing of the measurements only.
         """
         chunk = self.iterations // 10 or 1
-        step_size, steps, tol = None, 0, 1e-9  # the first run is the run without tol
+        resume, steps = {}, 0  # the first run is the run without tol
         while True:
-            model = estimate(
-                measurements,
-                sizes,
-                n,
-                iterations=chunk,
-                warm_start=model,
-                step_size=step_size,
-                tol=tol,
-            )
+            model = estimate(measurements, sizes, n, iterations=chunk, warm_start=model, **resume)
             steps += chunk
             moved = np.abs(n * model.marginal(chosen) - before).sum() > bias * before.size
             if self.tol is None or moved or model.converged or steps >= self.iterations:
                 return model, moved
-            step_size, tol = model.step_size, self.tol
+            resume = {"step_size": model.step_size, "tol": self.tol}
 
     # ----------------------------------------------------------------- sampling
 
