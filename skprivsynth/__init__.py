@@ -22,7 +22,6 @@ accounting in :mod:`skprivsynth.privacy`.
 """
 
 from .accountant import PrivacyAccountant
-from .base import is_differentially_private
 from .chunks import Chunks
 from .domain import Domain
 from .exceptions import BudgetExceededError, PrivacyLeakWarning, SolverError
@@ -36,6 +35,7 @@ from .privacy import PrivacyReport
 from .private_sampling import PrivateSampler
 from .reduced_space import ReducedSpaceLP
 from .report import MarginalErrorDisplay
+from .validation import is_differentially_private
 
 __version__ = "0.1.0"
 

@@ -29,9 +29,20 @@ and a pure ``ε`` charge counts ``ε²/2`` (ε-DP implies ε²/2-zCDP, Bun & Ste
 Prop. 1.4); approximate ``(ε, δ)`` charges do not fit a ρ budget.
 
 Parallelism.  The scope is a :mod:`contextvars` variable of the calling thread: worker
-processes and threads do not see it.  While an accountant is active, joblib (and so
-``GridSearchCV(n_jobs=...)``) is configured with a backend that refuses any ``n_jobs``
-other than 1 with a clear error, so a parallel search cannot silently escape it.
+threads and processes do not see it, so two guards keep their releases from escaping.
+
+- While an accountant is active, joblib (and so ``GridSearchCV(n_jobs=...)``) is
+  configured with a backend that refuses any ``n_jobs`` other than 1 with a clear error.
+- A backend configured inside the scope (``joblib.parallel_config(backend="threading")``)
+  replaces that one; so, while any accountant is active in the process, every DP release
+  made where no accountant is visible (another thread) is refused before it draws
+  anything, and so is one in a process started while the scope is active (it inherits
+  the environment variable ``SKPRIVSYNTH_ACCOUNTANT_SCOPE``, the path of a file that
+  exists as long as the scope).
+
+Not covered: a process started *before* the scope (a warm joblib/loky pool, a Dask
+worker) and a release by code that does not go through this module.  Keep parallel
+work outside the scope, or run it with ``n_jobs=1`` inside.
 """
 
 from __future__ import annotations
@@ -39,6 +50,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import os
+import tempfile
+import threading
 from numbers import Real
 
 import joblib
@@ -48,6 +62,7 @@ from joblib._parallel_backends import SequentialBackend
 
 from .exceptions import BudgetExceededError
 from .privacy import PrivacyReport, check_delta, check_epsilon, zcdp_epsilon, zcdp_rho
+from .validation import is_differentially_private
 
 __all__ = ["PrivacyAccountant", "active_accountants", "fit_cost"]
 
@@ -57,6 +72,56 @@ _ACTIVE = contextvars.ContextVar("skprivsynth_active_accountants", default=())
 def active_accountants():
     """The accountants whose scope is active in this context, outermost first."""
     return _ACTIVE.get()
+
+
+# Process-wide record of the active scopes (see "Parallelism" in the module docstring).
+_SCOPE_ENV = "SKPRIVSYNTH_ACCOUNTANT_SCOPE"
+_scopes = {"count": 0, "marker": None}
+_scopes_lock = threading.Lock()
+
+
+def _open_process_scope():
+    with _scopes_lock:
+        if _scopes["count"] == 0 and _SCOPE_ENV not in os.environ:
+            handle, marker = tempfile.mkstemp(prefix="skprivsynth-accountant-")
+            os.close(handle)
+            _scopes["marker"] = marker
+            os.environ[_SCOPE_ENV] = marker
+        _scopes["count"] += 1
+
+
+def _close_process_scope():
+    with _scopes_lock:
+        _scopes["count"] -= 1
+        marker = _scopes["marker"]
+        if _scopes["count"] == 0 and marker is not None:
+            _scopes["marker"] = None
+            if os.environ.get(_SCOPE_ENV) == marker:
+                del os.environ[_SCOPE_ENV]
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(marker)
+
+
+def _check_unseen_scope(description):
+    """Refuse a release made where no accountant is visible while one is active.
+
+    In another thread of the process, or in a process started during a scope (whose
+    marker file still exists).
+    """
+    if _scopes["count"] > 0:
+        where = "a thread that does not see it"
+    else:
+        marker = os.environ.get(_SCOPE_ENV)
+        if marker is None or marker == _scopes["marker"] or not os.path.exists(marker):
+            return
+        where = "a process started during its scope"
+    raise RuntimeError(
+        f"{description}: a differentially private release in {where}, while a "
+        "PrivacyAccountant is active; it would not be charged, and is refused before "
+        "anything is drawn.  Run parallel work outside the accountant's scope, or with "
+        "n_jobs=1 inside it (a joblib backend configured inside the scope, such as "
+        "parallel_config(backend='threading'), runs its tasks where the scope is not seen)."
+    )
 
 
 class _SingleProcessBackend(SequentialBackend):
@@ -260,12 +325,14 @@ class PrivacyAccountant:
             raise RuntimeError("this PrivacyAccountant's scope is already active.")
         config = joblib.parallel_config(backend=_SingleProcessBackend())
         config.__enter__()
+        _open_process_scope()
         self._tokens.append((_ACTIVE.set((*active, self)), config))
         return self
 
     def __exit__(self, *exc_info):
         token, config = self._tokens.pop()
         _ACTIVE.reset(token)
+        _close_process_scope()
         config.__exit__(*exc_info)
         return False
 
@@ -319,6 +386,7 @@ def charge_active(description, epsilon=None, delta=0.0, rho=None):
     """
     accountants = _ACTIVE.get()
     if not accountants:
+        _check_unseen_scope(description)
         return
     entry = _entry(description, epsilon, delta, rho)
     for accountant in accountants:
@@ -370,7 +438,7 @@ def fit_cost(estimator, n_samples, n_features):
     TypeError
         For a differentially private estimator of unknown cost.
     """
-    from .base import is_differentially_private
+
     from .gaussian import CorrelatedGaussianMechanism
     from .marginal import MarginalSynthesizer
     from .noisy_microaggregation import NoisyMicroaggregation
@@ -406,7 +474,10 @@ def fit_cost(estimator, n_samples, n_features):
 
 def charge_fit(estimator, n_samples, n_features):
     """Charge the fit of ``estimator`` to the active accountants (before it draws)."""
+    if not is_differentially_private(estimator):
+        return
     if not _ACTIVE.get():
+        _check_unseen_scope(f"fit of {type(estimator).__name__}")
         return
     cost = fit_cost(estimator, n_samples, n_features)
     if cost is not None:

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import sys
 import time
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.pipeline import Pipeline
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import (
     _get_feature_names,
@@ -27,51 +25,14 @@ from sklearn.utils.validation import (
 from ._math.sampling import sample_weighted_records
 from .accountant import charge_fit
 from .chunks import add_statistics, as_chunks, reduce_chunks
-from .validation import check_boolean_matrix, check_n_samples, check_unit_interval
+from .validation import (
+    check_boolean_matrix,
+    check_n_samples,
+    check_random_generator,
+    check_unit_interval,
+)
 
-__all__ = ["BaseSynthesizer", "check_random_generator", "is_differentially_private"]
-
-
-def check_random_generator(random_state):
-    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
-
-    Parameters
-    ----------
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
-        None gives fresh OS entropy; an int seeds a new generator; a Generator is
-        returned as is; a legacy RandomState seeds a new generator from its stream.
-    """
-    if random_state is None or isinstance(random_state, Integral | np.integer):
-        if random_state is not None and random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer; got {random_state!r}.")
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
-    raise TypeError(
-        "random_state must be None, an int, a numpy Generator or a RandomState; "
-        f"got {random_state!r}."
-    )
-
-
-def is_differentially_private(estimator):
-    """Return True if ``estimator`` (or a pipeline's last step) is a DP synthesizer.
-
-    Decided by the class (``_differentially_private``), like
-    :func:`sklearn.base.is_classifier`, never by the parameter names.
-
-    Examples
-    --------
-    >>> from skprivsynth import MicroaggregationSynthesizer, NoisyMicroaggregation
-    >>> is_differentially_private(NoisyMicroaggregation())
-    True
-    >>> is_differentially_private(MicroaggregationSynthesizer())
-    False
-    """
-    if isinstance(estimator, Pipeline):
-        estimator = estimator[-1]
-    return bool(getattr(estimator, "_differentially_private", False))
+__all__ = ["BaseSynthesizer"]
 
 
 def _check_values(X, domain, names):
@@ -184,7 +145,14 @@ class _FitData:
         """
         charge_fit(self.estimator, self.n_samples, self.n_features)
         random_state = getattr(self.estimator, "random_state", None)
-        fit_rng, sample_rng = check_random_generator(random_state).spawn(2)
+        if random_state is None:
+            # Two generators of independent OS entropy.  Not children of one parent: a
+            # child keeps its parent's entropy (``bit_generator.seed_seq.entropy``), so
+            # the sampling stream kept on the fitted estimator would let whoever holds
+            # it rebuild the parent and regenerate the noise of the fit.
+            fit_rng, sample_rng = np.random.default_rng(), np.random.default_rng()
+        else:
+            fit_rng, sample_rng = check_random_generator(random_state).spawn(2)
         state = {
             "n_features_in_": self.n_features,
             "feature_names_in_": self.feature_names,
@@ -237,8 +205,9 @@ class BaseSynthesizer(BaseEstimator):
         ``feature_names_in_``, ``n_samples_fit_`` and the sampling stream, assigned
         with the other fitted attributes once the whole fit has succeeded, so a
         failed fit leaves the previous fit intact), ``fit_rng`` for the randomness of
-        ``fit``; the stream used by :meth:`sample` is an independent child of the
-        same seed.
+        ``fit``.  The stream kept for :meth:`sample` is independent of it: fresh OS
+        entropy of its own with ``random_state=None`` (nothing kept after the fit can
+        regenerate the fit's noise), a child of the same seed otherwise.
 
         Each chunk is checked by rules that read one row at a time: NaN/inf, 1-D and
         empty input are rejected (sklearn's messages), and so are values outside the

@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .base import is_differentially_private
 from .chunks import Chunks
 from .datasets import load_adult
 from .domain import Domain
 from .metrics import _quantile_bins, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
+from .validation import is_differentially_private
 
 __all__ = ["main"]
 

@@ -31,7 +31,7 @@ from ._math.sampling import sample_weighted_records
 from ._math.simplex import simplex_least_squares
 from ._math.workload import FunctionWorkload, MarginalWorkload
 from ._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
-from .base import BaseSynthesizer, check_random_generator
+from .base import BaseSynthesizer
 from .privacy import (
     PrivacyReport,
     check_delta,
@@ -39,7 +39,7 @@ from .privacy import (
     gaussian_mechanism,
     gaussian_noise,
 )
-from .validation import check_boolean_matrix, check_n_samples
+from .validation import check_boolean_matrix, check_n_samples, check_random_generator
 
 __all__ = [
     "MAX_UNIVERSE",

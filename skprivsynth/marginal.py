@@ -142,7 +142,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         candidate, and there are ``C(d, 3)`` 3-way ones).
     max_model_size : int, default=1_000_000
         Largest number of cells of the graphical model (junction tree); a candidate
-        that would exceed it is never selected.  Checked from public sizes only.
+        that would exceed it is never selected.  Checked on the sizes after the
+        compression of rare levels, which follow from the released 1-way marginals
+        (post-processing: the check reads no private value).
     measurement : {"independent", "correlated"}, default="independent"
         How a selected marginal is measured.  ``"independent"``: Gaussian noise of
         equal scale on every cell.  ``"correlated"``: the same ρ spent on the
@@ -363,6 +365,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
             return [Measurement(attrs, noisy, _TABLE_L2 / math.sqrt(2 * rho_each))]
         releases, rho_spent = measure_residuals(table, rho_each, rng)
+        if not releases:  # every column compressed to one level: the public total
+            return []
         report.add(
             f"residuals of the marginal of columns {attrs}",
             "correlated Gaussian mechanism",

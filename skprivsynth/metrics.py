@@ -56,10 +56,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array
 
 from .accountant import charge_active
-from .base import check_random_generator, is_differentially_private
 from .domain import Bins, Domain, _as_domain, _codes
 from .privacy import NOISE_OPTIONS, check_epsilon, laplace_mechanism, warn_privacy_leak
-from .validation import check_unit_interval
+from .validation import check_random_generator, check_unit_interval, is_differentially_private
 
 __all__ = [
     "MarginalErrors",
@@ -1044,7 +1043,7 @@ class MarginalScorer:
         n_real = len(X)
         charge_active(f"DP marginal score of {n_real} rows", epsilon=self.epsilon)
         try:
-            score = self._exact_score(estimator, X)
+            score = self._exact_score(estimator, X, private=True)
         except ValueError:
             # Validation messages name rows and values of X: withheld on a DP path.
             raise ValueError(
@@ -1062,9 +1061,28 @@ class MarginalScorer:
         )
         return float(noisy[0])
 
-    def _exact_score(self, estimator, X):
-        n = self._n_rows(X)
-        kwargs = {"degree": self.degree, "max_marginals": self.max_marginals}
+    def _exact_score(self, estimator, X, private=False):
+        """The exact score.  ``private``: the DP path, on which nothing shown may depend
+        on ``X`` (its rows are read with warnings off; the float-levels warning, if
+        any, is decided on the released synthetic sample)."""
+        synthetic, error = self._synthetic(estimator, X, self._n_rows(X))
+        if not private:
+            return -error(X)
+        if self.space == "decoded" and isinstance(estimator, Pipeline):
+            _warn_float_levels(_as_frame(synthetic, "the synthetic sample"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return -error(X)
+
+    def _synthetic(self, estimator, X, n):
+        """``(synthetic, error)``: the released sample and ``error(X)``, its marginal
+        error against the real rows ``X``."""
+        kwargs = {
+            "degree": self.degree,
+            "max_marginals": self.max_marginals,
+            "statistic": self.statistic,
+            "random_state": self.random_state,
+        }
         if isinstance(estimator, Pipeline):
             if self.space == "decoded":
                 if not hasattr(estimator, "sample"):
@@ -1073,51 +1091,31 @@ class MarginalScorer:
                         f"(e.g. SynthesisPipeline); got {type(estimator).__name__}."
                     )
                 synthetic = self._released(estimator, n, X)
-                return -categorical_marginal_tvd(
-                    X,
-                    synthetic,
-                    random_state=self.random_state,
-                    statistic=self.statistic,
-                    **kwargs,
-                )
+                return synthetic, lambda X: categorical_marginal_tvd(X, synthetic, **kwargs)
             synthesizer = estimator[-1]
             if len(estimator) > 1:
                 encoder = estimator[:-1]
-                X_real = encoder.transform(X)
                 if hasattr(estimator, "sample"):
                     # Score what the pipeline releases: its decoded sample, encoded
                     # again.  The last step's own sample can differ (e.g. a
                     # SynthesisPipeline rounds fractional records block-wise, never
                     # giving an invalid one-hot block, while a synthesizer's sample
                     # rounds every coordinate independently).
-                    released = self._released(estimator, n, X)
-                    return -marginal_error(
-                        X_real,
-                        encoder.transform(released),
-                        form=self.form,
-                        statistic=self.statistic,
-                        random_state=self.random_state,
-                        **kwargs,
-                    )
-            else:
-                X_real = X
+                    synthetic = encoder.transform(self._released(estimator, n, X))
+                else:
+                    synthetic = synthesizer.sample(n_samples=n, random_state=self.random_state)
+                return synthetic, lambda X: marginal_error(
+                    encoder.transform(X), synthetic, form=self.form, **kwargs
+                )
         else:
             synthesizer = estimator
-            X_real = X
         if not hasattr(synthesizer, "sample"):
             raise TypeError(
                 "the scored estimator must be a synthesizer with a sample() method or a "
                 f"pipeline ending in one; got {type(synthesizer).__name__}."
             )
         synthetic = synthesizer.sample(n_samples=n, random_state=self.random_state)
-        return -marginal_error(
-            X_real,
-            synthetic,
-            form=self.form,
-            statistic=self.statistic,
-            random_state=self.random_state,
-            **kwargs,
-        )
+        return synthetic, lambda X: marginal_error(X, synthetic, form=self.form, **kwargs)
 
     def __repr__(self):
         params = ", ".join(

@@ -49,9 +49,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .accountant import charge_active, fit_cost, recording
-from .base import check_random_generator
 from .metrics import MarginalScorer
 from .privacy import PrivacyReport, check_delta
+from .validation import check_random_generator
 
 __all__ = ["PrivateSelectionSearch", "random_stopping", "selection_cost"]
 
@@ -192,16 +192,21 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
     delta : float, optional
         δ of the total when a candidate fit is zCDP.
     random_state : None, int or numpy.random.Generator, default=None
-        Seeds the number of runs, the candidates drawn and a fresh ``random_state``
-        for every ``random_state`` parameter of each run's estimator: the theorems
-        need independent runs, and a seed fixed in ``estimator`` would repeat the same
-        noise whenever a candidate is drawn twice.  None (fresh entropy) for a
-        release; a seed for tests only.
+        Seeds the number of runs and the candidates drawn.  Every ``random_state``
+        parameter of each run's estimator is set to None, so that each fit draws fresh
+        OS entropy (the theorems need independent runs, and a seed fixed in
+        ``estimator`` would repeat the same noise whenever a candidate is drawn twice);
+        with a seed here (tests only) they get seeds drawn from it instead.  Either
+        way ``best_estimator_`` reads ``random_state=None``: no seed of the released
+        run is kept.
 
     Attributes
     ----------
     best_estimator_ : estimator
-        The fitted candidate of the best run (released as fitted, no refit).
+        The fitted candidate of the best run (released as fitted, no refit), its
+        ``random_state`` parameters set to None.  A run that fails after its release
+        is a run with no output (never the best); a failure before any release (an
+        invalid parameter or input) is raised.
     best_params_ : dict
     best_score_ : float
         Its noisy (DP) score.
@@ -291,21 +296,35 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
             delta=total["delta"],
         )
         rng = check_random_generator(self.random_state)
+        seeds = None if self.random_state is None else rng
 
         def run(c):
-            est = _reseeded(clone(self.estimator).set_params(**candidates[c]), rng)
+            est = _reseeded(clone(self.estimator).set_params(**candidates[c]), seeds)
             with recording() as charges:
-                est.fit(X, y)
-                score = self.scoring(est, X)
+                try:
+                    est.fit(X, y)
+                    score = self.scoring(est, X)
+                except Exception:
+                    if not charges:
+                        raise  # before any release: a function of the inputs' validity
+                    # After a release the failure is that run's output (⊥, never the
+                    # best); re-raising would reveal a function of an unreleased run.
+                    return -math.inf, None
             expected = [costs[c], {"epsilon": eps_s}]
             _check_run_charges(charges, expected, candidates[c])
             return score, est
 
         best, score, estimator = random_stopping(run, len(candidates), self.stop_probability, rng)
+        if estimator is None:
+            raise RuntimeError(
+                "every run of the private selection failed after its release; nothing is "
+                "released (the failures of unreleased runs are not shown: they are not "
+                "covered by the theorems)."
+            )
         params = candidates[best]
         results = {"params": [params], "score": [score]}
         results.update({f"param_{name}": [value] for name, value in params.items()})
-        self.best_estimator_ = estimator
+        self.best_estimator_ = _reseeded(estimator, None)
         self.best_params_ = params
         self.best_score_ = score
         self.cv_results_ = results
@@ -318,12 +337,16 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         return self.best_estimator_.sample(n_samples=n_samples, random_state=random_state)
 
 
-def _reseeded(estimator, rng):
-    """``estimator`` with every (nested) ``random_state`` parameter drawn from ``rng``."""
+def _reseeded(estimator, seeds):
+    """``estimator`` with every (nested) ``random_state`` parameter set to None (fresh
+    OS entropy at its fit, never kept), or, for a seeded search, to an int drawn from
+    the Generator ``seeds``."""
     names = [name for name in estimator.get_params(deep=True) if name.endswith("random_state")]
-    seeds = rng.integers(0, 2**32, size=len(names))
+    if seeds is None:
+        return estimator.set_params(**dict.fromkeys(names))
+    values = seeds.integers(0, 2**32, size=len(names))
     return estimator.set_params(
-        **{name: int(seed) for name, seed in zip(names, seeds, strict=True)}
+        **{name: int(value) for name, value in zip(names, values, strict=True)}
     )
 
 

@@ -19,12 +19,18 @@ from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from ._math.sampling import sample_weighted_records
-from .base import BaseSynthesizer, check_random_generator, is_differentially_private
+from .base import BaseSynthesizer
 from .chunks import as_chunks
 from .domain import Bins, Domain
 from .preprocessing import BooleanEncoder, _n_bits
 from .privacy import warn_privacy_leak
-from .validation import BooleanValidator, UnitIntervalValidator, check_n_samples
+from .validation import (
+    BooleanValidator,
+    UnitIntervalValidator,
+    check_n_samples,
+    check_random_generator,
+    is_differentially_private,
+)
 
 __all__ = [
     "SynthesisPipeline",

@@ -30,11 +30,10 @@ from sklearn.utils.validation import (
 )
 
 from .accountant import charge_active
-from .base import check_random_generator
 from .chunks import as_chunks, reduce_chunks
 from .domain import Bins, Domain, _as_domain, _codes, _object_array
 from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
-from .validation import check_unit_interval
+from .validation import check_random_generator, check_unit_interval
 
 __all__ = [
     "BooleanEncoder",

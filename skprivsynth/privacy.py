@@ -371,21 +371,20 @@ def _check_values(values):
     return values
 
 
-def _grid_release(values, gamma, integer_noise, name="values"):
-    """``γ·(round(values/γ) + integer_noise)``, refusing values too large for a grid.
+def _grid_release(values, gamma, integer_noise):
+    """``γ·(clip(round(values/γ), ±2**51) + integer_noise)``: exactly a grid point.
 
     ``γ`` is a power of two, so ``values·(1/γ)``, the rounding, the integer sum (below
-    2**53) and the final product are all exact in float64: the release is exactly a
-    grid point.
+    2**53) and the final product are all exact in float64.  The clip to ``±2**51``
+    grid steps keeps them so whatever the values, without a refusal that would depend
+    on the private statistic; it is 1-Lipschitz in every coordinate, so it adds no
+    sensitivity (values that large lie far beyond any count or mean the package
+    releases).
     """
-    with np.errstate(over="ignore"):  # overflow to inf is refused just below
+    with np.errstate(over="ignore"):  # an overflow to inf is clipped just below
         k = np.multiply(values, 1.0 / gamma, out=np.empty(values.shape))  # also 0-d
     np.rint(k, out=k)
-    if k.size and not max(k.max(), -k.min()) <= _MAX_GRID_VALUE / 2:
-        raise ValueError(
-            f"{name} has entries too large for the grid γ = {gamma!r} (|value|/γ > 2**51); "
-            "rescale the statistic or use noise='continuous'."
-        )
+    np.clip(k, -_MAX_GRID_VALUE / 2, _MAX_GRID_VALUE / 2, out=k)
     k += integer_noise()
     k *= gamma
     return k

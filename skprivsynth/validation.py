@@ -12,6 +12,7 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 __all__ = [
@@ -20,8 +21,52 @@ __all__ = [
     "check_boolean_matrix",
     "check_enough_rows",
     "check_n_samples",
+    "check_random_generator",
     "check_unit_interval",
+    "is_differentially_private",
 ]
+
+
+def check_random_generator(random_state):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        None gives fresh OS entropy; an int seeds a new generator; a Generator is
+        returned as is; a legacy RandomState seeds a new generator from its stream.
+    """
+    if random_state is None or isinstance(random_state, Integral | np.integer):
+        if random_state is not None and random_state < 0:
+            raise ValueError(f"random_state must be a non-negative integer; got {random_state!r}.")
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+    raise TypeError(
+        "random_state must be None, an int, a numpy Generator or a RandomState; "
+        f"got {random_state!r}."
+    )
+
+
+def is_differentially_private(estimator):
+    """Return True if ``estimator`` (or a pipeline's last step) is a DP synthesizer.
+
+    Decided by the class (``_differentially_private``), like
+    :func:`sklearn.base.is_classifier`, never by the parameter names.
+
+    Examples
+    --------
+    >>> from skprivsynth import MicroaggregationSynthesizer, NoisyMicroaggregation
+    >>> is_differentially_private(NoisyMicroaggregation())
+    True
+    >>> is_differentially_private(MicroaggregationSynthesizer())
+    False
+    """
+    if isinstance(estimator, Pipeline):
+        estimator = estimator[-1]
+    return bool(getattr(estimator, "_differentially_private", False))
 
 
 def _column_label(j, feature_names=None):

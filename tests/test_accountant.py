@@ -206,6 +206,73 @@ def test_parallel_search_is_refused_inside_a_scope():
     assert accountant.charges == []
 
 
+@pytest.mark.parametrize("error_score", ["raise", np.nan])
+def test_a_nested_threading_backend_cannot_escape_the_scope(error_score):
+    # joblib.parallel_config inside the scope replaces the accountant's backend: the fold
+    # fits and scores then run in worker threads that do not see the scope.  Each of
+    # them must be refused before it draws (nothing released uncharged).
+    import joblib
+
+    search = GridSearchCV(
+        NoisyMicroaggregation(epsilon=0.1),
+        {"t": [1, 2]},
+        cv=3,
+        n_jobs=2,
+        scoring=make_marginal_scorer(epsilon=0.1),
+        error_score=error_score,
+    )
+    accountant = PrivacyAccountant(epsilon=5.0)
+    with accountant, joblib.parallel_config(backend="threading"):
+        with pytest.raises((RuntimeError, ValueError)) as raised:
+            search.fit(_boolean())
+    if error_score == "raise":
+        assert "a thread that does not see it" in str(raised.value)
+    assert accountant.charges == []
+
+
+def test_a_release_in_another_thread_is_refused_during_a_scope_and_allowed_after():
+    import threading
+
+    outcome = []
+
+    def fit():
+        try:
+            NoisyMicroaggregation(epsilon=0.1).fit(_boolean())
+            outcome.append("fitted")
+        except RuntimeError as exc:
+            outcome.append(str(exc))
+
+    with PrivacyAccountant(epsilon=1.0):
+        worker = threading.Thread(target=fit)
+        worker.start()
+        worker.join()
+    worker = threading.Thread(target=fit)
+    worker.start()
+    worker.join()
+    assert "fit of NoisyMicroaggregation" in outcome[0] and "does not see it" in outcome[0]
+    assert outcome[1] == "fitted"
+
+
+def test_a_process_started_during_a_scope_refuses_releases():
+    import os
+    import subprocess
+    import sys
+
+    from skprivsynth.accountant import _SCOPE_ENV
+
+    code = (
+        "import numpy as np; from skprivsynth import NoisyMicroaggregation; "
+        "NoisyMicroaggregation(epsilon=0.1).fit(np.eye(8)); print('fitted')"
+    )
+    with PrivacyAccountant(epsilon=1.0):
+        marker = os.environ[_SCOPE_ENV]
+        inside = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert inside.returncode != 0 and "a process started during its scope" in inside.stderr
+    assert _SCOPE_ENV not in os.environ and not os.path.exists(marker)
+    after = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert after.stdout.strip() == "fitted"
+
+
 def test_charge_arguments_are_checked():
     accountant = PrivacyAccountant(epsilon=1.0)
     with pytest.raises(ValueError, match="exactly one of epsilon and rho"):

@@ -25,10 +25,14 @@ from skprivsynth import (
     PrivateSampler,
     ReducedSpaceLP,
 )
-from skprivsynth.base import BaseSynthesizer, is_differentially_private
+from skprivsynth.base import BaseSynthesizer
 from skprivsynth.exceptions import SolverError
 from skprivsynth.preprocessing import BooleanEncoder
-from skprivsynth.validation import BooleanValidator, UnitIntervalValidator
+from skprivsynth.validation import (
+    BooleanValidator,
+    UnitIntervalValidator,
+    is_differentially_private,
+)
 
 SYNTHESIZERS = [
     MicroaggregationSynthesizer(k=5),
@@ -408,3 +412,166 @@ def test_verbose_prints_phase_lines_only_when_asked(estimator, capsys):
     assert all(line.startswith(f"[{name}] ") and line.endswith(" s)") for line in lines)
     # Printing changes nothing in the release.
     np.testing.assert_array_equal(_sample(first), _sample(second))
+
+
+# -------------------------------------- nothing outside the release depends on the data
+# A fitted DP object is a release: whoever holds it (its attributes, generators, pickle,
+# repr) must learn nothing beyond the noisy outputs, and what a fit, a score or a search
+# prints (warnings, log lines) must be a function of public inputs and released values.
+
+DP_SYNTHESIZERS = [est for est in SYNTHESIZERS if isinstance(est, DP_CLASSES)]
+
+
+def _neighbour(X):
+    """A replace-one neighbour of ``X``: its first row replaced by its complement."""
+    X_prime = X.copy()
+    X_prime[0] = 1 - X_prime[0]
+    return X_prime
+
+
+def _seed_material(obj, found=None, seen=None):
+    """Every Generator, BitGenerator and SeedSequence reachable from ``obj``."""
+    found = [] if found is None else found
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, str | bytes | int | float | np.ndarray):
+        return found
+    seen.add(id(obj))
+    if isinstance(obj, np.random.Generator | np.random.BitGenerator | np.random.SeedSequence):
+        found.append(obj)
+        return found
+    if isinstance(obj, dict):
+        children = list(obj.values())
+    elif isinstance(obj, list | tuple | set):
+        children = list(obj)
+    else:
+        children = list(getattr(obj, "__dict__", {}).values())
+    for child in children:
+        _seed_material(child, found, seen)
+    return found
+
+
+def _entropy(material):
+    if isinstance(material, np.random.Generator):
+        material = material.bit_generator
+    if isinstance(material, np.random.BitGenerator):
+        material = material.seed_seq
+    return material.entropy
+
+
+def _release(est):
+    """The fitted state minus the sampling stream: what the fit's noise determines."""
+    state = {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+    return pickle.dumps(state)
+
+
+def _refit_from_entropy(estimator, X, entropy):
+    """The attack: rebuild a generator from found entropy, refit with it everywhere."""
+    twin = clone(estimator)
+    names = [n for n in twin.get_params(deep=True) if n.endswith("random_state")]
+    twin.set_params(**{n: np.random.default_rng(np.random.SeedSequence(entropy)) for n in names})
+    return twin.fit(X)
+
+
+@pytest.mark.parametrize("estimator", DP_SYNTHESIZERS, ids=_ids(DP_SYNTHESIZERS))
+def test_no_seed_material_in_a_fitted_object_regenerates_its_fit(estimator):
+    X = _data(estimator)
+    est = pickle.loads(pickle.dumps(clone(estimator).set_params(random_state=None).fit(X)))
+    material = _seed_material(est)
+    assert material, "a fitted synthesizer keeps its sampling stream"
+    for found in material:
+        attack = _refit_from_entropy(est, X, _entropy(found))
+        assert _release(attack) != _release(est)
+
+
+def test_the_attack_regenerates_a_fit_whose_stream_shares_its_seed():
+    # The broken variant the test above must catch: both streams children of one parent.
+    X = _data(NoisyMicroaggregation())
+    parent = np.random.default_rng()
+    est = NoisyMicroaggregation(epsilon=2.0, random_state=parent).fit(X)
+    found = _seed_material(pickle.loads(pickle.dumps(est)))
+    assert any(_release(_refit_from_entropy(est, X, _entropy(m))) == _release(est) for m in found)
+
+
+def _messages(fit, capsys, caplog):
+    """Warnings, standard streams and log records of ``fit()``, as text."""
+    capsys.readouterr()
+    caplog.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit()
+    out, err = capsys.readouterr()
+    return (
+        [(w.category.__name__, str(w.message)) for w in caught],
+        out,
+        err,
+        [r.getMessage() for r in caplog.records],
+    )
+
+
+@pytest.mark.parametrize("estimator", DP_SYNTHESIZERS, ids=_ids(DP_SYNTHESIZERS))
+def test_a_fit_says_the_same_on_neighbouring_datasets(estimator, capsys, caplog):
+    X = _data(estimator)
+    said = [
+        _messages(lambda D=D: clone(estimator).set_params(random_state=0).fit(D), capsys, caplog)
+        for D in (X, _neighbour(X))
+    ]
+    assert said[0] == said[1]
+
+
+def _mixed_frames():
+    """A frame with a float column of 20 distinct values, and a neighbour with 21."""
+    rng = np.random.default_rng(0)
+    n = 200
+    real = pd.DataFrame(
+        {
+            "x": rng.choice(np.arange(20) + 0.5, n),
+            "c": rng.integers(0, 3, n),
+        }
+    )
+    neighbour = real.copy()
+    neighbour.loc[0, "x"] = 99.25  # a 21st distinct non-integer value
+    return real, neighbour
+
+
+def test_a_dp_score_says_the_same_on_neighbouring_datasets(capsys, caplog):
+    from skprivsynth import make_private_pipeline
+    from skprivsynth.metrics import make_marginal_scorer
+
+    real, neighbour = _mixed_frames()
+    domain = {"x": {"bins": [0, 5, 10, 15, 20, 100]}, "c": 3}
+    pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0), domain)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipe.fit(real)
+    scorer = make_marginal_scorer(space="decoded", epsilon=1.0)
+    said = [_messages(lambda D=D: scorer(pipe, D), capsys, caplog) for D in (real, neighbour)]
+    assert said[0] == said[1]
+
+
+def test_a_pipeline_and_a_search_say_the_same_on_neighbouring_datasets(capsys, caplog):
+    from skprivsynth import make_private_pipeline
+    from skprivsynth.metrics import make_marginal_scorer
+    from skprivsynth.model_selection import PrivateSelectionSearch
+
+    real, neighbour = _mixed_frames()
+    domain = {"x": {"bins": [0, 5, 10, 15, 20, 100]}, "c": 3}
+
+    def pipeline(decode_epsilon=0.1):
+        return make_private_pipeline(
+            MarginalSynthesizer(epsilon=1.0), domain, decode_epsilon=decode_epsilon, random_state=0
+        )
+
+    said = [_messages(lambda D=D: pipeline().fit(D), capsys, caplog) for D in (real, neighbour)]
+    assert said[0] == said[1]
+
+    def search(D):
+        return PrivateSelectionSearch(
+            pipeline(decode_epsilon=0),
+            {"marginalsynthesizer__epsilon": [0.5, 1.0]},
+            scoring=make_marginal_scorer(space="decoded", epsilon=0.5),
+            delta=1e-6,
+            random_state=0,
+        ).fit(D)
+
+    said = [_messages(lambda D=D: search(D), capsys, caplog) for D in (real, neighbour)]
+    assert said[0] == said[1]

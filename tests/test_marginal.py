@@ -225,3 +225,16 @@ def test_report_epsilon_is_the_conversion_of_the_summed_rho(codes):
     total = sum(e["rho"] for e in est.privacy_report_.entries)
     assert est.epsilon_ == pytest.approx(zcdp_epsilon(total, 1e-9))
     assert "rho" in str(est.privacy_report_)
+
+
+def test_correlated_measurement_of_a_table_compressed_to_one_cell():
+    # 200 rows over 30 levels per column at epsilon 0.3: every 1-way count is below the
+    # compression threshold, so each selected table is the public total and nothing is
+    # measured (the residual allocation used to crash here, after the charge).
+    X = np.random.default_rng(0).integers(0, 30, size=(200, 4))
+    est = MarginalSynthesizer(
+        epsilon=0.3, domain=[30] * 4, selection="mst", measurement="correlated", random_state=0
+    ).fit(X)
+    assert est._compression.sizes == (1, 1, 1, 1)
+    assert est.rho_ <= zcdp_rho(0.3, est.delta) * (1 + 1e-12)
+    assert est.sample(50).shape == (50, 4)

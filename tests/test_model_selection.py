@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 import skprivsynth.base
 import skprivsynth.model_selection
@@ -240,3 +241,79 @@ def test_runs_are_independent_even_with_a_seeded_estimator():
     )
     search.fit(_boolean())
     assert len(seeds) >= 2 and len(set(seeds)) == len(seeds) and 0 not in seeds
+
+
+def _random_states(estimator):
+    return {n: v for n, v in estimator.get_params(deep=True).items() if n.endswith("random_state")}
+
+
+@pytest.mark.parametrize("seed", [None, 5])
+def test_best_estimator_keeps_no_seed_of_its_run(seed):
+    # Its random_state was the only secret of the released fit: clone(best).fit(X) with
+    # it would reproduce the release exactly on the true data and not on a neighbour.
+    X = _boolean()
+    search = PrivateSelectionSearch(
+        NoisyMicroaggregation(epsilon=0.3, random_state=0),
+        {"t": [1, 2]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+        random_state=seed,
+    ).fit(X)
+    assert set(_random_states(search.best_estimator_).values()) == {None}
+    assert "random_state=" not in repr(search.best_estimator_)
+    refit = clone(search.best_estimator_).fit(X)
+    assert not np.array_equal(refit.records_, search.best_estimator_.records_)
+
+
+def test_unseeded_runs_fit_with_fresh_entropy():
+    seen = []
+
+    class Spy(NoisyMicroaggregation):
+        def fit(self, X, y=None):
+            seen.append(self.random_state)
+            return super().fit(X, y)
+
+    PrivateSelectionSearch(
+        Spy(epsilon=0.3, random_state=0),
+        {"t": [1]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+        stop_probability=0.3,
+    ).fit(_boolean())
+    assert seen and set(seen) == {None}
+
+
+class _FailsAfterItsRelease(NoisyMicroaggregation):
+    """A DP fit that raises, after its release, for one value of ``t``."""
+
+    def fit(self, X, y=None):
+        super().fit(X, y)
+        if self.t == 2:
+            raise ValueError("a message quoting the private value 0.123")
+        return self
+
+
+def test_a_run_failing_after_its_release_is_a_run_without_output():
+    X = _boolean()
+    search = PrivateSelectionSearch(
+        _FailsAfterItsRelease(epsilon=0.3),
+        {"t": [1, 2]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+        stop_probability=0.05,
+        random_state=0,
+    ).fit(X)
+    assert search.best_params_ == {"t": 1}
+    only_failures = clone(search).set_params(param_grid={"t": [2]})
+    with pytest.raises(RuntimeError, match="every run of the private selection failed") as raised:
+        only_failures.fit(X)
+    assert "0.123" not in str(raised.value)
+    assert raised.value.__cause__ is None and raised.value.__context__ is None
+
+
+def test_a_run_failing_before_any_release_is_raised():
+    search = PrivateSelectionSearch(
+        NoisyMicroaggregation(epsilon=0.3),
+        {"t": [0]},  # invalid: refused by the parameter validation, before any release
+        scoring=make_marginal_scorer(epsilon=0.1),
+        random_state=0,
+    )
+    with pytest.raises(ValueError, match="'t' parameter"):
+        search.fit(_boolean())

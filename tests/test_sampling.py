@@ -3,7 +3,7 @@ import pytest
 from scipy import stats
 
 from skprivsynth._math.sampling import normalize_weights, sample_weighted_records
-from skprivsynth.base import check_random_generator
+from skprivsynth.validation import check_random_generator
 
 
 def test_bootstrap_frequencies_match_weights():

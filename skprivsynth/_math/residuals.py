@@ -155,8 +155,12 @@ def measure_residuals(table, rho, rng):
     Returns ``(releases, rho_spent)``: ``releases`` lists ``(axes, noisy, sigma)`` with
     ``noisy = P_axes(marginal + N(0, sigma²I))`` over the table's ``axes``, and
     ``rho_spent`` is :func:`zcdp_cost` of the noise drawn (``rho`` up to rounding).
+    A table whose every axis has size 1 is its public total: nothing is released
+    (``[]``, 0.0).
     """
     table = np.asarray(table, dtype=np.float64)
+    if not residual_subsets(table.shape):
+        return [], 0.0
     subsets, sigmas = allocate(table.shape, rho)
     releases = []
     for s, sigma in zip(subsets, sigmas, strict=True):
