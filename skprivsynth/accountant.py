@@ -61,7 +61,7 @@ import joblib
 from joblib._parallel_backends import SequentialBackend
 
 from .exceptions import BudgetExceededError
-from .privacy import PrivacyReport, check_delta, check_epsilon, zcdp_epsilon, zcdp_rho
+from .privacy import PrivacyReport, check_delta, check_epsilon, zcdp_epsilon
 from .validation import is_differentially_private
 
 __all__ = ["PrivacyAccountant", "active_accountants", "fit_cost"]
@@ -421,55 +421,30 @@ def recording():
 def fit_cost(estimator, n_samples, n_features):
     """Cost of one ``fit`` of ``estimator`` from its public parameters, or None.
 
-    Returns a dict with one of ``epsilon`` (with ``delta``) and ``rho``, or None for
-    a synthesizer that is not differentially private.  ``n_samples`` and
-    ``n_features`` (public under replace-one; ``n_features=None`` when unknown) are
-    needed by :class:`~skprivsynth.PrivateSampler` with ``epsilon=None`` only.
+    Parameters
+    ----------
+    estimator : synthesizer
+    n_samples : int
+        Number of rows (public under replace-one).
+    n_features : int or None
+        Width of the input, None when unknown (e.g. after an encoder).
 
-    - :class:`~skprivsynth.NoisyMicroaggregation`, :class:`~skprivsynth.ReducedSpaceLP`:
-      pure ``epsilon`` (their report's total).
-    - :class:`~skprivsynth.PrivateSampler`: its whole release budget, charged at fit
-      (``epsilon``, or the cost of ``n_samples`` records when ``epsilon=None``).
-    - :class:`~skprivsynth.CorrelatedGaussianMechanism`: ``(epsilon, delta)``.
-    - :class:`~skprivsynth.MarginalSynthesizer`: ``rho = zcdp_rho(epsilon, delta)``.
-
-    Raises
-    ------
-    TypeError
-        For a differentially private estimator of unknown cost.
+    Returns
+    -------
+    dict or None
+        ``{"epsilon": ε}`` (pure), ``{"epsilon": ε, "delta": δ}`` or ``{"rho": ρ}``,
+        as the estimator states it (``_fit_cost``); None for a synthesizer that is not
+        differentially private.
     """
-
-    from .gaussian import CorrelatedGaussianMechanism
-    from .marginal import MarginalSynthesizer
-    from .noisy_microaggregation import NoisyMicroaggregation
-    from .private_sampling import PrivateSampler, _check_density_bounds, _sample_constant
-    from .reduced_space import ReducedSpaceLP
-
     if not is_differentially_private(estimator):
         return None
-    if isinstance(estimator, MarginalSynthesizer):
-        return {"rho": zcdp_rho(estimator.epsilon, estimator.delta)}
-    if isinstance(estimator, CorrelatedGaussianMechanism):
-        return {"epsilon": check_epsilon(estimator.epsilon), "delta": estimator.delta}
-    if isinstance(estimator, NoisyMicroaggregation | ReducedSpaceLP):
-        return {"epsilon": check_epsilon(estimator.epsilon)}
-    if isinstance(estimator, PrivateSampler):
-        if estimator.epsilon is not None:
-            return {"epsilon": check_epsilon(estimator.epsilon)}
-        if n_features is None:
-            raise ValueError(
-                "PrivateSampler(epsilon=None) costs a function of the width of its input, "
-                "unknown here (e.g. after an encoder); give it an epsilon."
-            )
-        bounds = _check_density_bounds(estimator.density_bounds)
-        constant = _sample_constant(
-            n_samples, int(estimator.m), n_features, int(estimator.degree), bounds
+    cost = getattr(estimator, "_fit_cost", None)
+    if cost is None:
+        raise TypeError(
+            f"{type(estimator).__name__} is differentially private but does not state its "
+            "privacy cost (_fit_cost); it cannot be fitted inside a PrivacyAccountant scope."
         )
-        return {"epsilon": check_epsilon(estimator.n_samples / constant)}
-    raise TypeError(
-        f"{type(estimator).__name__} is differentially private but its cost is unknown to "
-        "the accountant; it cannot be fitted inside a PrivacyAccountant scope."
-    )
+    return cost(n_samples, n_features)
 
 
 def charge_fit(estimator, n_samples, n_features):

@@ -216,6 +216,24 @@ class BaseSynthesizer(BaseEstimator):
         """
         return _FitData(self, X, self._input_domain if domain is None else domain)
 
+    def _fit_cost(self, n_samples, n_features):
+        """Privacy cost of one ``fit`` on ``n_samples`` rows of ``n_features`` columns.
+
+        A function of the public parameters and the public shape only (``n_features``
+        is None when unknown, e.g. after an encoder): a dict with ``epsilon`` (and
+        ``delta``) or ``rho``, as charged to the active
+        :class:`~skprivsynth.PrivacyAccountant` before the fit draws anything; None for
+        a synthesizer that is not differentially private.  Every DP subclass states
+        its own.
+        """
+        if self._differentially_private:
+            raise TypeError(
+                f"{type(self).__name__} is differentially private but does not state its "
+                "privacy cost (_fit_cost); it cannot be fitted inside a PrivacyAccountant "
+                "scope."
+            )
+        return None
+
     def _set_fitted(self, state, **attributes):
         """Assign the fitted attributes of a successful fit at once; return ``self``.
 

@@ -298,6 +298,10 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _fit_cost(self, n_samples, n_features):
+        """``(epsilon, delta)``: the correlated Gaussian mechanism's guarantee."""
+        return {"epsilon": check_epsilon(self.epsilon), "delta": self.delta}
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release the noisy workload answers of ``X`` and fit the consistent histogram.

@@ -276,6 +276,10 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
         return tuple(int(k) for k in sizes)
 
+    def _fit_cost(self, n_samples, n_features):
+        """``rho = zcdp_rho(epsilon, delta)``: every release of the fit is budgeted in it."""
+        return {"rho": zcdp_rho(self.epsilon, self.delta)}
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, domain=None):
         """Fit the model to integer codes ``X`` under (``epsilon``, ``delta``)-DP.
@@ -319,7 +323,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
         self._log(f"1-way count tables of {d} columns (pass 1 over the data)")
         state, rng = data.fitted_state()
-        rho = zcdp_rho(self.epsilon, self.delta)
+        rho = self._fit_cost(data.n_samples, data.n_features)["rho"]
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
         if self.selection == "mst":
             model, cliques, compression = self._fit_mst(data, sizes, one_way, rho, report, rng)

@@ -474,6 +474,10 @@ class NoisyMicroaggregation(BaseSynthesizer):
         b = auto_b if self.b == "auto" else float(self.b)
         return t, alpha, b
 
+    def _fit_cost(self, n_samples, n_features):
+        """Pure ``epsilon``: the report's total."""
+        return {"epsilon": check_epsilon(self.epsilon)}
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release the private cell weights and cell means of ``X``.

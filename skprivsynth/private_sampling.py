@@ -374,6 +374,20 @@ class PrivateSampler(BaseSynthesizer):
         self.max_tries = max_tries
         self.random_state = random_state
 
+    def _fit_cost(self, n_samples, n_features):
+        """The whole release budget, charged at fit: ``epsilon``, or with
+        ``epsilon=None`` the cost of ``n_samples`` records (Theorem 12.2)."""
+        if self.epsilon is not None:
+            return {"epsilon": check_epsilon(self.epsilon)}
+        if n_features is None:
+            raise ValueError(
+                "PrivateSampler(epsilon=None) costs a function of the width of its input, "
+                "unknown here (e.g. after an encoder); give it an epsilon."
+            )
+        bounds = _check_density_bounds(self.density_bounds)
+        constant = _sample_constant(n_samples, int(self.m), n_features, int(self.degree), bounds)
+        return {"epsilon": check_epsilon(self.n_samples / constant)}
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Draw the reduced space and compute the bounded density ``h*``.

@@ -266,6 +266,10 @@ class ReducedSpaceLP(BaseSynthesizer):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _fit_cost(self, n_samples, n_features):
+        """Pure ``epsilon``: the report's total."""
+        return {"epsilon": check_epsilon(self.epsilon)}
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Release the noisy statistics of ``X`` and solve the LP for the weights.
