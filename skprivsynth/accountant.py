@@ -53,7 +53,6 @@ import math
 import os
 import tempfile
 import threading
-from numbers import Real
 
 import joblib
 
@@ -61,7 +60,7 @@ import joblib
 from joblib._parallel_backends import SequentialBackend
 
 from .exceptions import BudgetExceededError
-from .privacy import PrivacyReport, check_delta, check_epsilon, zcdp_epsilon
+from .privacy import PrivacyCost, PrivacyReport, check_delta, check_epsilon, check_rho
 from .validation import is_differentially_private
 
 __all__ = ["PrivacyAccountant", "active_accountants", "fit_cost"]
@@ -137,15 +136,6 @@ class _SingleProcessBackend(SequentialBackend):
         return 1
 
 
-def _check_rho(rho, name="rho"):
-    if isinstance(rho, bool) or not isinstance(rho, Real):
-        raise TypeError(f"{name} must be a positive finite real number; got {rho!r}.")
-    rho = float(rho)
-    if not (math.isfinite(rho) and rho > 0):
-        raise ValueError(f"{name} must be a positive finite real number; got {rho!r}.")
-    return rho
-
-
 class PrivacyAccountant:
     """A total privacy budget charged by every DP release inside ``with accountant:``.
 
@@ -190,7 +180,7 @@ class PrivacyAccountant:
         if rho is not None:
             if delta:
                 raise ValueError(f"a rho budget takes no delta; got delta={delta!r}.")
-            self.rho = _check_rho(rho)
+            self.rho = check_rho(rho)
             self.epsilon, self.delta = None, 0.0
         else:
             self.epsilon = check_epsilon(epsilon)
@@ -209,22 +199,21 @@ class PrivacyAccountant:
 
     def _spent(self, charges):
         """Spent budget (ε, or ρ for a ρ budget) of ``charges``; None if inadmissible."""
-        pure = math.fsum(c["epsilon"] for c in charges if c["epsilon"] is not None)
-        approx_delta = math.fsum(c["delta"] for c in charges)
-        rho = math.fsum(c["rho"] for c in charges if c["rho"] is not None)
+        costs = [_cost(c) for c in charges]
         kind = self.budget_kind
         if kind == "rho":
-            if approx_delta > 0:
+            # Each charge as zCDP first (ε-DP is ε²/2-zCDP), then the one rule: add.
+            as_zcdp = [c.as_zcdp() for c in costs]
+            if any(c is None for c in as_zcdp):
                 return None
-            # ε-DP implies ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4).
-            squares = math.fsum(c["epsilon"] ** 2 / 2 for c in charges if c["epsilon"] is not None)
-            return rho + squares
+            return sum(as_zcdp, PrivacyCost()).rho
+        total = sum(costs, PrivacyCost())
         if kind == "epsilon":
-            return None if (approx_delta > 0 or rho > 0) else pure
-        conversion = self.delta - approx_delta
-        if conversion <= 0 and rho > 0 or conversion < 0:
+            return total.epsilon if total.is_pure else None
+        conversion = self.delta - total.delta
+        if conversion <= 0 and total.rho > 0 or conversion < 0:
             return None
-        return pure + (zcdp_epsilon(rho, conversion) if rho > 0 else 0.0)
+        return total.to_dp(conversion if total.rho > 0 else None)[0]
 
     @property
     def total(self):
@@ -254,7 +243,7 @@ class PrivacyAccountant:
             ``(ε, δ)`` release against a pure ε budget, an ``(ε, δ)`` release against a
             ρ budget); nothing is recorded.
         """
-        entry = _entry(description, epsilon, delta, rho)
+        entry = _entry(description, _charge_cost(epsilon, delta, rho))
         self._check([entry])
         self.charges.append(entry)
 
@@ -344,7 +333,8 @@ class PrivacyAccountant:
         )
 
 
-def _entry(description, epsilon, delta, rho):
+def _charge_cost(epsilon, delta, rho):
+    """The :class:`PrivacyCost` of :meth:`PrivacyAccountant.charge`'s arguments."""
     if (epsilon is None) == (rho is None):
         raise ValueError(
             f"give exactly one of epsilon and rho for a charge; got epsilon={epsilon!r}, "
@@ -353,18 +343,27 @@ def _entry(description, epsilon, delta, rho):
     if rho is not None:
         if delta:
             raise ValueError(f"a rho charge takes no delta; got delta={delta!r}.")
-        return {
-            "description": str(description),
-            "epsilon": None,
-            "delta": 0.0,
-            "rho": _check_rho(rho),
-        }
+        return PrivacyCost(rho=check_rho(rho))
+    return PrivacyCost(
+        epsilon=check_epsilon(epsilon), delta=0.0 if delta == 0 else check_delta(delta)
+    )
+
+
+def _entry(description, cost):
+    """A charge as recorded in :attr:`PrivacyAccountant.charges`: one release, pure ε,
+    (ε, δ) or ρ."""
+    if cost.rho and (cost.epsilon or cost.delta):
+        raise ValueError(f"{description}: charge a zCDP and a DP release one at a time.")
     return {
         "description": str(description),
-        "epsilon": check_epsilon(epsilon),
-        "delta": 0.0 if delta == 0 else check_delta(delta),
-        "rho": None,
+        "epsilon": None if cost.rho else cost.epsilon,
+        "delta": cost.delta,
+        "rho": cost.rho or None,
     }
+
+
+def _cost(entry):
+    return PrivacyCost(entry["epsilon"] or 0.0, entry["delta"], entry["rho"] or 0.0)
 
 
 def _cost_text(entries):
@@ -379,16 +378,18 @@ def _cost_text(entries):
     return " + ".join(parts)
 
 
-def charge_active(description, epsilon=None, delta=0.0, rho=None):
-    """Charge every active accountant, or none: all are checked before any records.
+def charge_active(description, cost):
+    """Charge ``cost`` (a :class:`~skprivsynth.privacy.PrivacyCost`) to every active
+    accountant, or to none: all are checked before any records.
 
-    The hook of every DP release of the package; a no-op outside any scope.
+    The hook of every DP release of the package; outside any scope a no-op, except
+    that a release where an active scope is not visible is refused.
     """
     accountants = _ACTIVE.get()
     if not accountants:
         _check_unseen_scope(description)
         return
-    entry = _entry(description, epsilon, delta, rho)
+    entry = _entry(description, cost)
     for accountant in accountants:
         accountant._check([entry])
     for accountant in accountants:
@@ -431,9 +432,8 @@ def fit_cost(estimator, n_samples, n_features):
 
     Returns
     -------
-    dict or None
-        ``{"epsilon": ε}`` (pure), ``{"epsilon": ε, "delta": δ}`` or ``{"rho": ρ}``,
-        as the estimator states it (``_fit_cost``); None for a synthesizer that is not
+    PrivacyCost or None
+        As the estimator states it (``_fit_cost``); None for a synthesizer that is not
         differentially private.
     """
     if not is_differentially_private(estimator):
@@ -456,4 +456,4 @@ def charge_fit(estimator, n_samples, n_features):
         return
     cost = fit_cost(estimator, n_samples, n_features)
     if cost is not None:
-        charge_active(f"fit of {type(estimator).__name__}", **cost)
+        charge_active(f"fit of {type(estimator).__name__}", cost)

@@ -220,8 +220,8 @@ class BaseSynthesizer(BaseEstimator):
         """Privacy cost of one ``fit`` on ``n_samples`` rows of ``n_features`` columns.
 
         A function of the public parameters and the public shape only (``n_features``
-        is None when unknown, e.g. after an encoder): a dict with ``epsilon`` (and
-        ``delta``) or ``rho``, as charged to the active
+        is None when unknown, e.g. after an encoder): a
+        :class:`~skprivsynth.privacy.PrivacyCost`, as charged to the active
         :class:`~skprivsynth.PrivacyAccountant` before the fit draws anything; None for
         a synthesizer that is not differentially private.  Every DP subclass states
         its own.

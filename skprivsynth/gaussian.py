@@ -33,6 +33,7 @@ from ._math.workload import FunctionWorkload, MarginalWorkload
 from ._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
 from .base import BaseSynthesizer
 from .privacy import (
+    PrivacyCost,
     PrivacyReport,
     check_delta,
     check_epsilon,
@@ -300,7 +301,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
 
     def _fit_cost(self, n_samples, n_features):
         """``(epsilon, delta)``: the correlated Gaussian mechanism's guarantee."""
-        return {"epsilon": check_epsilon(self.epsilon), "delta": self.delta}
+        return PrivacyCost(epsilon=check_epsilon(self.epsilon), delta=self.delta)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

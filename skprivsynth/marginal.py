@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
 from .base import BaseSynthesizer
-from .privacy import NOISE_OPTIONS, PrivacyReport, zcdp_rho
+from .privacy import NOISE_OPTIONS, PrivacyCost, PrivacyReport, zcdp_rho
 from .validation import check_n_samples
 
 __all__ = ["MarginalSynthesizer"]
@@ -278,7 +278,7 @@ class MarginalSynthesizer(BaseSynthesizer):
 
     def _fit_cost(self, n_samples, n_features):
         """``rho = zcdp_rho(epsilon, delta)``: every release of the fit is budgeted in it."""
-        return {"rho": zcdp_rho(self.epsilon, self.delta)}
+        return PrivacyCost(rho=zcdp_rho(self.epsilon, self.delta))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, domain=None):
@@ -323,7 +323,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
         self._log(f"1-way count tables of {d} columns (pass 1 over the data)")
         state, rng = data.fitted_state()
-        rho = self._fit_cost(data.n_samples, data.n_features)["rho"]
+        rho = self._fit_cost(data.n_samples, data.n_features).rho
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
         if self.selection == "mst":
             model, cliques, compression = self._fit_mst(data, sizes, one_way, rho, report, rng)

@@ -57,7 +57,13 @@ from sklearn.utils import check_array
 
 from .accountant import charge_active
 from .domain import Bins, Domain, _as_domain, _codes
-from .privacy import NOISE_OPTIONS, check_epsilon, laplace_mechanism, warn_privacy_leak
+from .privacy import (
+    NOISE_OPTIONS,
+    PrivacyCost,
+    check_epsilon,
+    laplace_mechanism,
+    warn_privacy_leak,
+)
 from .validation import check_random_generator, check_unit_interval, is_differentially_private
 
 __all__ = [
@@ -1041,7 +1047,7 @@ class MarginalScorer:
         # encoder's transform is row-wise.  Laplace noise of scale (1/n)/epsilon is
         # then epsilon-DP (Dwork, McSherry, Nissim & Smith 2006).
         n_real = len(X)
-        charge_active(f"DP marginal score of {n_real} rows", epsilon=self.epsilon)
+        charge_active(f"DP marginal score of {n_real} rows", PrivacyCost(epsilon=self.epsilon))
         try:
             score = self._exact_score(estimator, X, private=True)
         except ValueError:

@@ -48,9 +48,9 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from .accountant import charge_active, fit_cost, recording
+from .accountant import _cost, charge_active, fit_cost, recording
 from .metrics import MarginalScorer
-from .privacy import PrivacyReport, check_delta
+from .privacy import PrivacyCost, PrivacyReport, check_delta
 from .validation import check_random_generator
 
 __all__ = ["PrivateSelectionSearch", "random_stopping", "selection_cost"]
@@ -60,14 +60,10 @@ _LAMBDAS = 1.0 + np.logspace(-4, 6, 2001)
 _LAMBDA_HATS = np.logspace(0, 7, 1401)
 
 
-def _pure_curve(epsilon, lam):
-    """Rényi divergence bound of a pure ε-DP mechanism at order λ."""
-    return np.minimum(epsilon, lam * epsilon**2 / 2)
-
-
-def _base_curve(fit_costs, score_epsilon, lam):
-    curves = [c["rho"] * lam if "rho" in c else _pure_curve(c["epsilon"], lam) for c in fit_costs]
-    return np.max(curves, axis=0) + _pure_curve(score_epsilon, lam)
+def _base_curve(fit_costs, score_cost, lam):
+    """Rényi bound of a base run at orders ``lam``: the worst candidate's fit, plus the
+    score (they compose by adding their curves, Mironov 2017, Prop. 1)."""
+    return np.max([c.renyi(lam) for c in fit_costs], axis=0) + score_cost.renyi(lam)
 
 
 def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
@@ -75,16 +71,18 @@ def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
 
     Parameters
     ----------
-    fit_costs : list of dict
-        Cost of each candidate's fit, ``{"epsilon": ε_c}`` (pure) or ``{"rho": ρ_c}``
-        (zCDP), as :func:`skprivsynth.accountant.fit_cost` returns.
+    fit_costs : list of PrivacyCost
+        Cost of each candidate's fit (pure ε, ρ-zCDP, or both composed, as a pipeline
+        whose encoder also releases), as :func:`skprivsynth.accountant.fit_cost`
+        returns.
     score_epsilon : float
         ε of the DP score of each run.
     stop_probability : float
         ``γ`` in ``(0, 1)``.
     delta : float, optional
-        δ of the (ε, δ) conversion, required when a fit is zCDP; with pure fits,
-        the smaller of ``3·(max ε_c + ε_s)`` (δ = 0) and the Rényi bound at ``delta``.
+        δ of the (ε, δ) conversion, required when a fit has a zCDP part; with pure
+        fits, the smaller of ``3·(max ε_c + ε_s)`` (δ = 0) and the Rényi bound at
+        ``delta``.
 
     Returns
     -------
@@ -95,18 +93,20 @@ def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
     Examples
     --------
     >>> from skprivsynth.model_selection import selection_cost
-    >>> selection_cost([{"epsilon": 0.4}, {"epsilon": 0.5}], 0.1, 0.1)["epsilon"]
+    >>> from skprivsynth.privacy import PrivacyCost
+    >>> selection_cost([PrivacyCost(epsilon=0.4), PrivacyCost(epsilon=0.5)], 0.1, 0.1)["epsilon"]
     1.8
     """
     gamma = float(stop_probability)
-    if any(set(c) - {"epsilon"} for c in fit_costs if "rho" not in c) or not fit_costs:
+    if not fit_costs or any(c.delta > 0 for c in fit_costs):
         raise ValueError(
             "private selection needs pure epsilon-DP or rho-zCDP candidate fits; an "
             "(epsilon, delta)-DP fit has no Renyi curve for the theorem."
         )
+    score = PrivacyCost(epsilon=score_epsilon)
     pure = None
-    if all("rho" not in c for c in fit_costs):
-        base = max(c["epsilon"] for c in fit_costs) + score_epsilon
+    if all(c.is_pure for c in fit_costs):
+        base = max(c.epsilon for c in fit_costs) + score_epsilon
         pure = {
             "epsilon": 3 * base,
             "delta": 0.0,
@@ -126,10 +126,10 @@ def selection_cost(fit_costs, score_epsilon, stop_probability, delta=None):
     delta = check_delta(delta)
     log_inv_gamma = math.log(1 / gamma)
     hat = _LAMBDA_HATS
-    g = 2 * (1 - 1 / hat) * _base_curve(fit_costs, score_epsilon, hat) + 2 * log_inv_gamma / hat
+    g = 2 * (1 - 1 / hat) * _base_curve(fit_costs, score, hat) + 2 * log_inv_gamma / hat
     lam = _LAMBDAS
     h = (
-        _base_curve(fit_costs, score_epsilon, lam)
+        _base_curve(fit_costs, score, lam)
         + log_inv_gamma / (lam - 1)
         + (math.log(1 / delta) - np.log(lam)) / (lam - 1)
         + np.log1p(-1 / lam)
@@ -264,21 +264,18 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         """
         candidates = self._check_params()
         n_samples, n_features = len(X), np.shape(X)[1]
-        costs = []
+        releases = []
         for params in candidates:
             est = clone(self.estimator).set_params(**params)
-            if isinstance(est, Pipeline):  # the synthesizer's input width is not X's
-                synth, width = est[-1], None
-            else:
-                synth, width = est, n_features
-            cost = fit_cost(synth, n_samples, width)
-            if cost is None:
+            synth = est[-1] if isinstance(est, Pipeline) else est
+            if fit_cost(synth, n_samples, None) is None:
                 raise ValueError(
                     f"candidate {params!r}: {type(synth).__name__} is not differentially "
                     "private; private selection needs a DP synthesizer."
                 )
-            costs.append(cost)
+            releases.append(_release_costs(est, n_samples, n_features))
         eps_s = self.scoring.epsilon
+        costs = [sum(r, PrivacyCost()) for r in releases]
         total = selection_cost(costs, eps_s, self.stop_probability, self.delta)
         report = PrivacyReport("PrivateSelectionSearch")
         report.add(
@@ -292,8 +289,7 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         )
         charge_active(
             "private selection (PrivateSelectionSearch)",
-            epsilon=total["epsilon"],
-            delta=total["delta"],
+            PrivacyCost(epsilon=total["epsilon"], delta=total["delta"]),
         )
         rng = check_random_generator(self.random_state)
         seeds = None if self.random_state is None else rng
@@ -310,7 +306,7 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
                     # After a release the failure is that run's output (⊥, never the
                     # best); re-raising would reveal a function of an unreleased run.
                     return -math.inf, None
-            expected = [costs[c], {"epsilon": eps_s}]
+            expected = [*releases[c], PrivacyCost(epsilon=eps_s)]
             _check_run_charges(charges, expected, candidates[c])
             return score, est
 
@@ -350,15 +346,21 @@ def _reseeded(estimator, seeds):
     )
 
 
-def _normalised(cost):
-    return (cost.get("epsilon"), cost.get("delta") or 0.0, cost.get("rho"))
+def _release_costs(estimator, n_samples, n_features):
+    """The costs of the releases of one fit, in order: each step of a pipeline that
+    states a cost (``_fit_cost``), then the synthesizer (whose input width is known
+    only without an encoder)."""
+    steps = list(estimator) if isinstance(estimator, Pipeline) else [estimator]
+    width = n_features if len(steps) == 1 else None
+    costs = [step._fit_cost(n_samples, width) for step in steps if hasattr(step, "_fit_cost")]
+    return [c for c in costs if c is not None]
 
 
 def _check_run_charges(charges, expected, params):
     """A run must release exactly the fit and the score the total was computed for."""
-    if [_normalised(c) for c in charges] != [_normalised(c) for c in expected]:
+    if [_cost(c) for c in charges] != expected:
         raise RuntimeError(
             f"candidate {params!r} released {[c['description'] for c in charges]}, not "
-            "exactly one fit and one DP score; its privacy is not the one charged, and "
-            "nothing is returned."
+            "exactly one fit and one DP score (with its encoder's releases, if any); its "
+            "privacy is not the one charged, and nothing is returned."
         )

@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._math.bingham import private_pca
 from ._math.lattice import enumerate_lattice_ball, lattice_point_index, round_to_lattice
 from .base import BaseSynthesizer
-from .privacy import NOISE_OPTIONS, PrivacyReport, check_epsilon
+from .privacy import NOISE_OPTIONS, PrivacyCost, PrivacyReport, check_epsilon
 
 __all__ = [
     "NoisyMicroaggregation",
@@ -476,7 +476,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
 
     def _fit_cost(self, n_samples, n_features):
         """Pure ``epsilon``: the report's total."""
-        return {"epsilon": check_epsilon(self.epsilon)}
+        return PrivacyCost(epsilon=check_epsilon(self.epsilon))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -32,7 +32,7 @@ from sklearn.utils.validation import (
 from .accountant import charge_active
 from .chunks import as_chunks, reduce_chunks
 from .domain import Bins, Domain, _as_domain, _codes, _object_array
-from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
+from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak
 from .validation import check_random_generator, check_unit_interval
 
 __all__ = [
@@ -1146,7 +1146,7 @@ def private_level_frequencies(
     n, counts = reduce_chunks(X, _LevelCounts(domain)) or (0, None)
     if n == 0:
         raise ValueError("X must have at least one row.")
-    charge_active("level frequencies", epsilon=epsilon)  # public cost, before any draw
+    charge_active("level frequencies", PrivacyCost(epsilon=epsilon))  # public cost, before any draw
     frequencies = [c / n for c in counts]
     report = PrivacyReport("level frequencies")
     noisy = report.release_laplace(

@@ -43,6 +43,7 @@ from ._math.discrete_noise import (
 from .exceptions import PrivacyLeakWarning
 
 __all__ = [
+    "PrivacyCost",
     "NEIGHBOURING_RELATION",
     "NOISE_OPTIONS",
     "DiscreteCalibration",
@@ -50,6 +51,7 @@ __all__ = [
     "PrivacyReport",
     "check_delta",
     "check_epsilon",
+    "check_rho",
     "check_noise",
     "discrete_gaussian_calibration",
     "discrete_laplace_calibration",
@@ -75,6 +77,15 @@ def warn_privacy_leak(message, stacklevel=3):
     warnings.warn(message, PrivacyLeakWarning, stacklevel=stacklevel)
 
 
+def _check_positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a positive finite real number; got {value!r}.")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite real number; got {value!r}.")
+    return value
+
+
 def check_epsilon(epsilon, name="epsilon"):
     """Return ``epsilon`` as a float after checking ``0 < epsilon < inf``.
 
@@ -83,12 +94,12 @@ def check_epsilon(epsilon, name="epsilon"):
     ValueError
         Naming the parameter and the bad value.
     """
-    if isinstance(epsilon, bool) or not isinstance(epsilon, Real):
-        raise TypeError(f"{name} must be a positive finite real number; got {epsilon!r}.")
-    epsilon = float(epsilon)
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"{name} must be a positive finite real number; got {epsilon!r}.")
-    return epsilon
+    return _check_positive(epsilon, name)
+
+
+def check_rho(rho, name="rho"):
+    """Return ``rho`` (a zCDP budget) as a float after checking ``0 < rho < inf``."""
+    return _check_positive(rho, name)
 
 
 def check_delta(delta, name="delta"):
@@ -364,6 +375,10 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
     )
 
 
+def _entry_cost(entry):
+    return PrivacyCost(entry["epsilon"] or 0.0, entry["delta"], entry["rho"] or 0.0)
+
+
 def _check_values(values):
     values = np.asarray(values, dtype=np.float64)
     if not np.all(np.isfinite(values)):
@@ -581,10 +596,7 @@ def gaussian_sigma_for_rho(sensitivity, rho):
     same σ is too (Canonne, Kamath & Steinke 2020, Thm. 14).  So ``σ = Δ/sqrt(2ρ)``.
     """
     sensitivity = _check_sensitivity(sensitivity)
-    rho = float(rho)
-    if not (math.isfinite(rho) and rho > 0):
-        raise ValueError(f"rho must be a positive finite number; got {rho!r}.")
-    return sensitivity / math.sqrt(2 * rho)
+    return sensitivity / math.sqrt(2 * check_rho(rho))
 
 
 def exponential_mechanism(scores, sensitivity, rho, rng):
@@ -599,14 +611,93 @@ def exponential_mechanism(scores, sensitivity, rho, rng):
     if scores.ndim != 1 or scores.size == 0 or not np.all(np.isfinite(scores)):
         raise ValueError("scores must be a non-empty 1-D array of finite numbers.")
     sensitivity = _check_sensitivity(sensitivity)
-    rho = float(rho)
-    if not (math.isfinite(rho) and rho > 0) or sensitivity == 0:
-        raise ValueError(
-            f"rho and sensitivity must be positive; got rho={rho!r}, sensitivity={sensitivity!r}."
-        )
-    epsilon = math.sqrt(8 * rho)
+    if sensitivity == 0:
+        raise ValueError("sensitivity must be positive for the exponential mechanism; got 0.")
+    epsilon = math.sqrt(8 * check_rho(rho))
     logits = epsilon * scores / (2 * sensitivity)
     return int(np.argmax(logits + rng.gumbel(size=scores.size)))
+
+
+@dataclass(frozen=True)
+class PrivacyCost:
+    """The guarantee of a release: δ-approximately (ε, ρ)-zCDP.
+
+    Pure ε-DP is ``PrivacyCost(epsilon=ε)``, (ε, δ)-DP is ``PrivacyCost(epsilon=ε,
+    delta=δ)`` and ρ-zCDP is ``PrivacyCost(rho=ρ)``: each bounds the Rényi divergence
+    of neighbouring outputs by ``ε + ρα`` at every order ``α`` outside an event of
+    probability δ (Bun & Steinke 2016, Def. 1.1 and Sect. 8; pure DP bounds it by ε,
+    and an (ε, δ)-DP release is δ-approximately (ε, 0)-zCDP).  Releases on the same
+    data compose, adaptively too, by adding the three (ibid.): ``a + b`` is the one
+    composition rule of the package (reports, the accountant, private selection).
+
+    Examples
+    --------
+    >>> from skprivsynth.privacy import PrivacyCost
+    >>> total = PrivacyCost(epsilon=0.1) + PrivacyCost(rho=0.01)
+    >>> total
+    PrivacyCost(epsilon=0.1, delta=0.0, rho=0.01)
+    >>> round(total.to_dp(1e-9)[0], 4)
+    0.9102
+    """
+
+    epsilon: float = 0.0
+    delta: float = 0.0
+    rho: float = 0.0
+
+    def __post_init__(self):
+        for name in ("epsilon", "delta", "rho"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, Real):
+                raise TypeError(f"{name} of a privacy cost must be a real number; got {value!r}.")
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(
+                    f"{name} of a privacy cost must be finite and >= 0; got {value!r}."
+                )
+            object.__setattr__(self, name, float(value))
+        if self.delta >= 1:
+            raise ValueError(f"delta of a privacy cost must be below 1; got {self.delta!r}.")
+
+    def __add__(self, other):
+        if not isinstance(other, PrivacyCost):
+            return NotImplemented
+        return PrivacyCost(
+            self.epsilon + other.epsilon, self.delta + other.delta, self.rho + other.rho
+        )
+
+    @property
+    def is_pure(self):
+        """Whether the cost is pure ε-DP (no δ, no ρ)."""
+        return self.delta == 0 and self.rho == 0
+
+    def as_zcdp(self):
+        """The same release as a zCDP cost: ``ρ + ε²/2`` (pure ε-DP is ε²/2-zCDP, Bun &
+        Steinke 2016, Prop. 1.4); None when δ > 0 (no zCDP bound).
+
+        Convert each release before adding: ``Σ ε_i²/2`` is tighter than ``(Σ ε_i)²/2``.
+        """
+        if self.delta > 0:
+            return None
+        return PrivacyCost(rho=self.rho + self.epsilon**2 / 2)
+
+    def renyi(self, order):
+        """Bound on the Rényi divergence of order ``α`` (array-like): ``min(ε, αε²/2) +
+        ρα`` (the ε part by Bun & Steinke 2016, Prop. 1.4, or by pure DP); δ must be 0."""
+        if self.delta > 0:
+            raise ValueError("an (epsilon, delta)-DP cost has no Renyi curve.")
+        order = np.asarray(order, dtype=np.float64)
+        return np.minimum(self.epsilon, order * self.epsilon**2 / 2) + self.rho * order
+
+    def to_dp(self, zcdp_delta=None):
+        """``(ε, δ)``-DP of this cost: ``(ε + zcdp_epsilon(ρ, δ'), δ + δ')`` with the
+        conversion δ' = ``zcdp_delta`` when ρ > 0 (Canonne, Kamath & Steinke 2020,
+        Prop. 12, on the curve ``ε + ρα``)."""
+        if self.rho == 0:
+            return self.epsilon, self.delta
+        if zcdp_delta is None:
+            raise ValueError(
+                "a cost with rho > 0 needs zcdp_delta to convert it to (epsilon, delta)."
+            )
+        return self.epsilon + zcdp_epsilon(self.rho, zcdp_delta), self.delta + zcdp_delta
 
 
 @dataclass
@@ -713,24 +804,24 @@ class PrivacyReport:
         return index
 
     @property
+    def cost(self):
+        """The entries composed: a :class:`PrivacyCost`."""
+        return sum((_entry_cost(e) for e in self.entries), PrivacyCost())
+
+    @property
     def rho(self):
         """Total ρ of the zCDP entries (they compose by addition)."""
-        return float(sum(e["rho"] for e in self.entries if e["rho"] is not None))
-
-    def _zcdp_epsilon(self):
-        return zcdp_epsilon(self.rho, self.zcdp_delta) if self.rho > 0 else 0.0
+        return self.cost.rho
 
     @property
     def epsilon(self):
         """Total epsilon: basic composition of the (ε, δ) entries and the converted ρ."""
-        pure = sum(e["epsilon"] for e in self.entries if e["epsilon"] is not None)
-        return float(pure + self._zcdp_epsilon())
+        return float(self.cost.to_dp(self.zcdp_delta)[0])
 
     @property
     def delta(self):
         """Total delta: the (ε, δ) entries' δ plus ``zcdp_delta`` when ρ > 0."""
-        conversion = self.zcdp_delta if self.rho > 0 else 0.0
-        return float(sum(e["delta"] for e in self.entries) + conversion)
+        return float(self.cost.to_dp(self.zcdp_delta)[1])
 
     def compose(self, *others, mechanism=None):
         """A new report of this release followed by ``others`` on the same data.

@@ -44,7 +44,7 @@ from ._math.walsh import (
 )
 from .base import BaseSynthesizer
 from .exceptions import SolverError
-from .privacy import PrivacyReport, check_epsilon
+from .privacy import PrivacyCost, PrivacyReport, check_epsilon
 from .validation import check_n_samples
 
 __all__ = [
@@ -378,7 +378,7 @@ class PrivateSampler(BaseSynthesizer):
         """The whole release budget, charged at fit: ``epsilon``, or with
         ``epsilon=None`` the cost of ``n_samples`` records (Theorem 12.2)."""
         if self.epsilon is not None:
-            return {"epsilon": check_epsilon(self.epsilon)}
+            return PrivacyCost(epsilon=check_epsilon(self.epsilon))
         if n_features is None:
             raise ValueError(
                 "PrivateSampler(epsilon=None) costs a function of the width of its input, "
@@ -386,7 +386,7 @@ class PrivateSampler(BaseSynthesizer):
             )
         bounds = _check_density_bounds(self.density_bounds)
         constant = _sample_constant(n_samples, int(self.m), n_features, int(self.degree), bounds)
-        return {"epsilon": check_epsilon(self.n_samples / constant)}
+        return PrivacyCost(epsilon=check_epsilon(self.n_samples / constant))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

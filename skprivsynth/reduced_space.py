@@ -27,7 +27,7 @@ from ._math.workload import (
     project_one_hot,
 )
 from .base import BaseSynthesizer
-from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
+from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak
 
 __all__ = ["MAX_LP_NONZEROS", "MAX_PRICING_ENTRIES", "ReducedSpaceLP"]
 
@@ -268,7 +268,7 @@ class ReducedSpaceLP(BaseSynthesizer):
 
     def _fit_cost(self, n_samples, n_features):
         """Pure ``epsilon``: the report's total."""
-        return {"epsilon": check_epsilon(self.epsilon)}
+        return PrivacyCost(epsilon=check_epsilon(self.epsilon))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -23,7 +23,7 @@ from skprivsynth import (
 from skprivsynth.accountant import fit_cost
 from skprivsynth.metrics import make_marginal_scorer
 from skprivsynth.preprocessing import private_level_frequencies
-from skprivsynth.privacy import zcdp_epsilon, zcdp_rho
+from skprivsynth.privacy import PrivacyCost, zcdp_epsilon, zcdp_rho
 
 
 def _boolean(n=120, p=4, seed=0):
@@ -87,22 +87,22 @@ def test_fit_cost_is_what_each_synthesizer_reports():
         ReducedSpaceLP(epsilon=0.7, degree=2, m=200, random_state=0),
         PrivateSampler(epsilon=0.7, m=64, random_state=0),
     ):
-        assert fit_cost(est, *X.shape) == {"epsilon": 0.7}
+        assert fit_cost(est, *X.shape) == PrivacyCost(epsilon=0.7)
         est.fit(X)
         budget = getattr(est, "epsilon_budget_", None) or est.privacy_report_.epsilon
         assert budget == pytest.approx(0.7, rel=1e-12), type(est).__name__
     sampler = PrivateSampler(epsilon=None, n_samples=5, m=64, random_state=0)
-    assert fit_cost(sampler, *X.shape)["epsilon"] == pytest.approx(
+    assert fit_cost(sampler, *X.shape).epsilon == pytest.approx(
         sampler.fit(X).epsilon_budget_, rel=1e-12
     )
     cgm = CorrelatedGaussianMechanism(epsilon=0.7, delta=1e-6, random_state=0)
-    assert fit_cost(cgm, *X.shape) == {"epsilon": 0.7, "delta": 1e-6}
+    assert fit_cost(cgm, *X.shape) == PrivacyCost(epsilon=0.7, delta=1e-6)
     report = cgm.fit(X).privacy_report_
     assert (report.epsilon, report.delta) == (0.7, 1e-6)
     marginal = MarginalSynthesizer(epsilon=0.7, delta=1e-9, domain=[2] * 4, random_state=0)
     cost = fit_cost(marginal, *X.shape)
-    assert cost == {"rho": zcdp_rho(0.7, 1e-9)}
-    assert marginal.fit(X.astype(int)).privacy_report_.rho <= cost["rho"] * (1 + 1e-9)
+    assert cost == PrivacyCost(rho=zcdp_rho(0.7, 1e-9))
+    assert marginal.fit(X.astype(int)).privacy_report_.rho <= cost.rho * (1 + 1e-9)
     with pytest.raises(ValueError, match="give it an epsilon"):
         fit_cost(PrivateSampler(epsilon=None, n_samples=5), 200, None)
     assert fit_cost(MicroaggregationSynthesizer(k=5), *X.shape) is None

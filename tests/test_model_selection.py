@@ -21,7 +21,7 @@ from skprivsynth import (
 from skprivsynth.auditing import audit_mechanism
 from skprivsynth.metrics import MarginalScorer, make_marginal_scorer
 from skprivsynth.model_selection import PrivateSelectionSearch, random_stopping, selection_cost
-from skprivsynth.privacy import laplace_mechanism, zcdp_rho
+from skprivsynth.privacy import PrivacyCost, laplace_mechanism, zcdp_rho
 
 
 def _boolean(n=150, p=4, seed=0):
@@ -45,11 +45,11 @@ def _theorem_2(rho, eps_s, gamma, delta, lam, lam_hat, eps_fit=None):
 
 
 def test_pure_candidates_cost_three_times_the_worst_run():
-    cost = selection_cost([{"epsilon": 0.4}, {"epsilon": 0.7}], 0.1, 0.25)
+    cost = selection_cost([PrivacyCost(epsilon=0.4), PrivacyCost(epsilon=0.7)], 0.1, 0.25)
     assert (cost["epsilon"], cost["delta"]) == (pytest.approx(2.4, rel=1e-15), 0.0)
     # With delta, the Renyi bound where it is smaller (large epsilon), else 3 epsilon.
-    assert selection_cost([{"epsilon": 0.7}], 0.1, 0.25, 1e-9) == cost
-    large = selection_cost([{"epsilon": 5.0}], 0.1, 0.25, 1e-9)
+    assert selection_cost([PrivacyCost(epsilon=0.7)], 0.1, 0.25, 1e-9) == cost
+    large = selection_cost([PrivacyCost(epsilon=5.0)], 0.1, 0.25, 1e-9)
     assert large["delta"] == 1e-9 and large["epsilon"] < 3 * 5.1
     assert large["epsilon"] == pytest.approx(
         _theorem_2(0, 0.1, 0.25, 1e-9, large["lambda"], large["lambda_hat"], eps_fit=5.0),
@@ -60,7 +60,7 @@ def test_pure_candidates_cost_three_times_the_worst_run():
 @pytest.mark.parametrize("epsilon, gamma", [(0.5, 0.1), (2.0, 0.2), (8.0, 0.5)])
 def test_zcdp_candidates_cost_what_theorem_2_says(epsilon, gamma):
     rho, eps_s, delta = zcdp_rho(epsilon, 1e-9), 0.05, 1e-9
-    cost = selection_cost([{"rho": rho / 2}, {"rho": rho}], eps_s, gamma, delta)
+    cost = selection_cost([PrivacyCost(rho=rho / 2), PrivacyCost(rho=rho)], eps_s, gamma, delta)
     lam, lam_hat = cost["lambda"], cost["lambda_hat"]
     assert cost["epsilon"] == pytest.approx(
         _theorem_2(rho, eps_s, gamma, delta, lam, lam_hat), rel=1e-12
@@ -116,7 +116,7 @@ def test_search_over_marginal_synthesizers_charges_theorem_2():
     accountant = PrivacyAccountant(epsilon=10.0, delta=1e-6)
     with accountant:
         search.fit(X)
-    cost = selection_cost([{"rho": zcdp_rho(1.0, 1e-9)}], 0.1, 0.5, 1e-6)
+    cost = selection_cost([PrivacyCost(rho=zcdp_rho(1.0, 1e-9))], 0.1, 0.5, 1e-6)
     report = search.privacy_report_
     assert (report.epsilon, report.delta) == (cost["epsilon"], 1e-6)
     assert accountant.spent == pytest.approx(cost["epsilon"], rel=1e-12)
@@ -207,7 +207,7 @@ def _toy_selection(exact):
 
 @pytest.mark.parametrize("exact", [False, True])
 def test_audit_of_random_stopping_catches_selection_on_the_exact_score(exact):
-    claimed = selection_cost([{"epsilon": 1e-12}], EPS_SCORE, GAMMA)["epsilon"]
+    claimed = selection_cost([PrivacyCost(epsilon=1e-12)], EPS_SCORE, GAMMA)["epsilon"]
     assert claimed == pytest.approx(3 * EPS_SCORE)
     result = audit_mechanism(
         _toy_selection(exact),
