@@ -20,7 +20,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
 from ._math.bounded_density import (
@@ -219,9 +219,12 @@ class PrivateSampler(BaseSynthesizer):
     epsilon : float or None, default=1.0
         Total privacy budget of the released records.  ``None`` requires ``n_samples``
         and then the budget is whatever releasing ``n_samples`` records costs.
-    m : int, default=1000
+    m : int or "auto", default="auto"
         Size of the reduced space; at least ``L`` (else ``W_S`` cannot have full rank).
-        Larger ``m`` lowers the allowed sample size like ``m^{-3/4}``.
+        Larger ``m`` lowers the allowed sample size like ``m^{-3/4}``.  ``"auto"``:
+        ``max(1000, 2L)`` from the public ``L`` (a reduced space twice the number of
+        Walsh functions was well conditioned at the first draw on every width we
+        measured from 20 to 40 columns at degree 2 and 12 at degree 3).
     degree : int, default=2
         Degree ``d`` of the matched marginals (``1 ≤ d ≤ p``).
     density_bounds : (float, float), default=(0.25, 2.0)
@@ -348,7 +351,7 @@ class PrivateSampler(BaseSynthesizer):
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
-        "m": [Interval(Integral, 1, None, closed="left")],
+        "m": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "density_bounds": [tuple, list],
         "n_samples": [Interval(Integral, 1, None, closed="left"), None],
@@ -359,7 +362,7 @@ class PrivateSampler(BaseSynthesizer):
         self,
         epsilon=1.0,
         *,
-        m=1000,
+        m="auto",
         degree=2,
         density_bounds=(0.25, 2.0),
         n_samples=None,
@@ -374,6 +377,12 @@ class PrivateSampler(BaseSynthesizer):
         self.max_tries = max_tries
         self.random_state = random_state
 
+    def _reduced_space_size(self, p):
+        """``m``, or for ``m="auto"`` ``max(1000, 2L)`` from the public width ``p``."""
+        if self.m == "auto":
+            return max(1000, 2 * n_walsh_functions(p, int(self.degree)))
+        return int(self.m)
+
     def _fit_cost(self, n_samples, n_features):
         """The whole release budget, charged at fit: ``epsilon``, or with
         ``epsilon=None`` the cost of ``n_samples`` records (Theorem 12.2)."""
@@ -385,7 +394,8 @@ class PrivateSampler(BaseSynthesizer):
                 "unknown here (e.g. after an encoder); give it an epsilon."
             )
         bounds = _check_density_bounds(self.density_bounds)
-        constant = _sample_constant(n_samples, int(self.m), n_features, int(self.degree), bounds)
+        m = self._reduced_space_size(n_features)
+        constant = _sample_constant(n_samples, m, n_features, int(self.degree), bounds)
         return PrivacyCost(epsilon=check_epsilon(self.n_samples / constant))
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -417,7 +427,7 @@ class PrivateSampler(BaseSynthesizer):
         low, high = _check_density_bounds(self.density_bounds)
         data = self._validate_fit_source(X)
         p = data.n_features
-        m, d = int(self.m), int(self.degree)
+        m, d = self._reduced_space_size(p), int(self.degree)
         if d > p:
             raise ValueError(f"degree={d} exceeds the number of columns p={p}; use degree <= p.")
         L = n_walsh_functions(p, d)
