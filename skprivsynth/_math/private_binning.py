@@ -101,7 +101,7 @@ def privtree_bins(
     ``b + Lap(λ) > θ``; a node whose halves would be narrower than ``min_width`` cells
     is a leaf without a test (the depth is capped by the public grid).  ``λ = 4/ε`` and
     ``δ = λ·ln 2`` make the release ε-DP for replace-one neighbours
-    (:func:`privtree_scale` has the derivation); ``θ = 0`` as the paper recommends.
+    (:func:`privtree_scale` has the derivation); ``θ = 0`` by default.
     Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.
 
     Parameters
