@@ -102,7 +102,9 @@ def privtree_bins(
     is a leaf without a test (the depth is capped by the public grid).  ``λ = 4/ε`` and
     ``δ = λ·ln 2`` make the release ε-DP for replace-one neighbours
     (:func:`privtree_scale` has the derivation); ``θ = 0`` by default.
-    Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.
+    Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.  Only the
+    outcomes of the comparisons are released, never a noisy value, so the low-order
+    bits of the floating-point Laplace sample (Mironov, CCS 2012) are not exposed.
 
     Parameters
     ----------
