@@ -49,8 +49,9 @@ def privtree_scale(epsilon):
     common ancestors unchanged, lowers by 1 the counts of the nodes below them on the
     path of ``t`` and raises by 1 those on the path of ``t'``; the two sets are
     disjoint and every output tree's probability is a product of independent per-node
-    split decisions.  For ``ln P_D'(T)/P_D(T)``: the raised path is a suffix of an
-    add/remove path, cost ``<= (2β − 1)/((β − 1)·λ)``; on the lowered path every split
+    split decisions.  For ``ln P_D'(T)/P_D(T)``: the raised nodes are the lower part
+    of the path of ``t'`` added to ``D − t``, where every split term is ``>= 0`` and the
+    paper bounds their sum by ``(2β − 1)/((β − 1)·λ)``; on the lowered path every split
     becomes less likely (terms ``<= 0``) and only its one leaf (a "no split" decision)
     can become more likely, by at most ``1/λ`` (the Laplace log-CDF is
     ``1/λ``-Lipschitz and a biased count moves by at most 1).  By symmetry the other
