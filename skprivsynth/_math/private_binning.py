@@ -130,6 +130,19 @@ def privtree_bins(
     boundaries : ndarray of int64
         Strictly increasing leaf edges, ``0`` and ``len(fine_counts)`` included; bin
         ``k`` is the cells ``boundaries[k]:boundaries[k + 1]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.privacy import PrivacyReport
+    >>> counts = np.zeros(64, dtype=int)
+    >>> counts[8:12] = 400  # every row in 4 of the 64 cells
+    >>> report = PrivacyReport("bins", zcdp_delta=1e-9)
+    >>> b = privtree_bins(counts, 1.0, np.random.default_rng(0), report=report)
+    >>> int(b[0]), int(b[-1]), bool(np.all(np.diff(b)[(b[:-1] >= 8) & (b[:-1] < 12)] == 1))
+    (0, 64, True)
+    >>> round(report.rho, 3)  # ε = 1 recorded as ρ = ε²/2
+    0.5
     """
     counts = _check_fine_counts(fine_counts)
     epsilon = check_epsilon(epsilon)
