@@ -6,10 +6,8 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from estimator_checks import BOOLEAN_ONLY_FAILED_CHECKS
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skprivsynth._math.hadamard import fwht
 from skprivsynth._math.noise_allocation import noise_multipliers
@@ -422,13 +420,6 @@ def test_bad_data_and_universe():
 # ------------------------------------------------------------------ sklearn checks
 
 
-@parametrize_with_checks(
-    [CorrelatedGaussianMechanism(random_state=0)],
-    expected_failed_checks=lambda est: BOOLEAN_ONLY_FAILED_CHECKS,
-    xfail_strict=True,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_discrete_noise_has_the_continuous_covariance_and_keeps_table_totals():

@@ -3,21 +3,10 @@ import math
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skprivsynth import MicroaggregationSynthesizer
 from skprivsynth.metrics import covariance_loss
 from skprivsynth.microaggregation import covering_parameters
-
-
-@parametrize_with_checks(
-    [
-        MicroaggregationSynthesizer(k=1, rounding=False),
-        MicroaggregationSynthesizer(k=2, rounding=False, t=1),
-    ]
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_group_sizes_and_exact_mean_on_adult(adult_boolean):

@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from estimator_checks import UNIT_INTERVAL_FAILED_CHECKS
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.noisy_microaggregation as nm_module
 import skprivsynth.privacy as privacy
@@ -577,13 +575,6 @@ def test_adult_row_l1_bound_improves_decoded_two_way_marginals(adult):
 # ------------------------------------------------------------------------ sklearn checks
 
 
-@parametrize_with_checks(
-    [NoisyMicroaggregation(random_state=0)],
-    expected_failed_checks=lambda est: UNIT_INTERVAL_FAILED_CHECKS,
-    xfail_strict=True,  # the exact set was verified with sklearn 1.9.1
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_rescale_rows_l1_decides_borderline_rows_exactly_and_accepts_integers():

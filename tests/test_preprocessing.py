@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from scipy import stats
 from sklearn.pipeline import make_pipeline
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skprivsynth import Domain
 from skprivsynth.preprocessing import (
@@ -578,21 +577,6 @@ def test_cube_maps_reject_out_of_range():
         signs_to_boolean_cube([[np.nan, 1]])
 
 
-# -------------------------------------------------------------------- sklearn checks
-@parametrize_with_checks(
-    [
-        BooleanEncoder(random_state=0),
-        BooleanEncoder(n_bins=3, max_bins=4, handle_unknown="ignore", random_state=0),
-        BooleanEncoder(encoding="binary", n_bins=3, random_state=0),
-        BooleanEncoder(encoding="binary", max_bins=3, handle_unknown="ignore", random_state=0),
-        BooleanEncoder(encoding="ordinal", n_bins=3, max_bins=3, random_state=0),
-    ],
-    expected_failed_checks=lambda est: {},
-    xfail_strict=True,
-)
-@pytest.mark.filterwarnings("ignore::skprivsynth.privacy.PrivacyLeakWarning")
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------- public level weights

@@ -3,11 +3,9 @@ import warnings
 
 import numpy as np
 import pytest
-from estimator_checks import BOOLEAN_ONLY_FAILED_CHECKS
 from scipy.optimize import linprog
 from scipy.stats import chisquare
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.private_sampling as ps
 from skprivsynth._math.solvers import QPResult
@@ -21,15 +19,6 @@ from skprivsynth.private_sampling import (
     epsilon_for_samples,
     max_samples_bound,
 )
-
-
-@parametrize_with_checks(
-    [PrivateSampler(m=200, random_state=0)],
-    expected_failed_checks=lambda est: BOOLEAN_ONLY_FAILED_CHECKS,
-    xfail_strict=True,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def _correlated(n, p, seed):

@@ -1,11 +1,9 @@
 import numpy as np
 import pandas as pd
 import pytest
-from estimator_checks import BOOLEAN_ONLY_FAILED_CHECKS
 from scipy.optimize import linprog
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import skprivsynth.privacy as privacy
 import skprivsynth.reduced_space as rs
@@ -21,13 +19,6 @@ from skprivsynth.reduced_space import ReducedSpaceLP
 # The estimator accepts only {0,1} data; these checks feed real-valued floats.
 
 
-@parametrize_with_checks(
-    [ReducedSpaceLP(epsilon=1.0, m=50, random_state=0)],
-    expected_failed_checks=lambda est: BOOLEAN_ONLY_FAILED_CHECKS,
-    xfail_strict=True,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def product_data(n, probs, seed):
