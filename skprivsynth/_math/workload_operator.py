@@ -14,7 +14,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from ..validation import check_boolean_matrix
 from .ellipsoid import base_decomposition, walsh_base_decomposition
 from .hadamard import fwht
 from .row_keys import row_keys
@@ -46,7 +45,12 @@ def check_universe(universe, p):
         raise ValueError(
             f"universe must have one column per feature of X ({p}); got shape {U.shape}."
         )
-    check_boolean_matrix(U, name="universe")
+    rows, cols = np.nonzero((U != 0) & (U != 1))
+    if rows.size:  # the universe is public: its values may be quoted
+        raise ValueError(
+            f"universe must hold Boolean records (0 or 1); row {rows[0]}, column {cols[0]} "
+            f"is {U[rows[0], cols[0]]!r}."
+        )
     U = U.astype(np.uint8)
     keys = row_keys(U)
     if np.unique(keys).size != keys.size:
