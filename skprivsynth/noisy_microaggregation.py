@@ -518,15 +518,50 @@ class NoisyMicroaggregation(BaseSynthesizer):
         t, alpha, b = self._resolve_parameters(n, p, epsilon, bound)
         eps_step = epsilon / 3.0
 
-        # Step 1: private projection (eps/3).  Rows scaled by the public 1/sqrt(p) lie
-        # in the unit ball; S = (1/n) Σ (x_i/√p)(x_i/√p)ᵀ and A = (nε/(6t))·S.
-        beta = epsilon / (6.0 * t)
-        A = (beta / p) * gram
-        components = private_pca(A, t, rng)
         report = PrivacyReport(
             mechanism="NoisyMicroaggregation (Boedihardjo-Strohmer-Vershynin, 'Covariance's "
             "loss is privacy's gain', Algorithm 4)"
         )
+        components, beta = self._release_projection(gram, p, t, epsilon, rng, report)
+
+        # Steps 2-3: data-independent covering, partition, damped means.  Pass 2 over
+        # the data: the count and the sum of the rows of each cell, summed over chunks.
+        points = _covering(p, t, alpha)
+        counts, sums = data.reduce(_CellSums(components, points, alpha, declared_bound))
+        s = points.shape[0]
+
+        release = self._release_cells(counts, sums, n, p, b, bound, eps_step, rng, report)
+        weights_noisy, means_noisy, scales, sensitivities = release
+
+        # Step 5: metric projections onto the simplex and the cube (post-processing).
+        positive = np.maximum(weights_noisy, 0.0)
+        total = positive.sum()
+        return self._set_fitted(
+            state,
+            weights_=positive / total if total > 0 else np.full(s, 1.0 / s),
+            records_=np.clip(means_noisy, 0.0, 1.0),
+            components_=components,
+            lattice_points_=points,
+            t_=t,
+            alpha_=alpha,
+            b_=b,
+            n_cells_=s,
+            projection_beta_=beta,
+            noise_scale_=scales,
+            row_l1_bound_=bound,
+            sensitivity_=sensitivities,
+            privacy_report_=report,
+            epsilon_=report.epsilon,
+        )
+
+    def _release_projection(self, gram, p, t, epsilon, rng, report):
+        """Step 1: the private projection ``V = PROJ(A, t)`` (ε/3); ``(V, β)``."""
+        eps_step = epsilon / 3.0
+        # Private projection (eps/3).  Rows scaled by the public 1/sqrt(p) lie
+        # in the unit ball; S = (1/n) Σ (x_i/√p)(x_i/√p)ᵀ and A = (nε/(6t))·S.
+        beta = epsilon / (6.0 * t)
+        A = (beta / p) * gram
+        components = private_pca(A, t, rng)
         report.add(
             "projection V = PROJ(A, t)",
             f"{t} Bingham draw(s) (exponential mechanism, density ∝ exp(vᵀAv))",
@@ -540,16 +575,14 @@ class NoisyMicroaggregation(BaseSynthesizer):
             "(Boedihardjo-Strohmer-Vershynin, 'Covariance's loss is privacy's gain', "
             "Lemma 5.3, Theorem 5.12).",
         )
+        return components, beta
 
-        # Steps 2-3: data-independent covering, partition, damped means.  Pass 2 over
-        # the data: the count and the sum of the rows of each cell, summed over chunks.
-        points = _covering(p, t, alpha)
-        counts, sums = data.reduce(_CellSums(components, points, alpha, declared_bound))
+    def _release_cells(self, counts, sums, n, p, b, bound, eps_step, rng, report):
+        """Step 4: Laplace noise (Theorem 5.12), ε/3 each, on the weights and the damped
+        means of every cell (empty ones too); ``(weights, means, scales, sensitivities)``."""
         counts = counts.astype(np.float64)
         damped = sums / np.maximum(counts, b)[:, None]
-        s = points.shape[0]
-
-        # Step 4: Laplace noise (Theorem 5.12), eps/3 each, on every cell (empty too).
+        s = counts.size
         # Weights: a replaced row leaves one cell and enters one: ||Δw||_1 <= 2/n,
         # scale (2/n)/(ε/3) = 6/(nε).
         weight_sensitivity = 2.0 / n
@@ -598,26 +631,11 @@ class NoisyMicroaggregation(BaseSynthesizer):
             ),
         )
         mean_scale = report.entries[-1]["scale"]
-
-        # Step 5: metric projections onto the simplex and the cube (post-processing).
-        positive = np.maximum(weights_noisy, 0.0)
-        total = positive.sum()
-        return self._set_fitted(
-            state,
-            weights_=positive / total if total > 0 else np.full(s, 1.0 / s),
-            records_=np.clip(means_noisy, 0.0, 1.0),
-            components_=components,
-            lattice_points_=points,
-            t_=t,
-            alpha_=alpha,
-            b_=b,
-            n_cells_=s,
-            projection_beta_=beta,
-            noise_scale_={"weights": weight_scale, "means": mean_scale},
-            row_l1_bound_=bound,
-            sensitivity_={"weights": weight_sensitivity, "means": mean_sensitivity},
-            privacy_report_=report,
-            epsilon_=report.epsilon,
+        return (
+            weights_noisy,
+            means_noisy,
+            {"weights": weight_scale, "means": mean_scale},
+            {"weights": weight_sensitivity, "means": mean_sensitivity},
         )
 
     def _candidates(self):

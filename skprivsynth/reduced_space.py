@@ -306,34 +306,7 @@ class ReducedSpaceLP(BaseSynthesizer):
                 stacklevel=4,
             )
         blocks = check_feature_blocks(self.feature_blocks, p)
-        workload = self.workload
-        if isinstance(workload, str) and workload == "auto":
-            workload = "tables" if blocks is None else "block_tables"
-        block_tables = isinstance(workload, str) and workload == "block_tables"
-        uses_degree = workload is None or isinstance(workload, str)
-        if block_tables:
-            if blocks is None:
-                raise ValueError(
-                    "workload='block_tables' needs the one-hot structure: pass "
-                    "feature_blocks (e.g. BooleanEncoder.feature_blocks_); got "
-                    "feature_blocks=None."
-                )
-            if self.degree > len(blocks):
-                raise ValueError(
-                    f"degree={self.degree!r} exceeds the number of feature_blocks "
-                    f"({len(blocks)}); choose degree in [1, {len(blocks)}]."
-                )
-            # Sensitivity 2 * n_block_tables / n holds for every row of the cube: the
-            # workload evaluates its queries on project_one_hot(x) (at most one cell
-            # per table), for the data and the candidates alike.
-            workload = BlockMarginalWorkload(blocks, p, self.degree)
-        else:
-            if uses_degree and self.degree > p:
-                raise ValueError(
-                    f"degree={self.degree!r} exceeds the number of columns of X "
-                    f"({p}); choose degree in [1, {p}]."
-                )
-            workload = check_workload(workload, p, self.degree)
+        workload = self._resolve_workload(p, blocks)
         report = PrivacyReport(
             mechanism="ReducedSpaceLP (Boedihardjo-Strohmer-Vershynin, 'Privacy of synthetic "
             "data: a statistical framework', Algorithm 1)"
@@ -367,45 +340,89 @@ class ReducedSpaceLP(BaseSynthesizer):
 
         self._log(f"reduced space: {support.shape[0]} candidate records")
         self._check_lp_size(workload, support.shape[0])
-        # Laplace release of the workload statistics.  Sensitivity (replace-one):
-        # computed from the workload, e.g. 2 * n_tables / n for full marginal tables
-        # (one cell left and one entered per table); the constant query moves by 0
-        # and is released exactly (it is the density constraint sum h = 1).
-        stats = counts["workload"] / n
+        noisy, sensitivity, scale = self._release_statistics(
+            counts["workload"] / n, workload, n, epsilon, eps_lp, noise_rng, report
+        )
+        h, result, info, build_time = self._solve(workload, support, noisy, space_rng)
+        return self._set_fitted(
+            state,
+            feature_blocks_=None if blocks is None else [slice(a, b) for a, b in blocks],
+            marginal_epsilon_=eps_marg,
+            reduced_space_means_=space_means,
+            build_time_=build_time,
+            lp_shape_=info["shape"],
+            n_lp_rounds_=info["rounds"],
+            records_=support.astype(np.float64),
+            weights_=h,
+            lp_objective_=float(result.objective),
+            solver_status_=result.status,
+            solve_time_=float(info["solve_time"]),
+            noise_scale_=float(scale),
+            sensitivity_=float(sensitivity),
+            workload_=workload,
+            noisy_answers_=noisy,
+            privacy_report_=report,
+            epsilon_=report.epsilon,
+        )
+
+    def _resolve_workload(self, p, blocks):
+        """The workload object of the ``workload``/``degree`` parameters (public)."""
+        workload = self.workload
+        if isinstance(workload, str) and workload == "auto":
+            workload = "tables" if blocks is None else "block_tables"
+        if isinstance(workload, str) and workload == "block_tables":
+            if blocks is None:
+                raise ValueError(
+                    "workload='block_tables' needs the one-hot structure: pass "
+                    "feature_blocks (e.g. BooleanEncoder.feature_blocks_); got "
+                    "feature_blocks=None."
+                )
+            if self.degree > len(blocks):
+                raise ValueError(
+                    f"degree={self.degree!r} exceeds the number of feature_blocks "
+                    f"({len(blocks)}); choose degree in [1, {len(blocks)}]."
+                )
+            # Sensitivity 2 * n_block_tables / n holds for every row of the cube: the
+            # workload evaluates its queries on project_one_hot(x) (at most one cell
+            # per table), for the data and the candidates alike.
+            return BlockMarginalWorkload(blocks, p, self.degree)
+        if (workload is None or isinstance(workload, str)) and self.degree > p:
+            raise ValueError(
+                f"degree={self.degree!r} exceeds the number of columns of X "
+                f"({p}); choose degree in [1, {p}]."
+            )
+        return check_workload(workload, p, self.degree)
+
+    def _release_statistics(self, stats, workload, n, epsilon, eps_lp, rng, report):
+        """Laplace release of the workload statistics; ``(noisy, sensitivity, scale)``.
+
+        Sensitivity (replace-one) from the workload (its ``sensitivity_rule``); the
+        constant query moves by 0 and is released exactly (it is the density
+        constraint ``sum h = 1``).
+        """
         sensitivity = workload.l1_sensitivity(n)
-        if isinstance(workload, BlockMarginalWorkload):
-            rule = (
-                "block tables: 2 * n_block_tables / n, each row read through "
-                "project_one_hot lies in at most one cell per table"
-            )
-        elif isinstance(workload, MarginalWorkload):
-            rule = (
-                "full tables: 2 * n_tables / n, one cell left and one entered per table"
-                if workload.kind == "table"
-                else "conjunctions: n_tables / n, each in [0, 1]"
-            )
-        else:
-            rule = "bounded functions: sum(upper - lower) / n over the declared bounds"
         split = "(1 - independent_fraction) * epsilon = " if eps_lp != epsilon else ""
         noisy = report.release_laplace(
             "workload statistics",
             stats[1:],
             sensitivity,
             eps_lp,
-            noise_rng,
+            rng,
             noise=self.noise,
             derivation=(
                 f"{workload!r}: replace-one L1 sensitivity computed from the workload "
-                f"({rule}; constant function: 0, released exactly); epsilon = {split}"
-                f"{eps_lp:.6g}. The LP over the data-independent reduced space is "
-                "post-processing (Boedihardjo-Strohmer-Vershynin, 'Privacy of synthetic data', "
-                "Theorem 2.2)"
+                f"({workload.sensitivity_rule}; constant function: 0, released exactly); "
+                f"epsilon = {split}{eps_lp:.6g}. The LP over the data-independent reduced "
+                "space is post-processing (Boedihardjo-Strohmer-Vershynin, 'Privacy of "
+                "synthetic data', Theorem 2.2)"
             ),
         )
-        scale = report.entries[-1]["scale"]  # the Laplace scale of this release
         self._log(f"workload statistics released ({stats.size - 1} queries)")
-        noisy = np.r_[1.0, noisy]
+        return np.r_[1.0, noisy], sensitivity, report.entries[-1]["scale"]
 
+    def _solve(self, workload, support, noisy, rng):
+        """The reweighting LP by column generation; ``(weights, result, info,
+        build_time)``, the weights normalised to sum 1."""
         what = f"ReducedSpaceLP {self.objective} LP (m={support.shape[0]})"
         start = time.perf_counter()
         lp = ReweightingLP(workload, support, noisy, self.objective)
@@ -415,7 +432,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             _INITIAL_COLUMNS,
             self.time_limit,
             self.solver,
-            space_rng,
+            rng,
             what,
             min_per_round=_MIN_COLUMNS_PER_ROUND,
             max_nonzeros=MAX_LP_NONZEROS,
@@ -430,26 +447,7 @@ class ReducedSpaceLP(BaseSynthesizer):
             raise RuntimeError(
                 "HiGHS returned weights that do not sum to 1 (to 1e-6); nothing was released."
             )
-        return self._set_fitted(
-            state,
-            feature_blocks_=None if blocks is None else [slice(a, b) for a, b in blocks],
-            marginal_epsilon_=eps_marg,
-            reduced_space_means_=space_means,
-            build_time_=build_time,
-            lp_shape_=info["shape"],
-            n_lp_rounds_=info["rounds"],
-            records_=support.astype(np.float64),
-            weights_=h / total,
-            lp_objective_=float(result.objective),
-            solver_status_=result.status,
-            solve_time_=float(info["solve_time"]),
-            noise_scale_=float(scale),
-            sensitivity_=float(sensitivity),
-            workload_=workload,
-            noisy_answers_=noisy,
-            privacy_report_=report,
-            epsilon_=report.epsilon,
-        )
+        return h / total, result, info, build_time
 
     # ------------------------------------------------------------------ reduced space
     def _public_space(self, p, rng):

@@ -283,6 +283,13 @@ class MarginalWorkload:
         per_table = 2.0 if self.kind == "table" else 1.0
         return per_table * self.n_tables / n
 
+    @property
+    def sensitivity_rule(self):
+        """Why :meth:`l1_sensitivity` holds, in words (for privacy reports)."""
+        if self.kind == "table":
+            return "full tables: 2 * n_tables / n, one cell left and one entered per table"
+        return "conjunctions: n_tables / n, each in [0, 1]"
+
     def max_nnz(self, n_records):
         """Upper bound on the nonzeros of :meth:`query_matrix` for ``n_records`` records.
 
@@ -495,6 +502,14 @@ class BlockMarginalWorkload(MarginalWorkload):
         """``2 · n_block_tables / n`` (replace-one, any rows of the cube; see Notes)."""
         n = _check_n(n)
         return 2.0 * self.n_block_tables / n
+
+    @property
+    def sensitivity_rule(self):
+        """Why :meth:`l1_sensitivity` holds, in words (for privacy reports)."""
+        return (
+            "block tables: 2 * n_block_tables / n, each row read through project_one_hot "
+            "lies in at most one cell per table"
+        )
 
     def _prepare(self, Z):
         return project_one_hot(Z, self.feature_blocks)
@@ -718,6 +733,11 @@ class FunctionWorkload:
         n = _check_n(n)
         self._ensure_sized()
         return float(np.sum(self._upper - self._lower)) / n
+
+    @property
+    def sensitivity_rule(self):
+        """Why :meth:`l1_sensitivity` holds, in words (for privacy reports)."""
+        return "bounded functions: sum(upper - lower) / n over the declared bounds"
 
     def max_nnz(self, n_records):
         """Upper bound on the nonzeros of :meth:`query_matrix` (dense in general)."""
