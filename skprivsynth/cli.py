@@ -26,7 +26,7 @@ from .base import is_differentially_private
 from .chunks import Chunks
 from .datasets import load_adult
 from .domain import Domain
-from .metrics import _quantile_bins, categorical_marginal_tvd
+from .metrics import _observed_levels, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
 
@@ -227,22 +227,195 @@ def _read_csv(path, what, **read_csv_kwargs):
         raise ValueError(f"{what} {str(path)!r} cannot be read as CSV: {reason}") from exc
 
 
-def _read_domain(path, data=None, data_path=None):
-    """The domain file at ``path`` (None: no file); with ``data``, every declared column
-    must be a column of the CSV ``data_path``."""
+#: The text pandas reads as missing by default (``pandas.read_csv``'s ``na_values``).
+_NA_TEXT = frozenset(
+    ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"]
+    + ["1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+)
+_TRUE_TEXT, _FALSE_TEXT = (
+    frozenset({"True", "true", "TRUE", "1"}),
+    frozenset({"False", "false", "FALSE", "0"}),
+)
+
+
+def _declared_kind(spec):
+    """``(kind, levels, missing)`` of a column spec of a domain file (its JSON form).
+
+    ``kind`` is ``"levels"``, ``"codes"`` (an int ``K``), ``"integer"``, ``"float"``
+    (also the legacy ``{"bins": [...]}``), ``"datetime"`` or ``"boolean"``.
+    """
+    if isinstance(spec, bool):
+        return "levels", [spec], False
+    if isinstance(spec, int):
+        return "codes", None, False
+    if isinstance(spec, list):
+        return "levels", spec, False
+    missing = spec.get("missing") is True
+    if "levels" in spec:
+        return "levels", list(spec["levels"]), missing
+    kind = spec.get("type", "float")
+    return kind, ([False, True] if kind == "boolean" else None), missing
+
+
+class _CsvSchema:
+    """How the cells of a CSV become values: declared columns by their declared kind.
+
+    A declared column is read as text (``keep_default_na=False``), so a declared
+    level such as ``"NA"`` stays that level; a level declared as the number 3 is the
+    text ``"3"``.  A cell is missing when it is empty or one of pandas' missing
+    spellings (``"NA"``, ``"null"`` ...) that is not a declared level of its column.
+    Numeric columns become numbers (``Int64`` for integers with missing cells),
+    datetime columns timestamps (ISO 8601), boolean columns booleans.  Undeclared
+    columns are read with pandas' defaults.
+
+    Parameters
+    ----------
+    specs : dict or None
+        The domain file's JSON object (column -> spec); None: pandas' defaults.
+    columns : list
+        The CSV's columns.
+    what : str
+        The file, for messages.
+    refuse_missing : bool
+        Refuse a missing cell in a declared column whose spec does not declare
+        ``"missing": true`` (a synthesis; an evaluation counts it as a level).
+    """
+
+    def __init__(self, specs, columns, what, refuse_missing):
+        specs = specs or {}
+        self.kinds = {c: _declared_kind(specs[c]) for c in columns if c in specs}
+        self.undeclared = [c for c in columns if c not in specs]
+        self.what, self.refuse_missing = what, refuse_missing
+
+    def read_kwargs(self):
+        """Keyword arguments of ``pandas.read_csv``."""
+        if not self.kinds:
+            return {}
+        return {
+            "keep_default_na": False,
+            "na_values": {c: sorted(_NA_TEXT) for c in self.undeclared},
+            "dtype": {c: str for c in self.kinds},
+        }
+
+    def __call__(self, frame):
+        """The declared columns of ``frame`` (read with :meth:`read_kwargs`) parsed."""
+        if not self.kinds:
+            return frame
+        frame = frame.copy()
+        for column, (kind, levels, missing) in self.kinds.items():
+            text = frame[column].astype(object)
+            declared = set() if levels is None else {str(v) for v in levels}
+            absent = text.isin(_NA_TEXT - declared).to_numpy()
+            if absent.any() and not missing and self.refuse_missing:
+                raise ValueError(
+                    f"column {column!r} of {self.what} has missing cells (empty, or text "
+                    "such as NA that is not a declared level), which its domain spec does "
+                    'not declare: add "missing": true to it in the domain file (missing '
+                    'becomes one more level of the column, e.g. {"levels": [...], '
+                    '"missing": true}), or fill the cells before the run.'
+                )
+            frame[column] = self._parse(text, absent, kind, levels, column)
+        return frame
+
+    def _parse(self, text, absent, kind, levels, column):
+        present = text[~absent]
+        if kind == "levels":
+            return _parse_levels(text, absent, levels)
+        if kind == "datetime":
+            try:
+                values = pd.to_datetime(present, format="ISO8601")
+            except (ValueError, TypeError) as exc:
+                raise ValueError(
+                    f"column {column!r} of {self.what} is declared a datetime, but some "
+                    "cells are not ISO 8601 dates or timestamps."
+                ) from exc
+            return values.reindex(text.index)
+        if kind == "boolean":
+            known = present.isin(_TRUE_TEXT | _FALSE_TEXT)
+            if not known.all():
+                raise ValueError(
+                    f"column {column!r} of {self.what} is declared boolean, but some cells "
+                    f"are not one of {sorted(_TRUE_TEXT | _FALSE_TEXT)}."
+                )
+            values = present.isin(_TRUE_TEXT)
+            if absent.any():
+                return values.astype("boolean").reindex(text.index)
+            return values.astype(bool)
+        numbers = pd.to_numeric(present, errors="coerce")
+        if numbers.isna().any():
+            raise ValueError(
+                f"column {column!r} of {self.what} is declared numeric ({kind}), but some "
+                "cells are not numbers."
+            )
+        numbers = numbers.astype(np.float64).reindex(text.index)
+        if kind == "float":
+            return numbers
+        whole = numbers.dropna()
+        if not (whole == np.round(whole)).all():
+            return numbers  # fractional values are outside the declared integers
+        return numbers.astype("Int64") if absent.any() else numbers.astype(np.int64)
+
+
+def _parse_levels(text, absent, levels):
+    """The declared level of each cell (by its text, or by its number for numeric
+    levels); missing cells NaN; other cells kept as text (outside the domain)."""
+    by_text = {str(level): level for level in levels}
+    values = text.map(by_text)
+    numeric = {
+        float(v): v
+        for v in levels
+        if isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_)
+    }
+    unmatched = values.isna() & ~absent
+    if numeric and unmatched.any():
+        numbers = pd.to_numeric(text[unmatched], errors="coerce")
+        values[unmatched] = numbers.map(numeric)
+    unmatched = values.isna() & ~absent
+    values[unmatched] = text[unmatched]
+    values[absent] = np.nan
+    if not unmatched.any():
+        types = {type(v) for v in levels}
+        if types <= {int}:
+            return values.astype("Int64") if absent.any() else values.astype(np.int64)
+        if types <= {bool}:
+            return values.astype("boolean") if absent.any() else values.astype(bool)
+        if types <= {float, int}:
+            return values.astype(np.float64)
+    return values
+
+
+def _load_domain(path):
+    """The domain file at ``path``: the :class:`Domain` and its JSON object (None, None
+    without a file)."""
     if path is None:
-        return None
+        return None, None
     try:
         domain = Domain.from_json(path)
+        with open(path) as handle:
+            specs = json.load(handle)
     except OSError as exc:
         raise ValueError(f"domain file {str(path)!r} cannot be read: {exc.strerror}") from exc
-    unknown = [] if data is None else [c for c in domain if c not in data.columns]
+    return domain, specs
+
+
+def _check_declared_columns(domain, path, columns, data_path):
+    """Every column of ``domain`` (from the file ``path``) must be a column of the CSV."""
+    unknown = [] if domain is None else [c for c in domain if c not in columns]
     if unknown:
         raise ValueError(
             f"domain file {str(path)!r} declares columns {unknown} that are not in "
-            f"{str(data_path)!r}, whose columns are {list(data.columns)}."
+            f"{str(data_path)!r}, whose columns are {list(columns)}."
         )
-    return domain
+
+
+def _read_table(path, what, domain_path, refuse_missing=True):
+    """The CSV at ``path`` read by the domain file at ``domain_path`` (see
+    :class:`_CsvSchema`); returns ``(data, domain, schema)``."""
+    domain, specs = _load_domain(domain_path)
+    header = _read_csv(path, what, nrows=0)
+    _check_declared_columns(domain, domain_path, header.columns, path)
+    schema = _CsvSchema(specs, list(header.columns), f"{what} {str(path)!r}", refuse_missing)
+    return schema(_read_csv(path, what, **schema.read_kwargs())), domain, schema
 
 
 def _check_output(output, inputs, option="--output"):
@@ -359,14 +532,15 @@ class _ProgressReader:
     """Chunk factory of ``--chunksize``: reads the CSV in chunks and reports each chunk
     (the pass, the rows read so far)."""
 
-    def __init__(self, path, chunksize, progress):
+    def __init__(self, path, chunksize, progress, schema):
         self.path, self.chunksize, self.progress = path, chunksize, progress
-        self.passes = 0
+        self.schema, self.passes = schema, 0
 
     def __call__(self):
         number, rows = None, 0
-        for chunk in _read_csv(self.path, "input CSV", chunksize=self.chunksize):
-            yield chunk
+        kwargs = {"chunksize": self.chunksize, **self.schema.read_kwargs()}
+        for chunk in _read_csv(self.path, "input CSV", **kwargs):
+            yield self.schema(chunk)
             if number is None:  # a pass counts once a chunk has been used
                 self.passes += 1
                 number = self.passes
@@ -387,7 +561,7 @@ def _blocksize(args, rows=1000):
     return max(1, args.chunksize * sum(lengths) // max(1, len(lengths)))
 
 
-def _fit_on_dask(pipe, args, progress):
+def _fit_on_dask(pipe, args, progress, schema):
     """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster."""
     try:
         import dask.dataframe as dd
@@ -404,7 +578,8 @@ def _fit_on_dask(pipe, args, progress):
             client = stack.enter_context(Client(args.dask))
         progress(f"fitting on the Dask cluster at {client.scheduler.address}")
         blocksize = "default" if args.chunksize is None else _blocksize(args)
-        pipe.fit(dd.read_csv(args.input, blocksize=blocksize))
+        frame = dd.read_csv(args.input, blocksize=blocksize, **schema.read_kwargs())
+        pipe.fit(frame.map_partitions(schema) if schema.kinds else frame)
     progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
 
 
@@ -430,8 +605,10 @@ def _synthesize_streaming(args):
         raise ValueError(f"--chunksize must be a positive integer; got {args.chunksize}.")
     if args.n_samples is not None and args.n_samples < 1:
         raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
+    domain, specs = _load_domain(args.domain)
     header = _read_csv(args.input, "input CSV", nrows=0)
-    domain = _read_domain(args.domain, header, args.input)
+    _check_declared_columns(domain, args.domain, header.columns, args.input)
+    schema = _CsvSchema(specs, list(header.columns), f"input CSV {args.input!r}", True)
     undeclared = [c for c in header.columns if domain is None or c not in domain]
     if undeclared:
         raise ValueError(
@@ -444,16 +621,16 @@ def _synthesize_streaming(args):
     # Identifier-like columns have more declared levels than n/2: only possible when
     # the file has at most twice the largest declared number of levels, then read whole.
     limit = 2 * max(len(domain[c]) for c in header.columns)
-    head = _read_csv(args.input, "input CSV", nrows=limit + 1)
+    head = schema(_read_csv(args.input, "input CSV", nrows=limit + 1, **schema.read_kwargs()))
     if len(head) <= limit:
         _check_identifiers(head, domain, private)
     pipe = _pipeline(args, domain, synthesizer)
     _warn_if_seeded(args.seed, pipe)
     progress = _Progress(args.quiet)
     if args.dask is None:
-        pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, progress)))
+        pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, progress, schema)))
     else:
-        _fit_on_dask(pipe, args, progress)
+        _fit_on_dask(pipe, args, progress, schema)
     n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
     batch = args.chunksize or _SAMPLE_BATCH
     rng = np.random.default_rng(args.seed)  # one stream through the batches
@@ -478,8 +655,7 @@ def _synthesize(args):
     _check_output(args.output, [args.input])
     if args.chunksize is not None or args.dask is not None:
         return _synthesize_streaming(args)
-    data = _read_csv(args.input, "input CSV")
-    domain = _read_domain(args.domain, data, args.input)
+    data, domain, _ = _read_table(args.input, "input CSV", args.domain)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
@@ -536,9 +712,10 @@ def _evaluate(args):
     if args.report is not None:
         _check_output(args.report, inputs, option="--report")
         _check_matplotlib()
-    real = _read_csv(args.real, "real CSV")
-    synthetic = _read_csv(args.synthetic, "synthetic CSV")
-    domain = _read_domain(args.domain, real, args.real)
+    real, domain, _ = _read_table(args.real, "real CSV", args.domain, refuse_missing=False)
+    synthetic, _, _ = _read_table(
+        args.synthetic, "synthetic CSV", args.domain, refuse_missing=False
+    )
     if list(real.columns) != list(synthetic.columns):
         raise ValueError(
             f"the synthetic CSV must have the real CSV's columns {list(real.columns)}; "
@@ -549,7 +726,9 @@ def _evaluate(args):
             f"--target must be a column of {args.real!r}; got {args.target!r}; its columns "
             f"are {list(real.columns)}."
         )
-    holdout = None if args.holdout is None else _read_csv(args.holdout, "holdout CSV")
+    holdout = None
+    if args.holdout is not None:
+        holdout, _, _ = _read_table(args.holdout, "holdout CSV", args.domain, False)
     if args.report is not None:
         from .report import MarginalErrorDisplay
 
@@ -593,80 +772,149 @@ def _evaluate(args):
     return 0
 
 
-#: Integer columns with values in 0..K-1 for K at most this are drafted as K codes.
-_MAX_DRAFT_CODES = 256
+#: Integer columns spanning at most this many values are drafted as one level per
+#: integer (domain.MAX_INTEGER_LEVELS: the kinds' rule for an integer range).
+_DRAFT_INTEGER_LEVELS = 64
 
-#: Number of bins drafted for a numeric column.
-_DRAFT_BINS = 8
+#: Datetime resolutions, coarsest first (the ``"resolution"`` of a datetime spec).
+_RESOLUTIONS = ("D", "h", "min", "s")
 
-
-def _round_to(value, digits, rounding):
-    """``value`` rounded (``np.floor``, ``np.ceil`` or ``np.round``) to ``digits``
-    significant digits."""
-    if value == 0:
-        return 0.0
-    unit = 10.0 ** (np.floor(np.log10(abs(value))) - digits + 1)
-    rounded = float(rounding(value / unit) * unit)
-    return float(f"{rounded:.{digits + 1}g}")  # drop the binary rounding noise
+#: ISO 8601 dates and timestamps: what the draft reads as a datetime column.
+_ISO_DATETIME = (
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+)
 
 
-def _draft_bins(values):
-    """Bin edges of a numeric column: the quantile bins of the evaluation (eighths;
-    a value holding more than one of them, such as the zeros of an income, gets a
-    bin of its own), the ends rounded outwards to two significant digits so that
-    every value is inside."""
-    low = _round_to(values.min(), 2, np.floor)
-    high = _round_to(values.max(), 2, np.ceil)
-    if high <= low:
-        high = low + 1.0
-    inner = _quantile_bins(values, _DRAFT_BINS).edges[1:-1]
-    return [low, *(e for e in inner if low < e < high), high]
+def _round_range(low, high):
+    """``[low, high]`` rounded outwards to multiples of the power of ten below the span
+    (age 17..90: [10, 90]; income 1234..98765: [0, 100000])."""
+    unit = 10.0 ** np.floor(np.log10(high - low))
+    low, high = np.floor(low / unit) * unit, np.ceil(high / unit) * unit
+    return [float(f"{low:.12g}"), float(f"{high:.12g}")]
+
+
+def _is_integral(values):
+    return bool(np.all(values == np.round(values)))
+
+
+def _iso_datetimes(series):
+    """``series`` (non-missing text) as timestamps when every value is ISO 8601, else None."""
+    if series.empty or not series.astype(str).str.fullmatch(_ISO_DATETIME).all():
+        return None
+    try:
+        return pd.to_datetime(series, format="ISO8601")
+    except (ValueError, TypeError):
+        return None
+
+
+def _draft_datetime(values):
+    """The datetime spec of timestamps: the coarsest resolution every value sits on,
+    and the range from the first day to the last one (at that resolution)."""
+    resolution = next(u for u in _RESOLUTIONS if (values == values.dt.floor(u)).all())
+    low, high = values.min().floor("D"), values.max()
+    if resolution == "D":
+        bounds = [low.strftime("%Y-%m-%d"), high.strftime("%Y-%m-%d")]
+    else:
+        high = (
+            high.ceil("D") - pd.Timedelta(1, unit=resolution) if high != high.floor("D") else high
+        )
+        bounds = [low.isoformat(), high.isoformat()]
+    return {"type": "datetime", "range": bounds, "resolution": resolution}
+
+
+def _draft_column(series, n):
+    """``(spec, why)`` of one column, or ``(None, why)`` for a column left out."""
+    present = series.dropna()
+    dtype = series.dtype
+    if present.empty:
+        return None, "every cell is missing: nothing to declare"
+    if isinstance(dtype, pd.CategoricalDtype):
+        levels = [_plain(v) for v in dtype.categories]
+        if dtype.ordered:
+            return {"levels": levels, "ordered": True}, "ordered categorical, in its order"
+        return levels, "categorical, its categories"
+    if pd.api.types.infer_dtype(present) == "boolean":
+        return {"type": "boolean"}, "True/False values"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return _draft_datetime(present), "timestamps"
+    if pd.api.types.is_numeric_dtype(dtype):
+        values = present.to_numpy(dtype=np.float64)
+        low, high = float(values.min()), float(values.max())
+        if low == high:
+            value = int(low) if _is_integral(values) else low
+            return [value], "constant: one level"
+        if not _is_integral(values):
+            return {"type": "float", "range": _round_range(low, high)}, (
+                "fractional numbers: a range rounded outwards (bins chosen privately at fit)"
+            )
+        low, high = int(low), int(high)
+        if present.nunique() == n and n > 1:
+            return None, "integers all distinct: identifier-like (a row number?)"
+        if high - low < _DRAFT_INTEGER_LEVELS:
+            return list(range(low, high + 1)), f"integers {low}..{high}: one level per integer"
+        return {"type": "integer", "range": [int(v) for v in _round_range(low, high)]}, (
+            f"integers spanning {high - low + 1} values: a range rounded outwards"
+        )
+    timestamps = _iso_datetimes(present)
+    if timestamps is not None:
+        return _draft_datetime(timestamps), "ISO 8601 dates or timestamps"
+    levels = _observed_levels(present.to_numpy())
+    if len(levels) > n / 2:
+        return None, f"{len(levels)} distinct values in {n} rows: identifier-like"
+    return [_plain(v) for v in levels], (
+        f"{len(levels)} text levels, sorted (if they are ordered, list them in their order "
+        'with "ordered": true)'
+    )
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _draft_domain(data):
-    """A domain drafted from ``data`` (not public: to be reviewed); identifier-like columns.
+    """A domain drafted from ``data`` (not public: to be reviewed).
 
-    Boolean columns get ``[false, true]``; integer columns with values in ``0..K-1``
-    (``K`` at most 256) the count ``K``; other numeric columns eight bins at rounded
-    quantiles; other columns their sorted levels, unless they have more than ``n/2``
-    of them (identifier-like: left out and returned apart).
+    Returns
+    -------
+    draft : dict
+        Column -> spec, in the forms of the domain file: constant columns and integer
+        columns spanning at most 64 values as levels, wider integers and fractional
+        numbers as ``{"type": ..., "range": [lo, hi]}`` rounded outwards, ISO
+        dates and timestamps as datetime ranges with the coarsest resolution every
+        value sits on, booleans, categoricals in their order, other text as sorted
+        levels; ``"missing": true`` where cells are missing.
+    lines : list of str
+        One line per column: what was inferred and why (left-out columns included).
     """
-    n, draft, identifiers = len(data), {}, []
+    n, draft, lines = len(data), {}, []
     for column in data.columns:
-        series = data[column].dropna()
-        dtype = series.dtype
-        if pd.api.types.is_bool_dtype(dtype):
-            draft[column] = [False, True]
-        elif pd.api.types.is_integer_dtype(dtype) and (
-            series.empty or (series.min() >= 0 and series.max() < _MAX_DRAFT_CODES)
-        ):
-            draft[column] = int(series.max()) + 1 if not series.empty else 1
-        elif pd.api.types.is_numeric_dtype(dtype) and not series.empty:
-            draft[column] = {"bins": _draft_bins(series.to_numpy(dtype=np.float64))}
-        else:
-            levels = pd.unique(series.to_numpy())
-            if len(levels) > n / 2:
-                identifiers.append(column)
-                continue
-            draft[column] = sorted((v.item() if hasattr(v, "item") else v for v in levels), key=str)
-    return draft, identifiers
+        series = data[column]
+        spec, why = _draft_column(series, n)
+        if spec is None:
+            lines.append(f"{column!r}: left out: {why}; drop it before synthesis")
+            continue
+        missing = int(series.isna().sum())
+        if missing:
+            spec = {"levels": spec} if isinstance(spec, list) else spec
+            spec = {**spec, "missing": True}
+            why += f"; {missing} missing cells: missing is a level"
+        draft[column] = spec
+        kind = spec.get("type", "levels") if isinstance(spec, dict) else "levels"
+        lines.append(f"{column!r}: {kind}: {why}")
+    return draft, lines
 
 
 def _domain(args):
     data = _read_csv(args.input, "input CSV")
-    draft, identifiers = _draft_domain(data)
-    left_out = (
-        f" Left out, as identifier-like (more than half as many levels as rows): "
-        f"{identifiers}; drop them before synthesis."
-        if identifiers
-        else ""
-    )
+    draft, lines = _draft_domain(data)
+    for line in lines:
+        print(f"skprivsynth domain: {line}", file=sys.stderr)
     warnings.warn(
         f"this domain is drafted from the private values of {args.input!r} (levels, "
-        "counts and bin edges): a differentially private run over it is not covered by "
-        "the guarantee. Review every entry and replace it by public knowledge (the "
-        "possible levels, the range of codes, bin edges chosen without the data) before "
-        f"a release.{left_out}",
+        "ranges, dates): a differentially private run over it is not covered by the "
+        "guarantee. Review every entry and replace it by public knowledge (the possible "
+        "levels and their order, the range a column can take, from a codebook or the "
+        "field's meaning) before a release.",
         PrivacyLeakWarning,
         stacklevel=2,
     )
