@@ -25,7 +25,7 @@ from . import __version__
 from .base import is_differentially_private
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import Domain
+from .domain import Bins, Domain
 from .metrics import _observed_levels, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
@@ -516,6 +516,49 @@ def _check_identifiers(data, domain, private):
     warnings.warn(text + " Microaggregation proceeds.", PrivacyLeakWarning, stacklevel=2)
 
 
+#: Largest one-hot width a run encodes: a fit on one-hot rows holds the n x p table
+#: (8 bytes an entry) and microaggregation a p x p second moment that it diagonalises
+#: (p^3); a 10,000-level column ran 600 s and 8 GB before this bound.
+_MAX_ONEHOT_FEATURES = 2048
+
+
+def _check_onehot_width(data, domain, encoder):
+    """Refuse, before any work, a one-hot encoding wider than ``_MAX_ONEHOT_FEATURES``.
+
+    The width of a declared column is its number of levels or bins (coarsened to
+    ``max_bins``), public; an undeclared column's is counted in the data (its
+    domain is learned from the data anyway), floats in ``n_bins`` quantile bins.
+    """
+    if encoder.encoding != "onehot":
+        return
+    widths = {}
+    for column in data.columns:
+        if domain is not None and column in domain:
+            spec = domain[column]
+            width = len(spec)
+            if not isinstance(spec, Bins) and encoder.max_bins is not None:
+                width = min(width, encoder.max_bins)
+        elif pd.api.types.is_float_dtype(data[column].dtype):
+            width = encoder.n_bins
+        else:
+            width = data[column].nunique(dropna=False)
+            if encoder.max_bins is not None:
+                width = min(width, encoder.max_bins)
+        widths[column] = int(width)
+    total = sum(widths.values())
+    if total <= _MAX_ONEHOT_FEATURES:
+        return
+    widest = sorted(widths, key=widths.get, reverse=True)[:3]
+    named = ", ".join(f"{c!r} ({widths[c]} levels)" for c in widest if widths[c] > 64)
+    raise ValueError(
+        f"the one-hot encoding of this run would have {total} features, more than "
+        f"{_MAX_ONEHOT_FEATURES} (memory n x {total} x 8 bytes, and a fit in "
+        f"{total}^2 memory): widest columns {named}. Declare coarser levels or "
+        '{"bins": [...]} for them in --domain, pass --max-bins N to group their '
+        "levels into N ranges, or use --method marginal (levels as integer codes)."
+    )
+
+
 class _Progress:
     """Progress lines of a streamed run on standard error (none with ``--quiet``)."""
 
@@ -625,6 +668,7 @@ def _synthesize_streaming(args):
     if len(head) <= limit:
         _check_identifiers(head, domain, private)
     pipe = _pipeline(args, domain, synthesizer)
+    _check_onehot_width(head, domain, pipe[0])
     _warn_if_seeded(args.seed, pipe)
     progress = _Progress(args.quiet)
     if args.dask is None:
@@ -669,6 +713,7 @@ def _synthesize(args):
         )
     _check_identifiers(data, domain, private)
     pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain)
+    _check_onehot_width(data, domain, pipe[0])
     if domain is None:
         warnings.warn(
             "no --domain given: categories are learned from the data, which the "
@@ -1007,7 +1052,7 @@ def _build_parser():
         None,
         "random seed, for reproducible tests only (default: fresh entropy); a seed "
         "known to others lets them regenerate the privacy noise",
-        "microaggregation",
+        "marginal",
     )
     synth.add_argument(
         "--chunksize",
