@@ -604,8 +604,9 @@ def _blocksize(args, rows=1000):
     return max(1, args.chunksize * sum(lengths) // max(1, len(lengths)))
 
 
-def _fit_on_dask(pipe, args, progress, schema):
-    """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster."""
+def _fit_on_dask(pipe, args, progress, schema, head):
+    """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster;
+    its partitions parsed by ``schema`` (the dtypes of ``head``, the parsed first rows)."""
     try:
         import dask.dataframe as dd
         from dask.distributed import Client, LocalCluster
@@ -622,7 +623,9 @@ def _fit_on_dask(pipe, args, progress, schema):
         progress(f"fitting on the Dask cluster at {client.scheduler.address}")
         blocksize = "default" if args.chunksize is None else _blocksize(args)
         frame = dd.read_csv(args.input, blocksize=blocksize, **schema.read_kwargs())
-        pipe.fit(frame.map_partitions(schema) if schema.kinds else frame)
+        if schema.kinds:
+            frame = frame.map_partitions(schema, meta=head.iloc[:0])
+        pipe.fit(frame)
     progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
 
 
@@ -674,7 +677,7 @@ def _synthesize_streaming(args):
     if args.dask is None:
         pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, progress, schema)))
     else:
-        _fit_on_dask(pipe, args, progress, schema)
+        _fit_on_dask(pipe, args, progress, schema, head)
     n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
     batch = args.chunksize or _SAMPLE_BATCH
     rng = np.random.default_rng(args.seed)  # one stream through the batches

@@ -33,7 +33,7 @@ def test_streaming_writes_the_columns_and_rows_with_a_progress_line_per_chunk(
     out = tmp_path / "out.csv"
     status, err = _run(
         capsys, data, "-o", out, "--domain", domain, "--chunksize", 700, "-n", 1500,
-        "--param", "k=5",
+        "--method", "microaggregation", "--param", "k=5",
     )  # fmt: skip
     assert status == 0, err
     synthetic = pd.read_csv(out)
@@ -55,7 +55,8 @@ def test_quiet_silences_the_progress_lines(files, tmp_path, capsys):
     data, domain = files
     out = tmp_path / "out.csv"
     status, err = _run(capsys, data, "-o", out, "--domain", domain, "--chunksize", 900,
-                       "-n", 100, "--param", "k=5", "--quiet")  # fmt: skip
+                       "-n", 100, "--method", "microaggregation", "--param", "k=5",
+                       "--quiet")  # fmt: skip
     assert status == 0 and len(pd.read_csv(out)) == 100
     (line,) = err.splitlines()
     assert line.startswith(f"wrote 100 synthetic rows to {out}; privacy: k-anonymous")
