@@ -314,13 +314,16 @@ class _CsvSchema:
                     'becomes one more level of the column, e.g. {"levels": [...], '
                     '"missing": true}), or fill the cells before the run.'
                 )
-            frame[column] = self._parse(text, absent, kind, levels, column)
+            frame[column] = self._parse(text, absent, kind, levels, column, missing)
         return frame
 
-    def _parse(self, text, absent, kind, levels, column):
+    def _parse(self, text, absent, kind, levels, column, missing):
+        """The values of one column; a column declaring missing gets a dtype with a
+        missing value (``Int64``, ``boolean``) in every chunk, missing cells or not."""
+        nullable = missing or absent.any()
         present = text[~absent]
         if kind == "levels":
-            return _parse_levels(text, absent, levels)
+            return _parse_levels(text, absent, levels, nullable)
         if kind == "datetime":
             try:
                 values = pd.to_datetime(present, format="ISO8601")
@@ -338,7 +341,7 @@ class _CsvSchema:
                     f"are not one of {sorted(_TRUE_TEXT | _FALSE_TEXT)}."
                 )
             values = present.isin(_TRUE_TEXT)
-            if absent.any():
+            if nullable:
                 return values.astype("boolean").reindex(text.index)
             return values.astype(bool)
         numbers = pd.to_numeric(present, errors="coerce")
@@ -353,10 +356,10 @@ class _CsvSchema:
         whole = numbers.dropna()
         if not (whole == np.round(whole)).all():
             return numbers  # fractional values are outside the declared integers
-        return numbers.astype("Int64") if absent.any() else numbers.astype(np.int64)
+        return numbers.astype("Int64") if nullable else numbers.astype(np.int64)
 
 
-def _parse_levels(text, absent, levels):
+def _parse_levels(text, absent, levels, nullable):
     """The declared level of each cell (by its text, or by its number for numeric
     levels); missing cells NaN; other cells kept as text (outside the domain)."""
     by_text = {str(level): level for level in levels}
@@ -376,9 +379,9 @@ def _parse_levels(text, absent, levels):
     if not unmatched.any():
         types = {type(v) for v in levels}
         if types <= {int}:
-            return values.astype("Int64") if absent.any() else values.astype(np.int64)
+            return values.astype("Int64") if nullable else values.astype(np.int64)
         if types <= {bool}:
-            return values.astype("boolean") if absent.any() else values.astype(bool)
+            return values.astype("boolean") if nullable else values.astype(bool)
         if types <= {float, int}:
             return values.astype(np.float64)
     return values
