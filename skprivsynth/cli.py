@@ -757,7 +757,13 @@ def _write_text_atomically(text, path):
 
 
 def _evaluate(args):
-    from .metrics import evaluation_domain, train_synthetic_test_real
+    from .metrics import (
+        _distribution_columns,
+        evaluation_domain,
+        missing_rates,
+        numeric_column_errors,
+        train_synthetic_test_real,
+    )
 
     inputs = [args.real, args.synthetic] + ([args.holdout] if args.holdout else [])
     if args.report is not None:
@@ -792,10 +798,13 @@ def _evaluate(args):
             random_state=args.seed,
         )
         scores = {f"tvd{d}": value for d, value in display.summary["mean_tvd"].items()}
-        utility = display.utility
+        utility, numeric, missing = display.utility, display.numeric_errors, display.missing
     else:
         evaluated = evaluation_domain(real, synthetic, domain)
         scores = _tvd_table(real, synthetic, evaluated, args.seed)
+        columns = _distribution_columns(real, evaluated, 20)
+        numeric = numeric_column_errors(real[columns], synthetic[columns]) if columns else None
+        missing = missing_rates(real, synthetic)
         utility = None
         if args.target is not None:
             utility = train_synthetic_test_real(
@@ -807,6 +816,15 @@ def _evaluate(args):
                 random_state=args.seed,
             )
     _print_rows([{"synthesizer": args.synthetic, **scores}])
+    if numeric is not None:
+        print()
+        print("numeric columns: distributions of the values, real vs synthetic")
+        print(numeric.to_string(float_format=lambda v: f"{v:.4f}"))
+    if (missing[["real", "synthetic"]] > 0).any(axis=None):
+        print()
+        print("missing rates (columns with missing cells), real vs synthetic")
+        shown = missing[(missing[["real", "synthetic"]] > 0).any(axis=1)]
+        print(shown.to_string(float_format=lambda v: f"{v:.4f}"))
     if utility is not None:
         print()
         print(f"utility for {args.target!r}: train on each, test on held-out real rows")

@@ -903,6 +903,17 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
 _TAIL_QUANTILE = 0.999
 
 
+def _distribution_columns(real, eval_domain, max_levels):
+    """The columns compared as distributions: numeric or datetime columns binned in the
+    evaluation (declared bins or quantile bins) or with more than ``max_levels`` values."""
+    return [
+        c
+        for c in real.columns
+        if _is_numeric_or_datetime(real[c].dropna())
+        and (isinstance(eval_domain[c], Bins) or real[c].nunique() > max_levels)
+    ]
+
+
 def _ks_statistic(a, b):
     """Two-sample Kolmogorov-Smirnov statistic ``sup_x |F_a(x) - F_b(x)|`` of two
     sorted samples (the supremum is reached at a sample value)."""

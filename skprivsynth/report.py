@@ -24,8 +24,8 @@ from .metrics import (
     _as_numbers,
     _as_table_pair,
     _check_count,
+    _distribution_columns,
     _encode_categorical,
-    _is_numeric_or_datetime,
     categorical_marginal_errors,
     evaluation_domain,
     missing_rates,
@@ -43,17 +43,6 @@ _HEATMAP_CMAP = "Reds"
 _ANNOTATE_MAX_COLUMNS = 20
 # Probabilities at which the quantiles of a numeric column are kept (the ECDF curves).
 _QUANTILE_LEVELS = np.linspace(0.0, 1.0, 201)
-
-
-def _distribution_columns(real, eval_domain, max_levels):
-    """The columns compared as distributions: numeric or datetime columns binned in the
-    evaluation (declared bins or quantile bins) or with more than ``max_levels`` values."""
-    return [
-        c
-        for c in real.columns
-        if _is_numeric_or_datetime(real[c].dropna())
-        and (isinstance(eval_domain[c], Bins) or real[c].nunique() > max_levels)
-    ]
 
 
 def _quantiles(values):

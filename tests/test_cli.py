@@ -652,3 +652,39 @@ def test_a_one_hot_encoding_too_wide_is_refused_before_any_work(tmp_path, capsys
     # --max-bins groups the levels into ranges: within the bound, the run goes on.
     monkeypatch.undo()
     assert main([*argv, "--domain", str(domain), "--max-bins", "64", "--decode-epsilon", "0"]) == 0
+
+
+def test_evaluate_prints_numeric_distributions_and_missing_rates(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 2000
+    real = pd.DataFrame(
+        {
+            "x": rng.normal(size=n),
+            "answer": np.where(rng.random(n) < 0.3, "", rng.choice(["NA", "no"], n)),
+            "c": "k",
+        }
+    )
+    synthetic = real.assign(x=real["x"] + 10.0, answer=rng.choice(["NA", "no"], n))
+    for name, frame in {"real.csv": real, "synthetic.csv": synthetic}.items():
+        frame.to_csv(tmp_path / name, index=False)
+    domain = tmp_path / "d.json"
+    spec = {"x": {"bins": [-100, 0, 100]}, "answer": ["NA", "no"], "c": ["k"]}
+    domain.write_text(json.dumps(spec))
+    argv = ["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "synthetic.csv")]
+    assert main([*argv, "--domain", str(domain)]) == 0
+    out = capsys.readouterr().out
+    numeric = out.split("numeric columns")[1].splitlines()
+    assert numeric[1].split()[:2] == ["ks", "wasserstein_iqr"]
+    assert numeric[2].split()[:2] == ["x", "1.0000"]  # disjoint samples
+    # The empty cells are missing (a level of their own), the declared "NA" a level.
+    missing = out.split("missing rates")[1].splitlines()
+    row = missing[2].split()
+    share = (real["answer"] == "").mean()
+    assert row[0] == "answer" and float(row[1]) == pytest.approx(share, abs=1e-4)
+    assert float(row[2]) == 0.0
+    levels = [(frame["answer"] == v).mean() for frame in (real, synthetic) for v in ("NA", "no")]
+    tvd_answer = 0.5 * (share + abs(levels[0] - levels[2]) + abs(levels[1] - levels[3]))
+    tvd_x = (real["x"] < 0).mean()  # every synthetic x is in the bin [0, 100]
+    (scores,) = [line for line in out.splitlines() if line.startswith(argv[2])]
+    tvd1 = float(scores.split()[1])
+    assert tvd1 == pytest.approx((tvd_answer + tvd_x + 0.0) / 3, abs=1e-4)
