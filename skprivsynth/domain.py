@@ -387,6 +387,14 @@ def _as_domain(spec, name):
     return domain
 
 
+def _fitted_domain(items):
+    """A :class:`Domain` of already parsed ``(column, spec)`` pairs, unvalidated (a
+    fitted encoder's: a learned constant column has the bins ``(c, c)``)."""
+    domain = object.__new__(Domain)
+    object.__setattr__(domain, "_specs", tuple(items))
+    return domain
+
+
 def _kind(spec):
     if isinstance(spec, Levels | Bins | Range):
         return spec.kind
