@@ -25,7 +25,7 @@ from . import __version__
 from .base import is_differentially_private
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import Bins, Domain
+from .domain import Bins, Domain, Range
 from .metrics import _observed_levels, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
@@ -498,6 +498,8 @@ def _check_identifiers(data, domain, private):
     found = []
     for column in data.columns:
         if domain is not None and column in domain:
+            if isinstance(domain[column], Range):  # a numeric range: bins chosen at fit
+                continue
             levels = len(domain[column])
         else:
             dtype = data[column].dtype
@@ -538,6 +540,8 @@ def _check_onehot_width(data, domain, encoder):
     for column in data.columns:
         if domain is not None and column in domain:
             spec = domain[column]
+            if isinstance(spec, Range):  # bins chosen at fit: not known here
+                continue
             width = len(spec)
             if not isinstance(spec, Bins) and encoder.max_bins is not None:
                 width = min(width, encoder.max_bins)
@@ -891,6 +895,27 @@ def _draft_datetime(values):
     return {"type": "datetime", "range": bounds, "resolution": resolution}
 
 
+def _missing_text(series):
+    """A text column read with only empty cells missing: its NA-like text (``"NA"``,
+    ``"null"`` ...) made missing too when every other value is a number or a
+    timestamp, else kept as a level; and the note saying what was read as missing."""
+    if series.dtype != object and not pd.api.types.is_string_dtype(series.dtype):
+        return series, ""
+    text = series.dropna().astype(str)
+    na_like = text.isin(_NA_TEXT)
+    if not na_like.any() or na_like.all():
+        return series, ""
+    spellings = sorted(set(text[na_like]))
+    rest = text[~na_like]
+    numbers = pd.to_numeric(rest, errors="coerce")
+    if numbers.notna().all():
+        converted = pd.to_numeric(series.where(~series.isin(_NA_TEXT)), errors="coerce")
+        return converted, f" (empty, or {spellings} among numbers)"
+    if _iso_datetimes(rest) is not None:
+        return series.where(~series.isin(_NA_TEXT)), f" (empty, or {spellings} among dates)"
+    return series, ""
+
+
 def _draft_column(series, n):
     """``(spec, why)`` of one column, or ``(None, why)`` for a column left out."""
     present = series.dropna()
@@ -930,10 +955,17 @@ def _draft_column(series, n):
     levels = _observed_levels(present.to_numpy())
     if len(levels) > n / 2:
         return None, f"{len(levels)} distinct values in {n} rows: identifier-like"
-    return [_plain(v) for v in levels], (
+    why = (
         f"{len(levels)} text levels, sorted (if they are ordered, list them in their order "
         'with "ordered": true)'
     )
+    na_like = sorted(set(map(str, levels)) & _NA_TEXT)
+    if na_like:
+        why += (
+            f"; {na_like} kept as a level: if it means missing, remove it from the levels "
+            'and declare "missing": true'
+        )
+    return [_plain(v) for v in levels], why
 
 
 def _plain(value):
@@ -957,7 +989,7 @@ def _draft_domain(data):
     """
     n, draft, lines = len(data), {}, []
     for column in data.columns:
-        series = data[column]
+        series, read_as_missing = _missing_text(data[column])
         spec, why = _draft_column(series, n)
         if spec is None:
             lines.append(f"{column!r}: left out: {why}; drop it before synthesis")
@@ -966,7 +998,7 @@ def _draft_domain(data):
         if missing:
             spec = {"levels": spec} if isinstance(spec, list) else spec
             spec = {**spec, "missing": True}
-            why += f"; {missing} missing cells: missing is a level"
+            why += f"; {missing} missing cells{read_as_missing}: missing is a level"
         draft[column] = spec
         kind = spec.get("type", "levels") if isinstance(spec, dict) else "levels"
         lines.append(f"{column!r}: {kind}: {why}")
@@ -974,7 +1006,8 @@ def _draft_domain(data):
 
 
 def _domain(args):
-    data = _read_csv(args.input, "input CSV")
+    # Only empty cells are missing: "NA" may be a level (see _missing_text).
+    data = _read_csv(args.input, "input CSV", keep_default_na=False, na_values=[""])
     draft, lines = _draft_domain(data)
     for line in lines:
         print(f"skprivsynth domain: {line}", file=sys.stderr)

@@ -60,7 +60,7 @@ from sklearn.utils import check_array
 
 from .accountant import charge_active
 from .base import check_random_generator, is_differentially_private
-from .domain import Bins, Domain, _as_domain, _codes
+from .domain import Bins, Domain, Range, _as_domain, _codes
 from .privacy import NOISE_OPTIONS, check_epsilon, laplace_mechanism, warn_privacy_leak
 from .validation import check_unit_interval
 
@@ -548,10 +548,10 @@ def _domain_codes(values, spec, column, name):
     A missing value (NaN, None, NaT) is one more level, code ``len(spec)``, so the
     second value returned, the number of codes, is ``len(spec) + 1`` when there is one.
     """
-    if isinstance(spec, range | Bins):  # numeric domains: CSV text "3" or 3.0 is 3
-        codes = _codes(_as_numbers(values), spec)
-    else:
-        codes = _codes(values.to_numpy(dtype=object), spec)
+    if isinstance(spec, range) or (isinstance(spec, Bins) and spec.kind != "datetime"):
+        codes = _codes(_as_numbers(values), spec)  # CSV text "3" or 3.0 is 3
+    else:  # levels, and datetime bins (read from datetimes or ISO text)
+        codes = _codes(values, spec)
     missing = (codes < 0) & pd.isna(values).to_numpy()
     codes[missing] = len(spec)
     outside = codes < 0
@@ -874,9 +874,11 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
     specs, binned = {}, []
     for column in real.columns:
         values = real[column]
-        if column in declared:
+        if column in declared and not isinstance(declared[column], Range):
             specs[column] = declared[column]
-        elif _is_numeric_or_datetime(values) and values.nunique() > max_levels:
+        elif (column in declared or _is_numeric_or_datetime(values)) and (
+            values.nunique() > max_levels
+        ):
             numbers = _as_numbers(values)
             specs[column] = _quantile_bins(numbers[~np.isnan(numbers)], n_bins)
             binned.append(column)
@@ -887,7 +889,7 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
     if binned:
         warnings.warn(
             f"columns {binned} are numeric with more than {max_levels} distinct values and "
-            f"no declared domain: they are compared in up to {n_bins} bins at quantiles of "
+            f"no declared bins: they are compared in up to {n_bins} bins at quantiles of "
             "the real data.  Those edges come from the real data; like every comparison "
             "with real data, this evaluation is not a differentially private release.  "
             "Declare {'bins': [...]} for these columns to choose the bins.",

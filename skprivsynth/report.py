@@ -332,7 +332,11 @@ class MarginalErrorDisplay:
         real = self.real_frequencies[column]
         synthetic = self.synthetic_frequencies[column]
         positions = np.arange(real.size)
-        n_codes = len(spec)  # one more code, the last: missing values
+        # Codes of the values; a last one beyond them counts the missing values.
+        if isinstance(spec, Bins):
+            n_codes = len(spec.edges) - 1
+        else:
+            n_codes = len(spec) - getattr(spec, "missing", False)
         if isinstance(spec, Bins):
             # Ticks on the bin boundaries, labelled with the edges (thinned out).
             step = max(1, math.ceil((n_codes + 1) / 12))
@@ -350,7 +354,7 @@ class MarginalErrorDisplay:
                 ticks = [*range(0, n_codes, step), n_codes]
                 return positions, real, synthetic, ticks, [labels[k] for k in ticks]
             return positions, real, synthetic, None, None  # numeric ticks at the codes
-        labels = _level_labels(spec) + ["missing"] * (real.size - n_codes)
+        labels = _level_labels(spec)[:n_codes] + ["missing"] * (real.size - n_codes)
         if real.size > max_bars:
             order = np.argsort(-real, kind="stable")
             top, rest = order[: max_bars - 1], order[max_bars - 1 :]
