@@ -688,3 +688,36 @@ def test_evaluate_prints_numeric_distributions_and_missing_rates(tmp_path, capsy
     (scores,) = [line for line in out.splitlines() if line.startswith(argv[2])]
     tvd1 = float(scores.split()[1])
     assert tvd1 == pytest.approx((tvd_answer + tvd_x + 0.0) / 3, abs=1e-4)
+
+
+def test_a_csv_with_na_strings_and_empty_cells_from_draft_to_release(tmp_path, capsys):
+    """The draft reads "NA" among text as a level and among numbers as missing; the DP
+    run keeps the level and reproduces the missing rates."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    delay = pd.Series(rng.integers(0, 10, n)).astype(object).where(rng.random(n) > 0.2, "NA")
+    carrier = np.where(rng.random(n) < 0.1, "", rng.choice(["AA", "DL", "UA"], n))
+    data = pd.DataFrame({"answer": rng.choice(["NA", "no", "yes"], n), "delay": delay})
+    data["carrier"] = carrier
+    source, domain = tmp_path / "in.csv", tmp_path / "domain.json"
+    data.to_csv(source, index=False)
+    with pytest.warns(PrivacyLeakWarning, match="drafted from the private values"):
+        assert main(["domain", str(source)]) == 0
+    out, err = capsys.readouterr()
+    draft = json.loads(out)
+    assert draft == {
+        "answer": ["NA", "no", "yes"],
+        "delay": {"levels": list(range(10)), "missing": True},
+        "carrier": {"levels": ["AA", "DL", "UA"], "missing": True},
+    }
+    assert "['NA'] kept as a level" in err and "['NA'] among numbers" in err
+    domain.write_text(out)
+    target = tmp_path / "out.csv"
+    argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain), "-q"]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "--seed", "0"]) == 0
+    synthetic = pd.read_csv(target, keep_default_na=False, na_values=[""])
+    assert set(synthetic["answer"]) == {"NA", "no", "yes"}  # "NA" stays a level
+    assert synthetic["delay"].isna().mean() == pytest.approx(0.2, abs=0.03)
+    assert set(synthetic["delay"].dropna()) <= set(range(10))
+    assert synthetic["carrier"].isna().mean() == pytest.approx(0.1, abs=0.03)
