@@ -244,8 +244,6 @@ def _declared_kind(spec):
     ``kind`` is ``"levels"``, ``"codes"`` (an int ``K``), ``"integer"``, ``"float"``
     (also the legacy ``{"bins": [...]}``), ``"datetime"`` or ``"boolean"``.
     """
-    if isinstance(spec, bool):
-        return "levels", [spec], False
     if isinstance(spec, int):
         return "codes", None, False
     if isinstance(spec, list):
@@ -852,10 +850,9 @@ _DRAFT_INTEGER_LEVELS = 64
 #: Datetime resolutions, coarsest first (the ``"resolution"`` of a datetime spec).
 _RESOLUTIONS = ("D", "h", "min", "s")
 
-#: ISO 8601 dates and timestamps: what the draft reads as a datetime column.
-_ISO_DATETIME = (
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?)?(?:Z|[+-]\d{2}:?\d{2})?"
-)
+#: ISO 8601 dates and timestamps without a time zone (a datetime domain has none):
+#: what the draft reads as a datetime column.
+_ISO_DATETIME = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?)?"
 
 
 def _round_range(low, high):
@@ -883,7 +880,8 @@ def _iso_datetimes(series):
 def _draft_datetime(values):
     """The datetime spec of timestamps: the coarsest resolution every value sits on,
     and the range from the first day to the last one (at that resolution)."""
-    resolution = next(u for u in _RESOLUTIONS if (values == values.dt.floor(u)).all())
+    # Sub-second timestamps get "s", the finest resolution a domain declares.
+    resolution = next((u for u in _RESOLUTIONS if (values == values.dt.floor(u)).all()), "s")
     low, high = values.min().floor("D"), values.max()
     if resolution == "D":
         bounds = [low.strftime("%Y-%m-%d"), high.strftime("%Y-%m-%d")]

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .domain import Bins
+from .domain import Bins, Range, _as_domain
 from .metrics import (
     _as_numbers,
     _as_table_pair,
@@ -241,6 +241,7 @@ class MarginalErrorDisplay:
         MarginalErrorDisplay
         """
         real, synthetic = _as_table_pair(real, synthetic, "real", "synthetic")
+        domain = None if domain is None else _as_domain(domain, "domain")
         max_marginals = _check_count(max_marginals, "max_marginals", 1)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -252,7 +253,8 @@ class MarginalErrorDisplay:
         quantile_binned = [
             c
             for c in real.columns
-            if isinstance(eval_domain[c], Bins) and (domain is None or c not in domain)
+            if isinstance(eval_domain[c], Bins)
+            and (domain is None or c not in domain or isinstance(domain[c], Range))
         ]
         rng = np.random.default_rng(random_state)
         bootstrap = real.iloc[rng.integers(0, len(real), len(synthetic))]
