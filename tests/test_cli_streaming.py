@@ -3,10 +3,12 @@
 import json
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from skprivsynth.cli import main
+from skprivsynth.cli import _CsvSchema, main
+from skprivsynth.privacy import PrivacyLeakWarning
 
 N_ROWS = 2000
 
@@ -138,3 +140,29 @@ def test_dask_local_fits_what_the_in_memory_fit_fits(files, tmp_path, capsys):
     assert "fitting on the Dask cluster at tcp://" in err
     assert f"fitted on {N_ROWS} rows" in err
     assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
+
+
+def test_streamed_chunks_are_read_by_the_declared_kinds(tmp_path, capsys):
+    """Every chunk parsed as the in-memory read: "NA" a level, empty cells missing in a
+    column declaring them (Int64 in every chunk, with missing cells or not)."""
+    rng = np.random.default_rng(0)
+    n = 1200
+    delay = pd.Series(rng.integers(0, 5, n)).astype(object)
+    delay[600:] = delay[600:].where(rng.random(n - 600) > 0.3, "")  # first chunks: none
+    data = pd.DataFrame({"answer": rng.choice(["NA", "no"], n), "delay": delay})
+    source, domain = tmp_path / "in.csv", tmp_path / "domain.json"
+    data.to_csv(source, index=False)
+    spec = {"answer": ["NA", "no"], "delay": {"type": "integer", "range": [0, 4], "missing": True}}
+    domain.write_text(json.dumps(spec))
+    schema = _CsvSchema(spec, ["answer", "delay"], "input CSV", refuse_missing=True)
+    first = schema(pd.read_csv(source, nrows=300, **schema.read_kwargs()))
+    assert first["delay"].dtype == "Int64" and not first["delay"].isna().any()
+    out = tmp_path / "out.csv"
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        status, err = _run(capsys, source, "-o", out, "--domain", domain, "--chunksize", 300,
+                           "--seed", 0, "-q")  # fmt: skip
+    assert status == 0, err
+    synthetic = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    assert set(synthetic["answer"]) == {"NA", "no"}
+    assert synthetic["delay"].isna().mean() == pytest.approx(0.15, abs=0.04)
+    assert set(synthetic["delay"].dropna()) <= set(range(5))
