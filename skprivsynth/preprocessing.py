@@ -1513,6 +1513,12 @@ def private_level_frequencies(
     domain = _as_domain(categories, "categories")
     if not domain:
         raise ValueError("categories must declare at least one column.")
+    ranged = [label for label, spec in domain.items() if isinstance(spec, Range)]
+    if ranged:
+        raise ValueError(
+            f"categories declares the ranges of columns {ranged!r}, whose bins are chosen "
+            "at fit time (BooleanEncoder's domain_); give their levels or bins."
+        )
     n, counts = reduce_chunks(X, _LevelCounts(domain)) or (0, None)
     if n == 0:
         raise ValueError("X must have at least one row.")
