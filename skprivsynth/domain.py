@@ -26,7 +26,11 @@ MAX_INTEGER_LEVELS = 64
 #: Seconds of each datetime ``"resolution"``: decoded datetimes are rounded down to it.
 RESOLUTIONS = {"D": 86400, "h": 3600, "min": 60, "s": 1}
 
-_KINDS = ("categorical", "integer", "float", "datetime", "boolean")
+#: What pandas reads as missing by default (pandas.read_csv, ``na_values``).
+_NA_MARKERS = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
 
 _ACCEPTED = (
     "an int K (codes 0..K-1), a list of levels, a pandas.CategoricalDtype, "
@@ -342,6 +346,44 @@ class Domain(Mapping):
                 f"columns {missing!r} are not in the domain; its columns are {list(self)!r}."
             )
         return Domain({c: self[c] for c in columns})
+
+    def read_csv_options(self):
+        """Keyword arguments of :func:`pandas.read_csv` that read each declared column as
+        its kind.
+
+        A column of string levels is read as text (a level ``"NA"``, ``"null"`` or
+        ``"01"`` stays that string) where only an empty cell is missing; numeric,
+        datetime and boolean columns also read pandas' usual missing markers (``"NA"``,
+        ``"N/A"``, ``"null"``, ...) as missing.  Datetime columns stay ISO text, which
+        the encoder reads.  Columns not declared get no missing marker.
+
+        Returns
+        -------
+        dict
+            ``keep_default_na``, ``na_values`` and ``dtype``, e.g. for
+            ``pandas.read_csv(path, **domain.read_csv_options())`` or
+            :meth:`Chunks.from_csv <skprivsynth.Chunks.from_csv>`.
+
+        Examples
+        --------
+        >>> import io, pandas as pd
+        >>> from skprivsynth import Domain
+        >>> domain = Domain({"answer": {"levels": ["NA", "yes"], "missing": True},
+        ...                  "n": {"type": "integer", "range": [0, 5], "missing": True}})
+        >>> pd.read_csv(io.StringIO("answer,n\\nNA,NA\\n,3\\n"), **domain.read_csv_options())
+          answer    n
+        0     NA  NaN
+        1    NaN  3.0
+        """
+        na_values, dtype = {}, {}
+        for name, spec in self._specs:
+            if _kind(spec) == "categorical":
+                na_values[name] = [""]
+                if all(isinstance(v, str) for v in getattr(spec, "levels", spec)):
+                    dtype[name] = str
+            else:
+                na_values[name] = list(_NA_MARKERS)
+        return {"keep_default_na": False, "na_values": na_values, "dtype": dtype}
 
     def to_dict(self):
         """The domain as a JSON-ready dict of specs (``Domain(d.to_dict()) == d``).

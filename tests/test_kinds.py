@@ -495,3 +495,35 @@ def test_fine_counts_move_one_row_between_at_most_two_cells(ranged):
             for column, counts in statistic(neighbour).items():
                 diff = np.abs(counts - base[column])
                 assert diff.max() <= 1 and diff.sum() <= 2, column
+
+
+def test_read_csv_options_keep_a_level_na_and_read_each_kind(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text(
+        "answer,code,n,when,flag\n"
+        "NA,01,NA,2013-01-02,True\n"
+        ",02,3,,False\n"
+        "yes,01,,2013-05-06 10:00:00,\n"
+    )
+    domain = Domain(
+        {
+            "answer": {"levels": ["NA", "yes"], "missing": True},
+            "code": ["01", "02"],
+            "n": {"type": "integer", "range": [0, 5], "missing": True},
+            "when": {"type": "datetime", "bins": ["2013-01-01", "2014-01-01"], "missing": True},
+            "flag": {"type": "boolean", "missing": True},
+        }
+    )
+    options = domain.read_csv_options()
+    frame = pd.read_csv(path, **options)
+    assert frame["answer"].tolist()[::2] == ["NA", "yes"] and frame["answer"].isna().sum() == 1
+    assert frame["code"].tolist() == ["01", "02", "01"]
+    assert frame.isna().sum().tolist() == [1, 0, 2, 1, 1]
+    enc = BooleanEncoder(categories=domain, encoding="ordinal").fit(frame)
+    np.testing.assert_array_equal(
+        enc.transform(frame), [[0, 0, 6, 0, 1], [2, 1, 3, 1, 0], [1, 0, 6, 0, 2]]
+    )
+    back = enc.inverse_transform(enc.transform(frame))
+    assert back["answer"].tolist()[::2] == ["NA", "yes"] and back["when"].isna().sum() == 1
+    chunks = Chunks.from_csv(path, 2, **options)
+    assert BooleanEncoder(categories=domain).fit(chunks).n_codes_ == enc.n_codes_
