@@ -26,7 +26,11 @@ MAX_INTEGER_LEVELS = 64
 #: Seconds of each datetime ``"resolution"``: decoded datetimes are rounded down to it.
 RESOLUTIONS = {"D": 86400, "h": 3600, "min": 60, "s": 1}
 
-_KINDS = ("categorical", "integer", "float", "datetime", "boolean")
+#: What pandas reads as missing by default (pandas.read_csv, ``na_values``).
+_NA_MARKERS = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
 
 _ACCEPTED = (
     "an int K (codes 0..K-1), a list of levels, a pandas.CategoricalDtype, "
@@ -343,6 +347,44 @@ class Domain(Mapping):
             )
         return Domain({c: self[c] for c in columns})
 
+    def read_csv_options(self):
+        """Keyword arguments of :func:`pandas.read_csv` that read each declared column as
+        its kind.
+
+        A column of string levels is read as text (a level ``"NA"``, ``"null"`` or
+        ``"01"`` stays that string) where only an empty cell is missing; numeric,
+        datetime and boolean columns also read pandas' usual missing markers (``"NA"``,
+        ``"N/A"``, ``"null"``, ...) as missing.  Datetime columns stay ISO text, which
+        the encoder reads.  Columns not declared get no missing marker.
+
+        Returns
+        -------
+        dict
+            ``keep_default_na``, ``na_values`` and ``dtype``, e.g. for
+            ``pandas.read_csv(path, **domain.read_csv_options())`` or
+            :meth:`Chunks.from_csv <skprivsynth.Chunks.from_csv>`.
+
+        Examples
+        --------
+        >>> import io, pandas as pd
+        >>> from skprivsynth import Domain
+        >>> domain = Domain({"answer": {"levels": ["NA", "yes"], "missing": True},
+        ...                  "n": {"type": "integer", "range": [0, 5], "missing": True}})
+        >>> pd.read_csv(io.StringIO("answer,n\\nNA,NA\\n,3\\n"), **domain.read_csv_options())
+          answer    n
+        0     NA  NaN
+        1    NaN  3.0
+        """
+        na_values, dtype = {}, {}
+        for name, spec in self._specs:
+            if _kind(spec) == "categorical":
+                na_values[name] = [""]
+                if all(isinstance(v, str) for v in getattr(spec, "levels", spec)):
+                    dtype[name] = str
+            else:
+                na_values[name] = list(_NA_MARKERS)
+        return {"keep_default_na": False, "na_values": na_values, "dtype": dtype}
+
     def to_dict(self):
         """The domain as a JSON-ready dict of specs (``Domain(d.to_dict()) == d``).
 
@@ -415,7 +457,7 @@ def _to_spec(spec):
             return {"type": "integer", "range": [spec.levels[0], spec.levels[-1]], **missing}
         ordered = {"ordered": True} if spec.ordered else {}
         return {"levels": list(spec.levels), **ordered, **missing}
-    number = _iso if spec.kind == "datetime" else int if spec.kind == "integer" else float
+    number = _iso if spec.kind == "datetime" else _integer if spec.kind == "integer" else float
     clip = {"clip": True} if spec.clip else {}
     resolution = {"resolution": spec.resolution} if spec.kind == "datetime" else {}
     if isinstance(spec, Range):
@@ -424,6 +466,11 @@ def _to_spec(spec):
         bounds = {"bins": [number(e) for e in spec.edges]}
     kind = {} if spec.kind == "float" and isinstance(spec, Bins) else {"type": spec.kind}
     return {**kind, **bounds, **resolution, **clip, **missing}
+
+
+def _integer(value):
+    """An integral float as an int (a released integer bin may start half a step early)."""
+    return int(value) if value == int(value) else float(value)
 
 
 def _parse_domain(spec, name):
@@ -539,8 +586,14 @@ def _parse_dict(spec, where):
                     f"one level per integer, which has no 'clip'; got {spec!r}."
                 )
             return Levels(tuple(range(int(lo), int(hi) + 1)), True, "integer", missing)
+        step = RESOLUTIONS[resolution] if kind == "datetime" else 0
+        if (lo >= hi) if step == 0 else (np.floor(hi / step) <= np.ceil(lo / step)):
+            raise ValueError(
+                f"{where}['range'] must hold at least two values"
+                f"{' at its resolution' if step else ''}; got {spec['range']!r}."
+            )
         return Range(lo, hi, kind, resolution, clip, missing)
-    edges = _parse_numbers(spec["bins"], f"{where}['bins']", kind)
+    edges = _parse_numbers(spec["bins"], f"{where}['bins']", kind, integers=False)
     if edges.size < 2:
         raise ValueError(f"{where}['bins'] needs at least 2 edges; got {spec['bins']!r}.")
     if not (np.diff(edges) > 0).all():
@@ -562,7 +615,7 @@ def _flag(spec, key, where):
     return bool(value)
 
 
-def _parse_numbers(values, where, kind):
+def _parse_numbers(values, where, kind, integers=True):
     """Float64 array of the finite numbers (datetimes: ISO strings, as seconds)."""
     if isinstance(values, str | bytes) or not hasattr(values, "__len__"):
         raise TypeError(f"{where} must be a list; got {values!r}.")
@@ -577,13 +630,13 @@ def _parse_numbers(values, where, kind):
             raise TypeError(f"{where} must be a list of numbers; got {values!r}.") from exc
     if out.ndim != 1 or not np.isfinite(out).all():
         raise ValueError(f"{where} must be finite and strictly increasing; got {values!r}.")
-    if kind == "integer" and not (out == np.round(out)).all():
+    if integers and kind == "integer" and not (out == np.round(out)).all():
         raise ValueError(f"{where} must be integers for an integer column; got {values!r}.")
     return out
 
 
 def _iso_seconds(value, where):
-    """Seconds since 1970-01-01 of a naive ISO date or datetime, in whole seconds."""
+    """Seconds since 1970-01-01 of a naive ISO date or datetime."""
     try:
         stamp = pd.Timestamp(value) if isinstance(value, str) else None
     except ValueError:
@@ -593,18 +646,17 @@ def _iso_seconds(value, where):
             f"{where} must hold ISO dates or datetimes without a time zone "
             f"('2013-01-01', '2013-12-31T23:00'); got {value!r}."
         )
-    seconds = (stamp - pd.Timestamp(0)) / pd.Timedelta(1, "s")
-    if seconds != np.floor(seconds):
-        raise ValueError(f"{where} must hold whole seconds; got {value!r}.")
-    return seconds
+    return (stamp - pd.Timestamp(0)) / pd.Timedelta(1, "s")
 
 
 def _iso(seconds):
-    """ISO text of seconds since 1970-01-01: a date when at midnight, else to the second."""
-    stamp = np.datetime64(int(seconds), "s")
+    """ISO text of seconds since 1970-01-01: a date when at midnight, else to the second
+    (to the microsecond when fractional)."""
     if seconds % 86400 == 0:
-        return str(stamp.astype("datetime64[D]"))
-    return str(stamp)
+        return str(np.datetime64(int(seconds // 86400), "D"))
+    if seconds % 1 == 0:
+        return str(np.datetime64(int(seconds), "s"))
+    return str(np.datetime64(round(seconds * 1e6), "us"))
 
 
 def _to_seconds(values):

