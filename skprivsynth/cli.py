@@ -136,6 +136,10 @@ def _pipeline(args, domain, synthesizer, allow_learned_domain=False):
         max_bins = "auto"
     elif max_bins <= 0:
         max_bins = None
+    if not np.isfinite(args.binning_epsilon) or args.binning_epsilon <= 0:
+        raise ValueError(
+            f"--binning-epsilon must be a finite number > 0; got {args.binning_epsilon}."
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         return make_private_pipeline(
@@ -143,26 +147,29 @@ def _pipeline(args, domain, synthesizer, allow_learned_domain=False):
             domain,
             max_bins=max_bins,
             decode_epsilon=args.decode_epsilon,
+            binning_epsilon=args.binning_epsilon,
             allow_learned_domain=allow_learned_domain,
             random_state=args.seed,
         )
 
 
 def _privacy_line(pipe):
-    """One line stating the guarantee of the whole run (synthesizer and decoding weights)."""
+    """One line stating the guarantee of the whole run (the synthesizer and the encoder's
+    releases: private bins of declared ranges, decoding weights)."""
     synthesizer, decode_report = pipe[-1], pipe[0].privacy_report_
     report = getattr(synthesizer, "privacy_report_", None)
+    if decode_report is not None:
+        names = {"private bins": "private bins", "level frequencies": "decoding weights"}
+        encoder = " and ".join(names.get(m, m) for m in decode_report.mechanism.split(" + "))
     if report is None:
         k = getattr(synthesizer, "k", None)
         text = f"privacy: k-anonymous microaggregation, k = {k} (not differential privacy)"
         if decode_report is not None:
-            text += f"; decoding weights: epsilon = {decode_report.epsilon:.4g} (replace-one)"
+            text += f"; {encoder}: epsilon = {decode_report.epsilon:.4g} (replace-one)"
         return text
     if decode_report is not None:
         total = report.compose(decode_report)
-        parts = (
-            f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} decoding weights)"
-        )
+        parts = f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} {encoder})"
     else:
         total, parts = report, ""
     text = f"privacy: epsilon = {total.epsilon:.4g}{parts}"
@@ -1062,6 +1069,15 @@ def _build_parser():
             default=0.1,
             help="extra budget for noisy level frequencies used to decode "
             "coarsened columns (0: uniform decoding)",
+        )
+        sub.add_argument(
+            "--binning-epsilon",
+            type=float,
+            default=0.25,
+            help="budget of the bins chosen with differential privacy for the columns "
+            'declared with a range only ({"type": "float", "range": [lo, hi]}), and of '
+            "their within-bin decoding weights (default 0.25, added to the synthesizer's "
+            "epsilon; spent only when such columns are declared)",
         )
         sub.add_argument(
             "--seed",

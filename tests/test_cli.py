@@ -721,3 +721,33 @@ def test_a_csv_with_na_strings_and_empty_cells_from_draft_to_release(tmp_path, c
     assert synthetic["delay"].isna().mean() == pytest.approx(0.2, abs=0.03)
     assert set(synthetic["delay"].dropna()) <= set(range(10))
     assert synthetic["carrier"].isna().mean() == pytest.approx(0.1, abs=0.03)
+
+
+def test_ranges_drafted_and_released_with_private_bins(tmp_path, capsys):
+    """Wide integers, floats and timestamps drafted as ranges: the run spends
+    --binning-epsilon on their bins and decodes them inside the ranges, as their kinds."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    hours = pd.to_timedelta(rng.integers(0, 8760, n), "h")
+    data = pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, n),
+            "dist": np.round(rng.gamma(2.0, 500.0, n), 1),
+            "time_hour": (pd.Timestamp("2013-01-01") + hours).strftime("%Y-%m-%d %H:%M:%S"),
+        }
+    )
+    draft, _ = _draft(tmp_path, capsys, data)
+    assert [draft[c]["type"] for c in data.columns] == ["integer", "float", "datetime"]
+    domain, target = tmp_path / "domain.json", tmp_path / "out.csv"
+    domain.write_text(json.dumps(draft))
+    argv = ["synthesize", str(tmp_path / "data.csv"), "-o", str(target), "--domain", str(domain)]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "-q", "--seed", "0", "--binning-epsilon", "0.5"]) == 0
+    assert "(1 synthesizer + 0.5 private bins)" in capsys.readouterr().err
+    synthetic = pd.read_csv(target, parse_dates=["time_hour"])
+    assert synthetic["age"].dtype == np.int64
+    assert synthetic["age"].between(*draft["age"]["range"]).all()
+    assert synthetic["dist"].between(*draft["dist"]["range"]).all()
+    low, high = pd.to_datetime(draft["time_hour"]["range"])
+    assert synthetic["time_hour"].between(low, high).all()
+    assert (synthetic["time_hour"] == synthetic["time_hour"].dt.floor("h")).all()
