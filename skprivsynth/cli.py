@@ -25,7 +25,7 @@ from . import __version__
 from .base import is_differentially_private
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import Bins, Domain, Range
+from .domain import _NA_MARKERS, MISSING, Bins, Domain, Range
 from .metrics import _observed_levels, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
@@ -235,48 +235,30 @@ def _read_csv(path, what, **read_csv_kwargs):
 
 
 #: The text pandas reads as missing by default (``pandas.read_csv``'s ``na_values``).
-_NA_TEXT = frozenset(
-    ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"]
-    + ["1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
-)
+_NA_TEXT = frozenset(_NA_MARKERS)
 _TRUE_TEXT, _FALSE_TEXT = (
     frozenset({"True", "true", "TRUE", "1"}),
     frozenset({"False", "false", "FALSE", "0"}),
 )
 
 
-def _declared_kind(spec):
-    """``(kind, levels, missing)`` of a column spec of a domain file (its JSON form).
-
-    ``kind`` is ``"levels"``, ``"codes"`` (an int ``K``), ``"integer"``, ``"float"``
-    (also the legacy ``{"bins": [...]}``), ``"datetime"`` or ``"boolean"``.
-    """
-    if isinstance(spec, int):
-        return "codes", None, False
-    if isinstance(spec, list):
-        return "levels", spec, False
-    missing = spec.get("missing") is True
-    if "levels" in spec:
-        return "levels", list(spec["levels"]), missing
-    kind = spec.get("type", "float")
-    return kind, ([False, True] if kind == "boolean" else None), missing
-
-
 class _CsvSchema:
     """How the cells of a CSV become values: declared columns by their declared kind.
 
-    A declared column is read as text (``keep_default_na=False``), so a declared
-    level such as ``"NA"`` stays that level; a level declared as the number 3 is the
-    text ``"3"``.  A cell is missing when it is empty or one of pandas' missing
-    spellings (``"NA"``, ``"null"`` ...) that is not a declared level of its column.
-    Numeric columns become numbers (``Int64`` for integers with missing cells),
-    datetime columns timestamps (ISO 8601), boolean columns booleans.  Undeclared
-    columns are read with pandas' defaults.
+    The file is read with :meth:`Domain.read_csv_options
+    <skprivsynth.Domain.read_csv_options>` (a column of string levels as text, so a
+    declared level such as ``"NA"`` stays that level), then each declared column is
+    parsed by its kind: a cell is missing when it is empty or one of pandas' missing
+    spellings (``"NA"``, ``"null"`` ...) that is not a declared level of its column;
+    a level declared as the number 3 is the text ``"3"`` (or ``"3.0"``); integer
+    columns become integers (``Int64`` in a column declaring missing, in every chunk),
+    float columns floats, datetime columns timestamps (ISO 8601), boolean columns
+    booleans.  Undeclared columns are read with pandas' defaults.
 
     Parameters
     ----------
-    specs : dict or None
-        The domain file's JSON object (column -> spec); None: pandas' defaults.
+    domain : Domain or None
+        The domain file; None: pandas' defaults.
     columns : list
         The CSV's columns.
     what : str
@@ -286,31 +268,31 @@ class _CsvSchema:
         ``"missing": true`` (a synthesis; an evaluation counts it as a level).
     """
 
-    def __init__(self, specs, columns, what, refuse_missing):
-        specs = specs or {}
-        self.kinds = {c: _declared_kind(specs[c]) for c in columns if c in specs}
-        self.undeclared = [c for c in columns if c not in specs]
+    def __init__(self, domain, columns, what, refuse_missing):
+        declared = [c for c in columns if domain is not None and c in domain]
+        self.domain = None if not declared else domain.project(declared)
+        self.undeclared = [c for c in columns if c not in declared]
         self.what, self.refuse_missing = what, refuse_missing
 
     def read_kwargs(self):
         """Keyword arguments of ``pandas.read_csv``."""
-        if not self.kinds:
+        if self.domain is None:
             return {}
-        return {
-            "keep_default_na": False,
-            "na_values": {c: sorted(_NA_TEXT) for c in self.undeclared},
-            "dtype": {c: str for c in self.kinds},
-        }
+        options = self.domain.read_csv_options()
+        options["na_values"].update({c: sorted(_NA_TEXT) for c in self.undeclared})
+        return options
 
     def __call__(self, frame):
         """The declared columns of ``frame`` (read with :meth:`read_kwargs`) parsed."""
-        if not self.kinds:
+        if self.domain is None:
             return frame
         frame = frame.copy()
-        for column, (kind, levels, missing) in self.kinds.items():
+        for column, spec in self.domain.items():
+            kind, missing = self.domain.kind(column), self.domain.missing(column)
+            levels = [v for v in spec if v is not MISSING] if kind == "categorical" else None
             text = frame[column].astype(object)
             declared = set() if levels is None else {str(v) for v in levels}
-            absent = text.isin(_NA_TEXT - declared).to_numpy()
+            absent = (text.isna() | text.isin(_NA_TEXT - declared)).to_numpy()
             if absent.any() and not missing and self.refuse_missing:
                 raise ValueError(
                     f"column {column!r} of {self.what} has missing cells (empty, or text "
@@ -327,7 +309,7 @@ class _CsvSchema:
         missing value (``Int64``, ``boolean``) in every chunk, missing cells or not."""
         nullable = missing or absent.any()
         present = text[~absent]
-        if kind == "levels":
+        if kind == "categorical":
             return _parse_levels(text, absent, levels, nullable)
         if kind == "datetime":
             try:
@@ -393,17 +375,13 @@ def _parse_levels(text, absent, levels, nullable):
 
 
 def _load_domain(path):
-    """The domain file at ``path``: the :class:`Domain` and its JSON object (None, None
-    without a file)."""
+    """The :class:`Domain` of the domain file at ``path`` (None without a file)."""
     if path is None:
-        return None, None
+        return None
     try:
-        domain = Domain.from_json(path)
-        with open(path) as handle:
-            specs = json.load(handle)
+        return Domain.from_json(path)
     except OSError as exc:
         raise ValueError(f"domain file {str(path)!r} cannot be read: {exc.strerror}") from exc
-    return domain, specs
 
 
 def _check_declared_columns(domain, path, columns, data_path):
@@ -419,10 +397,10 @@ def _check_declared_columns(domain, path, columns, data_path):
 def _read_table(path, what, domain_path, refuse_missing=True):
     """The CSV at ``path`` read by the domain file at ``domain_path`` (see
     :class:`_CsvSchema`); returns ``(data, domain, schema)``."""
-    domain, specs = _load_domain(domain_path)
+    domain = _load_domain(domain_path)
     header = _read_csv(path, what, nrows=0)
     _check_declared_columns(domain, domain_path, header.columns, path)
-    schema = _CsvSchema(specs, list(header.columns), f"{what} {str(path)!r}", refuse_missing)
+    schema = _CsvSchema(domain, list(header.columns), f"{what} {str(path)!r}", refuse_missing)
     return schema(_read_csv(path, what, **schema.read_kwargs())), domain, schema
 
 
@@ -635,7 +613,7 @@ def _fit_on_dask(pipe, args, progress, schema, head):
         progress(f"fitting on the Dask cluster at {client.scheduler.address}")
         blocksize = "default" if args.chunksize is None else _blocksize(args)
         frame = dd.read_csv(args.input, blocksize=blocksize, **schema.read_kwargs())
-        if schema.kinds:
+        if schema.domain is not None:
             frame = frame.map_partitions(schema, meta=head.iloc[:0])
         pipe.fit(frame)
     progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
@@ -663,10 +641,10 @@ def _synthesize_streaming(args):
         raise ValueError(f"--chunksize must be a positive integer; got {args.chunksize}.")
     if args.n_samples is not None and args.n_samples < 1:
         raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
-    domain, specs = _load_domain(args.domain)
+    domain = _load_domain(args.domain)
     header = _read_csv(args.input, "input CSV", nrows=0)
     _check_declared_columns(domain, args.domain, header.columns, args.input)
-    schema = _CsvSchema(specs, list(header.columns), f"input CSV {args.input!r}", True)
+    schema = _CsvSchema(domain, list(header.columns), f"input CSV {args.input!r}", True)
     undeclared = [c for c in header.columns if domain is None or c not in domain]
     if undeclared:
         raise ValueError(

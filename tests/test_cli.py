@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skprivsynth import Domain
 from skprivsynth.cli import main
 from skprivsynth.pipeline import SynthesisPipeline
 from skprivsynth.privacy import PrivacyLeakWarning
@@ -566,7 +567,9 @@ def test_csv_cells_are_read_by_the_declared_kinds():
         "count": {"type": "integer", "range": [0, 9], "missing": True},
         "city": ["Lyon", "Paris", "Rome"],
     }
-    schema = _CsvSchema(specs, ["level", "count", "city"], "input CSV", refuse_missing=False)
+    schema = _CsvSchema(
+        Domain(specs), ["level", "count", "city"], "input CSV", refuse_missing=False
+    )
     frame = schema(pd.read_csv(io.StringIO(_NA_CSV), **schema.read_kwargs()))
     assert frame["level"].tolist()[:4] == ["NA", "x", "NA", frame["level"][3]]
     assert frame["level"].isna().tolist() == [False, False, False, True, False]
@@ -575,11 +578,11 @@ def test_csv_cells_are_read_by_the_declared_kinds():
     assert frame["count"].dropna().tolist() == [1, 3, 2]
     assert frame["city"].isna().tolist() == [False, False, True, False, False]
     # Numeric levels match their CSV text ("3", "3.0"); undeclared text is kept.
-    schema = _CsvSchema({"n": [1, 3]}, ["n"], "input CSV", refuse_missing=True)
+    schema = _CsvSchema(Domain({"n": [1, 3]}), ["n"], "input CSV", refuse_missing=True)
     frame = schema(pd.read_csv(io.StringIO("n\n3\n1\n3.0\n"), **schema.read_kwargs()))
     assert frame["n"].tolist() == [3, 1, 3] and frame["n"].dtype == np.int64
     # A missing cell of a column whose spec does not declare it: refused by name.
-    schema = _CsvSchema(specs, ["level", "count", "city"], "input CSV", refuse_missing=True)
+    schema = _CsvSchema(Domain(specs), ["level", "count", "city"], "input CSV", refuse_missing=True)
     with pytest.raises(
         ValueError,
         match=r"column 'city' of input CSV has missing cells.*"

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from skprivsynth import Domain
 from skprivsynth.cli import _CsvSchema, main
 from skprivsynth.privacy import PrivacyLeakWarning
 
@@ -154,7 +155,7 @@ def test_streamed_chunks_are_read_by_the_declared_kinds(tmp_path, capsys):
     data.to_csv(source, index=False)
     spec = {"answer": ["NA", "no"], "delay": {"type": "integer", "range": [0, 4], "missing": True}}
     domain.write_text(json.dumps(spec))
-    schema = _CsvSchema(spec, ["answer", "delay"], "input CSV", refuse_missing=True)
+    schema = _CsvSchema(Domain(spec), ["answer", "delay"], "input CSV", refuse_missing=True)
     first = schema(pd.read_csv(source, nrows=300, **schema.read_kwargs()))
     assert first["delay"].dtype == "Int64" and not first["delay"].isna().any()
     out = tmp_path / "out.csv"
