@@ -25,7 +25,7 @@ from . import __version__
 from .base import is_differentially_private
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import _NA_MARKERS, MISSING, Bins, Domain, Range
+from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
 from .metrics import _observed_levels, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
@@ -828,10 +828,6 @@ def _evaluate(args):
     return 0
 
 
-#: Integer columns spanning at most this many values are drafted as one level per
-#: integer (domain.MAX_INTEGER_LEVELS: the kinds' rule for an integer range).
-_DRAFT_INTEGER_LEVELS = 64
-
 #: Datetime resolutions, coarsest first (the ``"resolution"`` of a datetime spec).
 _RESOLUTIONS = ("D", "h", "min", "s")
 
@@ -927,8 +923,10 @@ def _draft_column(series, n):
         low, high = int(low), int(high)
         if present.nunique() == n and n > 1:
             return None, "integers all distinct: identifier-like (a row number?)"
-        if high - low < _DRAFT_INTEGER_LEVELS:
-            return list(range(low, high + 1)), f"integers {low}..{high}: one level per integer"
+        if high - low < MAX_INTEGER_LEVELS:
+            return {"type": "integer", "range": [low, high]}, (
+                f"integers {low}..{high}: one level per integer"
+            )
         return {"type": "integer", "range": [int(v) for v in _round_range(low, high)]}, (
             f"integers spanning {high - low + 1} values: a range rounded outwards"
         )
@@ -961,9 +959,10 @@ def _draft_domain(data):
     Returns
     -------
     draft : dict
-        Column -> spec, in the forms of the domain file: constant columns and integer
-        columns spanning at most 64 values as levels, wider integers and fractional
-        numbers as ``{"type": ..., "range": [lo, hi]}`` rounded outwards, ISO
+        Column -> spec, in the forms of the domain file: constant columns as their one
+        level, integer columns as ``{"type": "integer", "range": [lo, hi]}`` (one level
+        per integer up to ``MAX_INTEGER_LEVELS`` values; a wider range, and fractional
+        numbers as ``{"type": "float", ...}``, rounded outwards), ISO
         dates and timestamps as datetime ranges with the coarsest resolution every
         value sits on, booleans, categoricals in their order, other text as sorted
         levels; ``"missing": true`` where cells are missing.
