@@ -24,8 +24,8 @@ import pandas as pd
 from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import Domain
-from .metrics import _quantile_bins, categorical_marginal_tvd
+from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
+from .metrics import _observed_levels, categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
 from .validation import is_differentially_private
@@ -136,6 +136,10 @@ def _pipeline(args, domain, synthesizer, allow_learned_domain=False):
         max_bins = "auto"
     elif max_bins <= 0:
         max_bins = None
+    if not np.isfinite(args.binning_epsilon) or args.binning_epsilon <= 0:
+        raise ValueError(
+            f"--binning-epsilon must be a finite number > 0; got {args.binning_epsilon}."
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         return make_private_pipeline(
@@ -143,26 +147,29 @@ def _pipeline(args, domain, synthesizer, allow_learned_domain=False):
             domain,
             max_bins=max_bins,
             decode_epsilon=args.decode_epsilon,
+            binning_epsilon=args.binning_epsilon,
             allow_learned_domain=allow_learned_domain,
             random_state=args.seed,
         )
 
 
 def _privacy_line(pipe):
-    """One line stating the guarantee of the whole run (synthesizer and decoding weights)."""
+    """One line stating the guarantee of the whole run (the synthesizer and the encoder's
+    releases: private bins of declared ranges, decoding weights)."""
     synthesizer, decode_report = pipe[-1], pipe[0].privacy_report_
     report = getattr(synthesizer, "privacy_report_", None)
+    if decode_report is not None:
+        names = {"private bins": "private bins", "level frequencies": "decoding weights"}
+        encoder = " and ".join(names.get(m, m) for m in decode_report.mechanism.split(" + "))
     if report is None:
         k = getattr(synthesizer, "k", None)
         text = f"privacy: k-anonymous microaggregation, k = {k} (not differential privacy)"
         if decode_report is not None:
-            text += f"; decoding weights: epsilon = {decode_report.epsilon:.4g} (replace-one)"
+            text += f"; {encoder}: epsilon = {decode_report.epsilon:.4g} (replace-one)"
         return text
     if decode_report is not None:
         total = report.compose(decode_report)
-        parts = (
-            f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} decoding weights)"
-        )
+        parts = f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} {encoder})"
     else:
         total, parts = report, ""
     text = f"privacy: epsilon = {total.epsilon:.4g}{parts}"
@@ -227,22 +234,174 @@ def _read_csv(path, what, **read_csv_kwargs):
         raise ValueError(f"{what} {str(path)!r} cannot be read as CSV: {reason}") from exc
 
 
-def _read_domain(path, data=None, data_path=None):
-    """The domain file at ``path`` (None: no file); with ``data``, every declared column
-    must be a column of the CSV ``data_path``."""
+#: The text pandas reads as missing by default (``pandas.read_csv``'s ``na_values``).
+_NA_TEXT = frozenset(_NA_MARKERS)
+_TRUE_TEXT, _FALSE_TEXT = (
+    frozenset({"True", "true", "TRUE", "1"}),
+    frozenset({"False", "false", "FALSE", "0"}),
+)
+
+
+class _CsvSchema:
+    """How the cells of a CSV become values: declared columns by their declared kind.
+
+    The file is read with :meth:`Domain.read_csv_options
+    <skprivsynth.Domain.read_csv_options>` (a column of string levels as text, so a
+    declared level such as ``"NA"`` stays that level), then each declared column is
+    parsed by its kind: a cell is missing when it is empty or one of pandas' missing
+    spellings (``"NA"``, ``"null"`` ...) that is not a declared level of its column;
+    a level declared as the number 3 is the text ``"3"`` (or ``"3.0"``); integer
+    columns become integers (``Int64`` in a column declaring missing, in every chunk),
+    float columns floats, datetime columns timestamps (ISO 8601), boolean columns
+    booleans.  Undeclared columns are read with pandas' defaults.
+
+    Parameters
+    ----------
+    domain : Domain or None
+        The domain file; None: pandas' defaults.
+    columns : list
+        The CSV's columns.
+    what : str
+        The file, for messages.
+    refuse_missing : bool
+        Refuse a missing cell in a declared column whose spec does not declare
+        ``"missing": true`` (a synthesis; an evaluation counts it as a level).
+    """
+
+    def __init__(self, domain, columns, what, refuse_missing):
+        declared = [c for c in columns if domain is not None and c in domain]
+        self.domain = None if not declared else domain.project(declared)
+        self.undeclared = [c for c in columns if c not in declared]
+        self.what, self.refuse_missing = what, refuse_missing
+
+    def read_kwargs(self):
+        """Keyword arguments of ``pandas.read_csv``."""
+        if self.domain is None:
+            return {}
+        options = self.domain.read_csv_options()
+        options["na_values"].update({c: sorted(_NA_TEXT) for c in self.undeclared})
+        return options
+
+    def __call__(self, frame):
+        """The declared columns of ``frame`` (read with :meth:`read_kwargs`) parsed."""
+        if self.domain is None:
+            return frame
+        frame = frame.copy()
+        for column, spec in self.domain.items():
+            kind, missing = self.domain.kind(column), self.domain.missing(column)
+            levels = [v for v in spec if v is not MISSING] if kind == "categorical" else None
+            text = frame[column].astype(object)
+            declared = set() if levels is None else {str(v) for v in levels}
+            absent = (text.isna() | text.isin(_NA_TEXT - declared)).to_numpy()
+            if absent.any() and not missing and self.refuse_missing:
+                raise ValueError(
+                    f"column {column!r} of {self.what} has missing cells (empty, or text "
+                    "such as NA that is not a declared level), which its domain spec does "
+                    'not declare: add "missing": true to it in the domain file (missing '
+                    'becomes one more level of the column, e.g. {"levels": [...], '
+                    '"missing": true}), or fill the cells before the run.'
+                )
+            frame[column] = self._parse(text, absent, kind, levels, column, missing)
+        return frame
+
+    def _parse(self, text, absent, kind, levels, column, missing):
+        """The values of one column; a column declaring missing gets a dtype with a
+        missing value (``Int64``, ``boolean``) in every chunk, missing cells or not."""
+        nullable = missing or absent.any()
+        present = text[~absent]
+        if kind == "categorical":
+            return _parse_levels(text, absent, levels, nullable)
+        if kind == "datetime":
+            try:
+                values = pd.to_datetime(present, format="ISO8601")
+            except (ValueError, TypeError) as exc:
+                raise ValueError(
+                    f"column {column!r} of {self.what} is declared a datetime, but some "
+                    "cells are not ISO 8601 dates or timestamps."
+                ) from exc
+            return values.reindex(text.index)
+        if kind == "boolean":
+            known = present.isin(_TRUE_TEXT | _FALSE_TEXT)
+            if not known.all():
+                raise ValueError(
+                    f"column {column!r} of {self.what} is declared boolean, but some cells "
+                    f"are not one of {sorted(_TRUE_TEXT | _FALSE_TEXT)}."
+                )
+            values = present.isin(_TRUE_TEXT)
+            if nullable:
+                return values.astype("boolean").reindex(text.index)
+            return values.astype(bool)
+        numbers = pd.to_numeric(present, errors="coerce")
+        if numbers.isna().any():
+            raise ValueError(
+                f"column {column!r} of {self.what} is declared numeric ({kind}), but some "
+                "cells are not numbers."
+            )
+        numbers = numbers.astype(np.float64).reindex(text.index)
+        if kind == "float":
+            return numbers
+        whole = numbers.dropna()
+        if not (whole == np.round(whole)).all():
+            return numbers  # fractional values are outside the declared integers
+        return numbers.astype("Int64") if nullable else numbers.astype(np.int64)
+
+
+def _parse_levels(text, absent, levels, nullable):
+    """The declared level of each cell (by its text, or by its number for numeric
+    levels); missing cells NaN; other cells kept as text (outside the domain)."""
+    by_text = {str(level): level for level in levels}
+    values = text.map(by_text)
+    numeric = {
+        float(v): v
+        for v in levels
+        if isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_)
+    }
+    unmatched = values.isna() & ~absent
+    if numeric and unmatched.any():
+        numbers = pd.to_numeric(text[unmatched], errors="coerce")
+        values[unmatched] = numbers.map(numeric)
+    unmatched = values.isna() & ~absent
+    values[unmatched] = text[unmatched]
+    values[absent] = np.nan
+    if not unmatched.any():
+        types = {type(v) for v in levels}
+        if types <= {int}:
+            return values.astype("Int64") if nullable else values.astype(np.int64)
+        if types <= {bool}:
+            return values.astype("boolean") if nullable else values.astype(bool)
+        if types <= {float, int}:
+            return values.astype(np.float64)
+    return values
+
+
+def _load_domain(path):
+    """The :class:`Domain` of the domain file at ``path`` (None without a file)."""
     if path is None:
         return None
     try:
-        domain = Domain.from_json(path)
+        return Domain.from_json(path)
     except OSError as exc:
         raise ValueError(f"domain file {str(path)!r} cannot be read: {exc.strerror}") from exc
-    unknown = [] if data is None else [c for c in domain if c not in data.columns]
+
+
+def _check_declared_columns(domain, path, columns, data_path):
+    """Every column of ``domain`` (from the file ``path``) must be a column of the CSV."""
+    unknown = [] if domain is None else [c for c in domain if c not in columns]
     if unknown:
         raise ValueError(
             f"domain file {str(path)!r} declares columns {unknown} that are not in "
-            f"{str(data_path)!r}, whose columns are {list(data.columns)}."
+            f"{str(data_path)!r}, whose columns are {list(columns)}."
         )
-    return domain
+
+
+def _read_table(path, what, domain_path, refuse_missing=True):
+    """The CSV at ``path`` read by the domain file at ``domain_path`` (see
+    :class:`_CsvSchema`); returns ``(data, domain, schema)``."""
+    domain = _load_domain(domain_path)
+    header = _read_csv(path, what, nrows=0)
+    _check_declared_columns(domain, domain_path, header.columns, path)
+    schema = _CsvSchema(domain, list(header.columns), f"{what} {str(path)!r}", refuse_missing)
+    return schema(_read_csv(path, what, **schema.read_kwargs())), domain, schema
 
 
 def _check_output(output, inputs, option="--output"):
@@ -322,6 +481,8 @@ def _check_identifiers(data, domain, private):
     found = []
     for column in data.columns:
         if domain is not None and column in domain:
+            if isinstance(domain[column], Range):  # a numeric range: bins chosen at fit
+                continue
             levels = len(domain[column])
         else:
             dtype = data[column].dtype
@@ -343,6 +504,51 @@ def _check_identifiers(data, domain, private):
     warnings.warn(text + " Microaggregation proceeds.", PrivacyLeakWarning, stacklevel=2)
 
 
+#: Largest one-hot width a run encodes: a fit on one-hot rows holds the n x p table
+#: (8 bytes an entry) and microaggregation a p x p second moment that it diagonalises
+#: (p^3); a 10,000-level column ran 600 s and 8 GB before this bound.
+_MAX_ONEHOT_FEATURES = 2048
+
+
+def _check_onehot_width(data, domain, encoder):
+    """Refuse, before any work, a one-hot encoding wider than ``_MAX_ONEHOT_FEATURES``.
+
+    The width of a declared column is its number of levels or bins (coarsened to
+    ``max_bins``), public; an undeclared column's is counted in the data (its
+    domain is learned from the data anyway), floats in ``n_bins`` quantile bins.
+    """
+    if encoder.encoding != "onehot":
+        return
+    widths = {}
+    for column in data.columns:
+        if domain is not None and column in domain:
+            spec = domain[column]
+            if isinstance(spec, Range):  # bins chosen at fit: not known here
+                continue
+            width = len(spec)
+            if not isinstance(spec, Bins) and encoder.max_bins is not None:
+                width = min(width, encoder.max_bins)
+        elif pd.api.types.is_float_dtype(data[column].dtype):
+            width = encoder.n_bins
+        else:
+            width = data[column].nunique(dropna=False)
+            if encoder.max_bins is not None:
+                width = min(width, encoder.max_bins)
+        widths[column] = int(width)
+    total = sum(widths.values())
+    if total <= _MAX_ONEHOT_FEATURES:
+        return
+    widest = sorted(widths, key=widths.get, reverse=True)[:3]
+    named = ", ".join(f"{c!r} ({widths[c]} levels)" for c in widest if widths[c] > 64)
+    raise ValueError(
+        f"the one-hot encoding of this run would have {total} features, more than "
+        f"{_MAX_ONEHOT_FEATURES} (memory n x {total} x 8 bytes, and a fit in "
+        f"{total}^2 memory): widest columns {named}. Declare coarser levels or "
+        '{"bins": [...]} for them in --domain, pass --max-bins N to group their '
+        "levels into N ranges, or use --method marginal (levels as integer codes)."
+    )
+
+
 class _Progress:
     """Progress lines of a streamed run on standard error (none with ``--quiet``)."""
 
@@ -359,14 +565,15 @@ class _ProgressReader:
     """Chunk factory of ``--chunksize``: reads the CSV in chunks and reports each chunk
     (the pass, the rows read so far)."""
 
-    def __init__(self, path, chunksize, progress):
+    def __init__(self, path, chunksize, progress, schema):
         self.path, self.chunksize, self.progress = path, chunksize, progress
-        self.passes = 0
+        self.schema, self.passes = schema, 0
 
     def __call__(self):
         number, rows = None, 0
-        for chunk in _read_csv(self.path, "input CSV", chunksize=self.chunksize):
-            yield chunk
+        kwargs = {"chunksize": self.chunksize, **self.schema.read_kwargs()}
+        for chunk in _read_csv(self.path, "input CSV", **kwargs):
+            yield self.schema(chunk)
             if number is None:  # a pass counts once a chunk has been used
                 self.passes += 1
                 number = self.passes
@@ -387,8 +594,9 @@ def _blocksize(args, rows=1000):
     return max(1, args.chunksize * sum(lengths) // max(1, len(lengths)))
 
 
-def _fit_on_dask(pipe, args, progress):
-    """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster."""
+def _fit_on_dask(pipe, args, progress, schema, head):
+    """Fit ``pipe`` on the input CSV read by ``dask.dataframe`` on the ``--dask`` cluster;
+    its partitions parsed by ``schema`` (the dtypes of ``head``, the parsed first rows)."""
     try:
         import dask.dataframe as dd
         from dask.distributed import Client, LocalCluster
@@ -404,7 +612,10 @@ def _fit_on_dask(pipe, args, progress):
             client = stack.enter_context(Client(args.dask))
         progress(f"fitting on the Dask cluster at {client.scheduler.address}")
         blocksize = "default" if args.chunksize is None else _blocksize(args)
-        pipe.fit(dd.read_csv(args.input, blocksize=blocksize))
+        frame = dd.read_csv(args.input, blocksize=blocksize, **schema.read_kwargs())
+        if schema.domain is not None:
+            frame = frame.map_partitions(schema, meta=head.iloc[:0])
+        pipe.fit(frame)
     progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
 
 
@@ -430,8 +641,10 @@ def _synthesize_streaming(args):
         raise ValueError(f"--chunksize must be a positive integer; got {args.chunksize}.")
     if args.n_samples is not None and args.n_samples < 1:
         raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
+    domain = _load_domain(args.domain)
     header = _read_csv(args.input, "input CSV", nrows=0)
-    domain = _read_domain(args.domain, header, args.input)
+    _check_declared_columns(domain, args.domain, header.columns, args.input)
+    schema = _CsvSchema(domain, list(header.columns), f"input CSV {args.input!r}", True)
     undeclared = [c for c in header.columns if domain is None or c not in domain]
     if undeclared:
         raise ValueError(
@@ -444,16 +657,17 @@ def _synthesize_streaming(args):
     # Identifier-like columns have more declared levels than n/2: only possible when
     # the file has at most twice the largest declared number of levels, then read whole.
     limit = 2 * max(len(domain[c]) for c in header.columns)
-    head = _read_csv(args.input, "input CSV", nrows=limit + 1)
+    head = schema(_read_csv(args.input, "input CSV", nrows=limit + 1, **schema.read_kwargs()))
     if len(head) <= limit:
         _check_identifiers(head, domain, private)
     pipe = _pipeline(args, domain, synthesizer)
+    _check_onehot_width(head, domain, pipe[0])
     _warn_if_seeded(args.seed, pipe)
     progress = _Progress(args.quiet)
     if args.dask is None:
-        pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, progress)))
+        pipe.fit(Chunks(_ProgressReader(args.input, args.chunksize, progress, schema)))
     else:
-        _fit_on_dask(pipe, args, progress)
+        _fit_on_dask(pipe, args, progress, schema, head)
     n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
     batch = args.chunksize or _SAMPLE_BATCH
     rng = np.random.default_rng(args.seed)  # one stream through the batches
@@ -478,8 +692,7 @@ def _synthesize(args):
     _check_output(args.output, [args.input])
     if args.chunksize is not None or args.dask is not None:
         return _synthesize_streaming(args)
-    data = _read_csv(args.input, "input CSV")
-    domain = _read_domain(args.domain, data, args.input)
+    data, domain, _ = _read_table(args.input, "input CSV", args.domain)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
@@ -493,6 +706,7 @@ def _synthesize(args):
         )
     _check_identifiers(data, domain, private)
     pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain)
+    _check_onehot_width(data, domain, pipe[0])
     if domain is None:
         warnings.warn(
             "no --domain given: categories are learned from the data, which the "
@@ -530,15 +744,22 @@ def _write_text_atomically(text, path):
 
 
 def _evaluate(args):
-    from .metrics import evaluation_domain, train_synthetic_test_real
+    from .metrics import (
+        _distribution_columns,
+        evaluation_domain,
+        missing_rates,
+        numeric_column_errors,
+        train_synthetic_test_real,
+    )
 
     inputs = [args.real, args.synthetic] + ([args.holdout] if args.holdout else [])
     if args.report is not None:
         _check_output(args.report, inputs, option="--report")
         _check_matplotlib()
-    real = _read_csv(args.real, "real CSV")
-    synthetic = _read_csv(args.synthetic, "synthetic CSV")
-    domain = _read_domain(args.domain, real, args.real)
+    real, domain, _ = _read_table(args.real, "real CSV", args.domain, refuse_missing=False)
+    synthetic, _, _ = _read_table(
+        args.synthetic, "synthetic CSV", args.domain, refuse_missing=False
+    )
     if list(real.columns) != list(synthetic.columns):
         raise ValueError(
             f"the synthetic CSV must have the real CSV's columns {list(real.columns)}; "
@@ -549,7 +770,9 @@ def _evaluate(args):
             f"--target must be a column of {args.real!r}; got {args.target!r}; its columns "
             f"are {list(real.columns)}."
         )
-    holdout = None if args.holdout is None else _read_csv(args.holdout, "holdout CSV")
+    holdout = None
+    if args.holdout is not None:
+        holdout, _, _ = _read_table(args.holdout, "holdout CSV", args.domain, False)
     if args.report is not None:
         from .report import MarginalErrorDisplay
 
@@ -562,10 +785,13 @@ def _evaluate(args):
             random_state=args.seed,
         )
         scores = {f"tvd{d}": value for d, value in display.summary["mean_tvd"].items()}
-        utility = display.utility
+        utility, numeric, missing = display.utility, display.numeric_errors, display.missing
     else:
         evaluated = evaluation_domain(real, synthetic, domain)
         scores = _tvd_table(real, synthetic, evaluated, args.seed)
+        columns = _distribution_columns(real, evaluated, 20)
+        numeric = numeric_column_errors(real[columns], synthetic[columns]) if columns else None
+        missing = missing_rates(real, synthetic)
         utility = None
         if args.target is not None:
             utility = train_synthetic_test_real(
@@ -577,6 +803,15 @@ def _evaluate(args):
                 random_state=args.seed,
             )
     _print_rows([{"synthesizer": args.synthetic, **scores}])
+    if numeric is not None:
+        print()
+        print("numeric columns: distributions of the values, real vs synthetic")
+        print(numeric.to_string(float_format=lambda v: f"{v:.4f}"))
+    if (missing[["real", "synthetic"]] > 0).any(axis=None):
+        print()
+        print("missing rates (columns with missing cells), real vs synthetic")
+        shown = missing[(missing[["real", "synthetic"]] > 0).any(axis=1)]
+        print(shown.to_string(float_format=lambda v: f"{v:.4f}"))
     if utility is not None:
         print()
         print(f"utility for {args.target!r}: train on each, test on held-out real rows")
@@ -593,80 +828,177 @@ def _evaluate(args):
     return 0
 
 
-#: Integer columns with values in 0..K-1 for K at most this are drafted as K codes.
-_MAX_DRAFT_CODES = 256
+#: Datetime resolutions, coarsest first (the ``"resolution"`` of a datetime spec).
+_RESOLUTIONS = ("D", "h", "min", "s")
 
-#: Number of bins drafted for a numeric column.
-_DRAFT_BINS = 8
-
-
-def _round_to(value, digits, rounding):
-    """``value`` rounded (``np.floor``, ``np.ceil`` or ``np.round``) to ``digits``
-    significant digits."""
-    if value == 0:
-        return 0.0
-    unit = 10.0 ** (np.floor(np.log10(abs(value))) - digits + 1)
-    rounded = float(rounding(value / unit) * unit)
-    return float(f"{rounded:.{digits + 1}g}")  # drop the binary rounding noise
+#: ISO 8601 dates and timestamps without a time zone (a datetime domain has none):
+#: what the draft reads as a datetime column.
+_ISO_DATETIME = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?)?"
 
 
-def _draft_bins(values):
-    """Bin edges of a numeric column: the quantile bins of the evaluation (eighths;
-    a value holding more than one of them, such as the zeros of an income, gets a
-    bin of its own), the ends rounded outwards to two significant digits so that
-    every value is inside."""
-    low = _round_to(values.min(), 2, np.floor)
-    high = _round_to(values.max(), 2, np.ceil)
-    if high <= low:
-        high = low + 1.0
-    inner = _quantile_bins(values, _DRAFT_BINS).edges[1:-1]
-    return [low, *(e for e in inner if low < e < high), high]
+def _round_range(low, high):
+    """``[low, high]`` rounded outwards to multiples of the power of ten below the span
+    (age 17..90: [10, 90]; income 1234..98765: [0, 100000])."""
+    unit = 10.0 ** np.floor(np.log10(high - low))
+    low, high = np.floor(low / unit) * unit, np.ceil(high / unit) * unit
+    return [float(f"{low:.12g}"), float(f"{high:.12g}")]
+
+
+def _is_integral(values):
+    return bool(np.all(values == np.round(values)))
+
+
+def _iso_datetimes(series):
+    """``series`` (non-missing text) as timestamps when every value is ISO 8601, else None."""
+    if series.empty or not series.astype(str).str.fullmatch(_ISO_DATETIME).all():
+        return None
+    try:
+        return pd.to_datetime(series, format="ISO8601")
+    except (ValueError, TypeError):
+        return None
+
+
+def _draft_datetime(values):
+    """The datetime spec of timestamps: the coarsest resolution every value sits on,
+    and the range from the first day to the last one (at that resolution)."""
+    # Sub-second timestamps get "s", the finest resolution a domain declares.
+    resolution = next((u for u in _RESOLUTIONS if (values == values.dt.floor(u)).all()), "s")
+    low, high = values.min().floor("D"), values.max()
+    if resolution == "D":
+        bounds = [low.strftime("%Y-%m-%d"), high.strftime("%Y-%m-%d")]
+    else:
+        high = (
+            high.ceil("D") - pd.Timedelta(1, unit=resolution) if high != high.floor("D") else high
+        )
+        bounds = [low.isoformat(), high.isoformat()]
+    return {"type": "datetime", "range": bounds, "resolution": resolution}
+
+
+def _missing_text(series):
+    """A text column read with only empty cells missing: its NA-like text (``"NA"``,
+    ``"null"`` ...) made missing too when every other value is a number or a
+    timestamp, else kept as a level; and the note saying what was read as missing."""
+    if series.dtype != object and not pd.api.types.is_string_dtype(series.dtype):
+        return series, ""
+    text = series.dropna().astype(str)
+    na_like = text.isin(_NA_TEXT)
+    if not na_like.any() or na_like.all():
+        return series, ""
+    spellings = sorted(set(text[na_like]))
+    rest = text[~na_like]
+    numbers = pd.to_numeric(rest, errors="coerce")
+    if numbers.notna().all():
+        converted = pd.to_numeric(series.where(~series.isin(_NA_TEXT)), errors="coerce")
+        return converted, f" (empty, or {spellings} among numbers)"
+    if _iso_datetimes(rest) is not None:
+        return series.where(~series.isin(_NA_TEXT)), f" (empty, or {spellings} among dates)"
+    return series, ""
+
+
+def _draft_column(series, n):
+    """``(spec, why)`` of one column, or ``(None, why)`` for a column left out."""
+    present = series.dropna()
+    dtype = series.dtype
+    if present.empty:
+        return None, "every cell is missing: nothing to declare"
+    if isinstance(dtype, pd.CategoricalDtype):
+        levels = [_plain(v) for v in dtype.categories]
+        if dtype.ordered:
+            return {"levels": levels, "ordered": True}, "ordered categorical, in its order"
+        return levels, "categorical, its categories"
+    if pd.api.types.infer_dtype(present) == "boolean":
+        return {"type": "boolean"}, "True/False values"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return _draft_datetime(present), "timestamps"
+    if pd.api.types.is_numeric_dtype(dtype):
+        values = present.to_numpy(dtype=np.float64)
+        low, high = float(values.min()), float(values.max())
+        if low == high:
+            value = int(low) if _is_integral(values) else low
+            return [value], "constant: one level"
+        if not _is_integral(values):
+            return {"type": "float", "range": _round_range(low, high)}, (
+                "fractional numbers: a range rounded outwards (bins chosen privately at fit)"
+            )
+        low, high = int(low), int(high)
+        if present.nunique() == n and n > 1:
+            return None, "integers all distinct: identifier-like (a row number?)"
+        if high - low < MAX_INTEGER_LEVELS:
+            return {"type": "integer", "range": [low, high]}, (
+                f"integers {low}..{high}: one level per integer"
+            )
+        return {"type": "integer", "range": [int(v) for v in _round_range(low, high)]}, (
+            f"integers spanning {high - low + 1} values: a range rounded outwards"
+        )
+    timestamps = _iso_datetimes(present)
+    if timestamps is not None:
+        return _draft_datetime(timestamps), "ISO 8601 dates or timestamps"
+    levels = _observed_levels(present.to_numpy())
+    if len(levels) > n / 2:
+        return None, f"{len(levels)} distinct values in {n} rows: identifier-like"
+    why = (
+        f"{len(levels)} text levels, sorted (if they are ordered, list them in their order "
+        'with "ordered": true)'
+    )
+    na_like = sorted(set(map(str, levels)) & _NA_TEXT)
+    if na_like:
+        why += (
+            f"; {na_like} kept as a level: if it means missing, remove it from the levels "
+            'and declare "missing": true'
+        )
+    return [_plain(v) for v in levels], why
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _draft_domain(data):
-    """A domain drafted from ``data`` (not public: to be reviewed); identifier-like columns.
+    """A domain drafted from ``data`` (not public: to be reviewed).
 
-    Boolean columns get ``[false, true]``; integer columns with values in ``0..K-1``
-    (``K`` at most 256) the count ``K``; other numeric columns eight bins at rounded
-    quantiles; other columns their sorted levels, unless they have more than ``n/2``
-    of them (identifier-like: left out and returned apart).
+    Returns
+    -------
+    draft : dict
+        Column -> spec, in the forms of the domain file: constant columns as their one
+        level, integer columns as ``{"type": "integer", "range": [lo, hi]}`` (one level
+        per integer up to ``MAX_INTEGER_LEVELS`` values; a wider range, and fractional
+        numbers as ``{"type": "float", ...}``, rounded outwards), ISO
+        dates and timestamps as datetime ranges with the coarsest resolution every
+        value sits on, booleans, categoricals in their order, other text as sorted
+        levels; ``"missing": true`` where cells are missing.
+    lines : list of str
+        One line per column: what was inferred and why (left-out columns included).
     """
-    n, draft, identifiers = len(data), {}, []
+    n, draft, lines = len(data), {}, []
     for column in data.columns:
-        series = data[column].dropna()
-        dtype = series.dtype
-        if pd.api.types.is_bool_dtype(dtype):
-            draft[column] = [False, True]
-        elif pd.api.types.is_integer_dtype(dtype) and (
-            series.empty or (series.min() >= 0 and series.max() < _MAX_DRAFT_CODES)
-        ):
-            draft[column] = int(series.max()) + 1 if not series.empty else 1
-        elif pd.api.types.is_numeric_dtype(dtype) and not series.empty:
-            draft[column] = {"bins": _draft_bins(series.to_numpy(dtype=np.float64))}
-        else:
-            levels = pd.unique(series.to_numpy())
-            if len(levels) > n / 2:
-                identifiers.append(column)
-                continue
-            draft[column] = sorted((v.item() if hasattr(v, "item") else v for v in levels), key=str)
-    return draft, identifiers
+        series, read_as_missing = _missing_text(data[column])
+        spec, why = _draft_column(series, n)
+        if spec is None:
+            lines.append(f"{column!r}: left out: {why}; drop it before synthesis")
+            continue
+        missing = int(series.isna().sum())
+        if missing:
+            spec = {"levels": spec} if isinstance(spec, list) else spec
+            spec = {**spec, "missing": True}
+            why += f"; {missing} missing cells{read_as_missing}: missing is a level"
+        draft[column] = spec
+        kind = spec.get("type", "levels") if isinstance(spec, dict) else "levels"
+        lines.append(f"{column!r}: {kind}: {why}")
+    return draft, lines
 
 
 def _domain(args):
-    data = _read_csv(args.input, "input CSV")
-    draft, identifiers = _draft_domain(data)
-    left_out = (
-        f" Left out, as identifier-like (more than half as many levels as rows): "
-        f"{identifiers}; drop them before synthesis."
-        if identifiers
-        else ""
-    )
+    # Only empty cells are missing: "NA" may be a level (see _missing_text).
+    data = _read_csv(args.input, "input CSV", keep_default_na=False, na_values=[""])
+    draft, lines = _draft_domain(data)
+    for line in lines:
+        print(f"skprivsynth domain: {line}", file=sys.stderr)
     warnings.warn(
         f"this domain is drafted from the private values of {args.input!r} (levels, "
-        "counts and bin edges): a differentially private run over it is not covered by "
-        "the guarantee. Review every entry and replace it by public knowledge (the "
-        "possible levels, the range of codes, bin edges chosen without the data) before "
-        f"a release.{left_out}",
+        "ranges, dates): a differentially private run over it is not covered by the "
+        "guarantee. Review every entry and replace it by public knowledge (the possible "
+        "levels and their order, the range a column can take, from a codebook or the "
+        "field's meaning) before a release.",
         PrivacyLeakWarning,
         stacklevel=2,
     )
@@ -716,6 +1048,15 @@ def _build_parser():
             "coarsened columns (0: uniform decoding)",
         )
         sub.add_argument(
+            "--binning-epsilon",
+            type=float,
+            default=0.25,
+            help="budget of the bins chosen with differential privacy for the columns "
+            'declared with a range only ({"type": "float", "range": [lo, hi]}), and of '
+            "their within-bin decoding weights (default 0.25, added to the synthesizer's "
+            "epsilon; spent only when such columns are declared)",
+        )
+        sub.add_argument(
             "--seed",
             type=int,
             default=seed_default,
@@ -759,7 +1100,7 @@ def _build_parser():
         None,
         "random seed, for reproducible tests only (default: fresh entropy); a seed "
         "known to others lets them regenerate the privacy noise",
-        "microaggregation",
+        "marginal",
     )
     synth.add_argument(
         "--chunksize",

@@ -39,6 +39,9 @@ sets are drawn by rejection instead.)
 
 :func:`evaluation_domain` is the domain two tables are compared in (declared levels and
 bins; undeclared numeric columns in quantile bins, never one category per float).
+:func:`numeric_column_errors` compares the distribution of every numeric column
+(Kolmogorov-Smirnov, Wasserstein-1, spread, range and tail) and :func:`missing_rates`
+the share of missing values of every column.
 :func:`train_synthetic_test_real` measures utility (a classifier trained on synthetic
 rows, tested on real ones) and :func:`make_utility_scorer` makes it a scorer.
 """
@@ -56,7 +59,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array
 
 from .accountant import charge_active
-from .domain import Bins, Domain, _as_domain, _codes
+from .domain import Bins, Domain, Range, _as_domain, _codes
 from .privacy import (
     NOISE_OPTIONS,
     PrivacyCost,
@@ -78,6 +81,8 @@ __all__ = [
     "make_utility_scorer",
     "marginal_error",
     "marginal_errors",
+    "missing_rates",
+    "numeric_column_errors",
     "train_synthetic_test_real",
 ]
 
@@ -528,21 +533,32 @@ def _as_frame(data, name):
         raise ValueError(f"{name} must have at least one row and one column; got {frame.shape}.")
     if not frame.columns.is_unique:
         raise ValueError(f"{name} has duplicate column names.")
-    missing = frame.isna().any()
-    if missing.any():
-        raise ValueError(
-            f"{name} contains NaN / missing values in column {missing.idxmax()!r}; "
-            "encode missing values as a category first."
-        )
     return frame
 
 
+def _as_numbers(values):
+    """A numeric column as float64: datetimes in seconds since the epoch (whatever
+    their unit), text such as the CSV's "3" as 3; missing values NaN."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        seconds = (values - pd.Timestamp(0, tz=getattr(values.dt, "tz", None))) / pd.Timedelta(
+            1, "s"
+        )
+        return seconds.to_numpy(np.float64, na_value=np.nan)
+    return pd.to_numeric(values, errors="coerce").to_numpy(np.float64, na_value=np.nan)
+
+
 def _domain_codes(values, spec, column, name):
-    """Codes of ``values`` under a declared column: integer codes, levels or bins."""
-    if isinstance(spec, range | Bins):  # numeric domains: CSV text "3" or 3.0 is 3
-        codes = _codes(pd.to_numeric(values, errors="coerce").to_numpy(np.float64), spec)
-    else:
-        codes = _codes(values.to_numpy(dtype=object), spec)
+    """Codes of ``values`` under a declared column: integer codes, levels or bins.
+
+    A missing value (NaN, None, NaT) is one more level, code ``len(spec)``, so the
+    second value returned, the number of codes, is ``len(spec) + 1`` when there is one.
+    """
+    if isinstance(spec, range) or (isinstance(spec, Bins) and spec.kind != "datetime"):
+        codes = _codes(_as_numbers(values), spec)  # CSV text "3" or 3.0 is 3
+    else:  # levels, and datetime bins (read from datetimes or ISO text)
+        codes = _codes(values, spec)
+    missing = (codes < 0) & pd.isna(values).to_numpy()
+    codes[missing] = len(spec)
     outside = codes < 0
     if outside.any():
         if isinstance(spec, range):
@@ -556,7 +572,7 @@ def _domain_codes(values, spec, column, name):
         raise ValueError(
             f"column {column!r} of {name} has value {value!r} outside domain[{column!r}]{declared}."
         )
-    return codes.astype(np.int64), len(spec)
+    return codes.astype(np.int64), max(len(spec), int(codes.max(initial=-1)) + 1)
 
 
 def _warn_float_levels(real, max_levels=20):
@@ -582,7 +598,8 @@ def _warn_float_levels(real, max_levels=20):
 
 
 def _encode_categorical(real, synth, domain):
-    """Integer codes (n × p) of both tables and the number of cells of each column."""
+    """Integer codes (n × p) of both tables and the number of cells of each column;
+    a missing value is a level of its own (the last code)."""
     n_real = real.shape[0]
     real_codes = np.empty(real.shape, dtype=np.int64)
     synth_codes = np.empty(synth.shape, dtype=np.int64)
@@ -590,16 +607,19 @@ def _encode_categorical(real, synth, domain):
     for j, column in enumerate(real.columns):
         if domain is None:
             joined = pd.concat([real[column], synth[column]], ignore_index=True)
-            codes, uniques = pd.factorize(joined, sort=False)
+            codes, uniques = pd.factorize(joined, sort=False, use_na_sentinel=False)
             real_codes[:, j], synth_codes[:, j] = codes[:n_real], codes[n_real:]
             sizes[j] = len(uniques)
         else:
             if column not in domain:
                 raise ValueError(f"domain has no entry for column {column!r}.")
-            real_codes[:, j], sizes[j] = _domain_codes(
+            real_codes[:, j], real_size = _domain_codes(
                 real[column], domain[column], column, "real_df"
             )
-            synth_codes[:, j], _ = _domain_codes(synth[column], domain[column], column, "synth_df")
+            synth_codes[:, j], synth_size = _domain_codes(
+                synth[column], domain[column], column, "synth_df"
+            )
+            sizes[j] = max(real_size, synth_size)
     return real_codes, synth_codes, sizes
 
 
@@ -632,7 +652,7 @@ def categorical_marginal_errors(
     real_df, synth_df : pandas.DataFrame or 2-D array-like
         Real and synthetic tables with the same columns (any order in ``synth_df``;
         row counts may differ).  Values are any hashable categories (integer codes,
-        strings ...); missing values are rejected.
+        strings ...); a missing value (NaN, None, NaT) is a level of its own.
     degree : int, default=2
         Number of columns per table.
     domain : dict or Domain, optional
@@ -763,6 +783,10 @@ def _is_numeric(values):
     return kind in ("integer", "floating", "mixed-integer-float", "decimal")
 
 
+def _is_numeric_or_datetime(values):
+    return _is_numeric(values) or pd.api.types.is_datetime64_any_dtype(values)
+
+
 def _observed_levels(values):
     """Distinct values of a column, sorted when they can be (else in order of appearance)."""
     levels = pd.unique(values)
@@ -798,9 +822,11 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
     read from the data: a numeric column with more than ``max_levels`` distinct
     real values is cut into ``n_bins`` bins at quantiles of the **real** column
     (edges rounded to the fewest significant digits that keep them distinct, values
-    beyond them in the end bins), with a warning; any other column has the levels
-    observed in either table.  So a float column is never compared value by value,
-    where almost every synthetic value is a category of its own.
+    beyond them in the end bins; datetimes in seconds since the epoch), with a
+    warning; any other column has the levels observed in either table.  So a float
+    column is never compared value by value, where almost every synthetic value is a
+    category of its own.  Missing values are not part of the domain: the comparisons
+    count them as one more level of their column.
 
     The bin edges of undeclared numeric columns are computed from the real data:
     like every comparison with real data, an evaluation is not a differentially
@@ -853,19 +879,22 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
     specs, binned = {}, []
     for column in real.columns:
         values = real[column]
-        if column in declared:
+        if column in declared and not isinstance(declared[column], Range):
             specs[column] = declared[column]
-        elif _is_numeric(values) and values.nunique() > max_levels:
-            specs[column] = _quantile_bins(values.to_numpy(np.float64), n_bins)
+        elif (column in declared or _is_numeric_or_datetime(values)) and (
+            values.nunique() > max_levels
+        ):
+            numbers = _as_numbers(values)
+            specs[column] = _quantile_bins(numbers[~np.isnan(numbers)], n_bins)
             binned.append(column)
         else:
             if synth is not None and column in synth.columns:
                 values = pd.concat([values, synth[column]], ignore_index=True)
-            specs[column] = _observed_levels(values)
+            specs[column] = _observed_levels(values.dropna()) or [0]
     if binned:
         warnings.warn(
             f"columns {binned} are numeric with more than {max_levels} distinct values and "
-            f"no declared domain: they are compared in up to {n_bins} bins at quantiles of "
+            f"no declared bins: they are compared in up to {n_bins} bins at quantiles of "
             "the real data.  Those edges come from the real data; like every comparison "
             "with real data, this evaluation is not a differentially private release.  "
             "Declare {'bins': [...]} for these columns to choose the bins.",
@@ -873,6 +902,147 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
             stacklevel=2,
         )
     return Domain(specs)
+
+
+# ------------------------------------------------------------------ numeric columns
+
+#: The real quantile above which ``tail_ratio`` counts synthetic values.
+_TAIL_QUANTILE = 0.999
+
+
+def _distribution_columns(real, eval_domain, max_levels):
+    """The columns compared as distributions: numeric or datetime columns binned in the
+    evaluation (declared bins or quantile bins) or with more than ``max_levels`` values."""
+    return [
+        c
+        for c in real.columns
+        if _is_numeric_or_datetime(real[c].dropna())
+        and (isinstance(eval_domain[c], Bins) or real[c].nunique() > max_levels)
+    ]
+
+
+def _ks_statistic(a, b):
+    """Two-sample Kolmogorov-Smirnov statistic ``sup_x |F_a(x) - F_b(x)|`` of two
+    sorted samples (the supremum is reached at a sample value)."""
+    points = np.concatenate([a, b])
+    cdf_a = np.searchsorted(a, points, side="right") / a.size
+    cdf_b = np.searchsorted(b, points, side="right") / b.size
+    return float(np.abs(cdf_a - cdf_b).max())
+
+
+def _numeric_errors(real, synth):
+    """The errors of one numeric column (NaN removed, both samples sorted)."""
+    from scipy.stats import wasserstein_distance
+
+    q1, q3, tail = np.quantile(real, [0.25, 0.75, _TAIL_QUANTILE])
+    scale = q3 - q1 if q3 > q1 else real.std()
+    std_real, std_synth = real.std(), synth.std()
+    distance = wasserstein_distance(real, synth)
+    return {
+        "ks": _ks_statistic(real, synth),
+        "wasserstein_iqr": distance / scale if scale > 0 else (0.0 if distance == 0 else np.inf),
+        "std_ratio": std_synth / std_real if std_real > 0 else (1.0 if std_synth == 0 else np.inf),
+        "outside_range": float(np.mean((synth < real[0]) | (synth > real[-1]))),
+        "tail_ratio": float(np.mean(synth > tail)) / (1.0 - _TAIL_QUANTILE),
+    }
+
+
+def numeric_column_errors(real_df, synth_df):
+    """Distances between the real and the synthetic distribution of every numeric column.
+
+    Parameters
+    ----------
+    real_df, synth_df : pandas.DataFrame or 2-D array-like
+        Real and synthetic tables with the same columns.  The numeric columns of
+        ``real_df`` (numbers, not booleans; datetimes in seconds since the epoch) are
+        compared on their non-missing values; text and boolean columns are skipped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per numeric column, with the columns
+
+        - ``ks``: the two-sample Kolmogorov-Smirnov statistic, the largest gap between
+          the two empirical distribution functions (0: same distribution of values,
+          1: disjoint);
+        - ``wasserstein_iqr``: the Wasserstein-1 distance (the mean shift of mass to
+          turn one sample into the other) divided by the real interquartile range
+          (by the real standard deviation when the IQR is 0, as in a column of mostly
+          zeros);
+        - ``std_ratio``: synthetic standard deviation / real standard deviation;
+        - ``outside_range``: share of synthetic values below the real minimum or above
+          the real maximum;
+        - ``tail_ratio``: share of synthetic values above the real 99.9th percentile,
+          divided by 0.001 (1: the tail of the real data; above: an inflated tail);
+        - ``missing_rate_error``: synthetic minus real share of missing values.
+
+    Notes
+    -----
+    Like every comparison with the real data, these are exact statistics of the real
+    table (its quantiles, range and spread), not a differentially private release:
+    share them only with people allowed to see statistics of the real data.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from skprivsynth.metrics import numeric_column_errors
+    >>> real = pd.DataFrame({"x": np.arange(1000.0), "c": ["a", "b"] * 500})
+    >>> synth = pd.DataFrame({"x": np.arange(1000.0) * 2, "c": ["a"] * 1000})
+    >>> numeric_column_errors(real, synth)[["ks", "std_ratio", "outside_range"]].round(2)
+        ks  std_ratio  outside_range
+    x  0.5        2.0            0.5
+    """
+    real, synth = _as_table_pair(real_df, synth_df, "real_df", "synth_df")
+    rows = {}
+    for column in real.columns:
+        if not _is_numeric_or_datetime(real[column].dropna()):
+            continue
+        a, b = _as_numbers(real[column]), _as_numbers(synth[column])
+        present_a, present_b = np.sort(a[~np.isnan(a)]), np.sort(b[~np.isnan(b)])
+        if present_a.size and present_b.size:
+            row = _numeric_errors(present_a, present_b)
+        else:
+            row = dict.fromkeys(
+                ["ks", "wasserstein_iqr", "std_ratio", "outside_range", "tail_ratio"], np.nan
+            )
+        row["missing_rate_error"] = float(np.isnan(b).mean() - np.isnan(a).mean())
+        rows[column] = row
+    columns = ["ks", "wasserstein_iqr", "std_ratio", "outside_range", "tail_ratio"]
+    return pd.DataFrame.from_dict(
+        rows, orient="index", columns=[*columns, "missing_rate_error"], dtype=np.float64
+    )
+
+
+def missing_rates(real_df, synth_df):
+    """Share of missing values (NaN, None, NaT) in every column, real and synthetic.
+
+    Parameters
+    ----------
+    real_df, synth_df : pandas.DataFrame or 2-D array-like
+        Real and synthetic tables with the same columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per column: ``real``, ``synthetic`` and ``error`` (synthetic minus
+        real).  Exact statistics of the real table, not a differentially private
+        release.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from skprivsynth.metrics import missing_rates
+    >>> real = pd.DataFrame({"x": [1.0, np.nan, 3.0, np.nan]})
+    >>> missing_rates(real, pd.DataFrame({"x": [1.0, 2.0, 3.0, np.nan]}))
+       real  synthetic  error
+    x   0.5       0.25  -0.25
+    """
+    real, synth = _as_table_pair(real_df, synth_df, "real_df", "synth_df")
+    real_rate, synth_rate = real.isna().mean(), synth.isna().mean()
+    return pd.DataFrame(
+        {"real": real_rate, "synthetic": synth_rate, "error": synth_rate - real_rate},
+        dtype=np.float64,
+    )
 
 
 # -------------------------------------------------------------------- covariance loss
@@ -1313,6 +1483,12 @@ def _utility_arrays(frames, names, target, domain, target_spec):
         for out, frame, name in zip(features, frames, names, strict=True):
             out[:, j], _ = _domain_codes(frame[column], spec, column, name)
         categorical[j] = len(spec) <= _MAX_CATEGORIES
+    for frame, name in zip(frames, names, strict=True):
+        if frame[target].isna().any():
+            raise ValueError(
+                f"target={target!r} has missing values in {name}; predict a column "
+                "without missing values, or fill them with a level of their own."
+            )
     labels = [
         _domain_codes(frame[target], target_spec, target, name)[0]
         for frame, name in zip(frames, names, strict=True)

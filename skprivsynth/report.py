@@ -19,13 +19,17 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .domain import Bins
+from .domain import Bins, Range, _as_domain
 from .metrics import (
+    _as_numbers,
     _as_table_pair,
     _check_count,
+    _distribution_columns,
     _encode_categorical,
     categorical_marginal_errors,
     evaluation_domain,
+    missing_rates,
+    numeric_column_errors,
     train_synthetic_test_real,
 )
 
@@ -37,6 +41,21 @@ _SYNTHETIC_COLOR = "#e07b39"
 _HEATMAP_CMAP = "Reds"
 # Heatmaps with at most this many columns print the value in every cell.
 _ANNOTATE_MAX_COLUMNS = 20
+# Probabilities at which the quantiles of a numeric column are kept (the ECDF curves).
+_QUANTILE_LEVELS = np.linspace(0.0, 1.0, 201)
+
+
+def _quantiles(values):
+    """Quantiles of the non-missing values at ``_QUANTILE_LEVELS`` (datetimes as
+    ``datetime64[s]``); NaN when every value is missing."""
+    numbers = _as_numbers(values)
+    numbers = numbers[~np.isnan(numbers)]
+    if numbers.size == 0:
+        return np.full(_QUANTILE_LEVELS.size, np.nan)
+    quantiles = np.quantile(numbers, _QUANTILE_LEVELS)
+    if pd.api.types.is_datetime64_any_dtype(values):
+        return np.round(quantiles).astype("datetime64[s]")
+    return quantiles
 
 
 def _import_matplotlib():
@@ -100,6 +119,14 @@ class MarginalErrorDisplay:
         Undeclared numeric columns binned at quantiles of the real table.
     n_rows : tuple (int, int), optional
         Number of real and synthetic rows.
+    numeric_errors : pandas.DataFrame, optional
+        :func:`~skprivsynth.metrics.numeric_column_errors` of the numeric and datetime
+        columns compared as distributions (binned, or with many values).
+    quantiles : dict of column -> (ndarray, ndarray), optional
+        Real and synthetic quantiles of the non-missing values of those columns at 201
+        equally spaced probabilities (datetimes as ``datetime64[s]``): the ECDF curves.
+    missing : pandas.DataFrame, optional
+        :func:`~skprivsynth.metrics.missing_rates` of every column.
 
     Attributes
     ----------
@@ -152,6 +179,9 @@ class MarginalErrorDisplay:
         target=None,
         quantile_binned=(),
         n_rows=None,
+        numeric_errors=None,
+        quantiles=None,
+        missing=None,
     ):
         self.real_frequencies = real_frequencies
         self.synthetic_frequencies = synthetic_frequencies
@@ -162,6 +192,9 @@ class MarginalErrorDisplay:
         self.target = target
         self.quantile_binned = quantile_binned
         self.n_rows = n_rows
+        self.numeric_errors = numeric_errors
+        self.quantiles = quantiles
+        self.missing = missing
 
     @classmethod
     def from_data(
@@ -208,6 +241,7 @@ class MarginalErrorDisplay:
         MarginalErrorDisplay
         """
         real, synthetic = _as_table_pair(real, synthetic, "real", "synthetic")
+        domain = None if domain is None else _as_domain(domain, "domain")
         max_marginals = _check_count(max_marginals, "max_marginals", 1)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -219,7 +253,8 @@ class MarginalErrorDisplay:
         quantile_binned = [
             c
             for c in real.columns
-            if isinstance(eval_domain[c], Bins) and (domain is None or c not in domain)
+            if isinstance(eval_domain[c], Bins)
+            and (domain is None or c not in domain or isinstance(domain[c], Range))
         ]
         rng = np.random.default_rng(random_state)
         bootstrap = real.iloc[rng.integers(0, len(real), len(synthetic))]
@@ -268,6 +303,7 @@ class MarginalErrorDisplay:
                 domain=domain,
                 random_state=random_state,
             )
+        numeric = _distribution_columns(real, eval_domain, max_levels)
         return cls(
             real_frequencies,
             synthetic_frequencies,
@@ -278,6 +314,11 @@ class MarginalErrorDisplay:
             target=target,
             quantile_binned=tuple(quantile_binned),
             n_rows=(len(real), len(synthetic)),
+            numeric_errors=numeric_column_errors(real[numeric], synthetic[numeric])
+            if numeric
+            else None,
+            quantiles={c: (_quantiles(real[c]), _quantiles(synthetic[c])) for c in numeric},
+            missing=missing_rates(real, synthetic),
         )
 
     # ------------------------------------------------------------------ plotting
@@ -293,17 +334,29 @@ class MarginalErrorDisplay:
         real = self.real_frequencies[column]
         synthetic = self.synthetic_frequencies[column]
         positions = np.arange(real.size)
+        # Codes of the values; a last one beyond them counts the missing values.
+        if isinstance(spec, Bins):
+            n_codes = len(spec.edges) - 1
+        else:
+            n_codes = len(spec) - getattr(spec, "missing", False)
         if isinstance(spec, Bins):
             # Ticks on the bin boundaries, labelled with the edges (thinned out).
-            step = max(1, math.ceil((real.size + 1) / 12))
-            ticks = np.arange(0, real.size + 1, step)
+            step = max(1, math.ceil((n_codes + 1) / 12))
+            ticks = np.arange(0, n_codes + 1, step)
             labels = [_short_number(spec.edges[k]) for k in ticks]
+            if real.size > n_codes:
+                return positions, real, synthetic, [*(ticks - 0.5), n_codes], [*labels, "NA"]
             return positions, real, synthetic, ticks - 0.5, labels
         if isinstance(spec, range):
+            labels = [str(k) for k in range(n_codes)] + ["NA"] * (real.size - n_codes)
             if real.size <= max_bars:
-                return positions, real, synthetic, positions, [str(k) for k in positions]
+                return positions, real, synthetic, positions, labels
+            if real.size > n_codes:  # numeric ticks at the codes, and the missing one
+                step = max(1, math.ceil(real.size / 10))
+                ticks = [*range(0, n_codes, step), n_codes]
+                return positions, real, synthetic, ticks, [labels[k] for k in ticks]
             return positions, real, synthetic, None, None  # numeric ticks at the codes
-        labels = _level_labels(spec)
+        labels = _level_labels(spec)[:n_codes] + ["missing"] * (real.size - n_codes)
         if real.size > max_bars:
             order = np.argsort(-real, kind="stable")
             top, rest = order[: max_bars - 1], order[max_bars - 1 :]
@@ -472,6 +525,66 @@ class MarginalErrorDisplay:
             self.heatmap_ax_, self.heatmap_ = self._plot_pairs(bottom)
         return self
 
+    def plot_distributions(self, *, columns=None, n_cols=4, figure=None):
+        """Draw the empirical distribution functions of the numeric columns, real and
+        synthetic (from 201 quantiles of each), titled with their KS statistic.
+
+        Parameters
+        ----------
+        columns : list of column labels, optional
+            Columns to draw (default: every column of ``numeric_errors``).
+        n_cols : int, default=4
+            Plots per row.
+        figure : matplotlib Figure or SubFigure, optional
+            Where to draw; by default a new figure of :mod:`matplotlib.pyplot`.
+
+        Returns
+        -------
+        MarginalErrorDisplay
+            ``self``, with ``figure_`` and ``ecdf_axes_`` (one Axes per column) set.
+        """
+        _import_matplotlib()
+        known = list(self.quantiles or {})
+        columns = known if columns is None else list(columns)
+        unknown = [c for c in columns if c not in known]
+        if unknown or not columns:
+            raise ValueError(
+                f"columns {unknown!r} are not numeric columns compared as distributions; "
+                f"they are {known!r}."
+            )
+        n_cols = min(_check_count(n_cols, "n_cols", 1), len(columns))
+        n_rows = math.ceil(len(columns) / n_cols)
+        if figure is None:
+            import matplotlib.pyplot as plt
+
+            figure = plt.figure(figsize=(3.2 * n_cols, 2.6 * n_rows), layout="constrained")
+        axes = figure.subplots(n_rows, n_cols, squeeze=False)
+        for ax, column in zip(axes.flat, columns, strict=False):
+            real, synthetic = self.quantiles[column]
+            for values, color, label in [
+                (real, _REAL_COLOR, "real"),
+                (synthetic, _SYNTHETIC_COLOR, "synthetic"),
+            ]:
+                ax.plot(values, _QUANTILE_LEVELS, color=color, label=label, lw=1.4)
+            ks = self.numeric_errors.loc[column, "ks"]
+            ax.set_title(f"{column}   KS {ks:.3f}", fontsize=10)
+            ax.tick_params(labelsize=7)
+            ax.tick_params(axis="x", labelrotation=30)
+            ax.set_ylim(0, 1)
+            ax.spines[["top", "right"]].set_visible(False)
+        for ax in axes.flat[len(columns) :]:
+            ax.set_visible(False)
+        for ax in axes[:, 0]:
+            ax.set_ylabel("share of rows ≤ x", fontsize=8)
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], color=_REAL_COLOR), Line2D([], [], color=_SYNTHETIC_COLOR)]
+        figure.legend(
+            handles, ["real", "synthetic"], loc="outside upper right", ncols=2, frameon=False
+        )
+        self.figure_, self.ecdf_axes_ = figure, axes.flat[: len(columns)]
+        return self
+
     # ---------------------------------------------------------------------- HTML
 
     def _png(self, dpi, **plot_kwargs):
@@ -552,6 +665,21 @@ class MarginalErrorDisplay:
             f'<img src="data:image/png;base64,{self._png(dpi, marginals=True, pairs=False)}" '
             'alt="per-column bar charts">',
         ]
+        if self.numeric_errors is not None:
+            sections += [
+                "<h2>Numeric columns</h2>",
+                "<p>The distribution of the values of each numeric or date column, real "
+                "and synthetic: the Kolmogorov-Smirnov statistic (the largest gap between "
+                "the two curves below, 0 to 1), the Wasserstein-1 distance over the real "
+                "interquartile range, the ratio of the standard deviations, the share of "
+                "synthetic values outside the real range, and the share above the real "
+                "99.9th percentile over 0.001 (1: the real tail; more: an inflated tail). "
+                "Missing values are left out here and compared below.</p>",
+                self._numeric_html(),
+                f'<img src="data:image/png;base64,{self._distributions_png(dpi)}" '
+                'alt="empirical distribution functions of the numeric columns">',
+            ]
+        sections += ["<h2>Missing values</h2>", self._missing_html()]
         if len(self.domain) >= 2:
             sections += [
                 "<h2>Pairs of columns</h2>",
@@ -568,6 +696,49 @@ class MarginalErrorDisplay:
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>{esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n"
             f"<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n"
+        )
+
+    def _distributions_png(self, dpi):
+        from matplotlib.figure import Figure
+
+        n = len(self.quantiles)
+        n_cols = min(4, n)
+        figure = Figure(figsize=(3.2 * n_cols, 2.6 * math.ceil(n / n_cols)), layout="constrained")
+        self.plot_distributions(figure=figure, n_cols=n_cols)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=dpi)
+        return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+    def _numeric_html(self):
+        rows = [
+            [
+                str(column),
+                f"{row['ks']:.3f}",
+                f"{row['wasserstein_iqr']:.3f}",
+                f"{row['std_ratio']:.3f}",
+                f"{row['outside_range']:.4f}",
+                f"{row['tail_ratio']:.2f}",
+                f"{row['missing_rate_error']:+.4f}",
+            ]
+            for column, row in self.numeric_errors.iterrows()
+        ]
+        header = ["column", "KS", "W1 / IQR", "std ratio", "outside range", "tail ratio",
+                  "missing rate error"]  # fmt: skip
+        return _html_table(header, rows, numeric=range(1, 7))
+
+    def _missing_html(self):
+        missing = self.missing
+        if missing is None or not (missing[["real", "synthetic"]] > 0).any(axis=None):
+            return "<p>No missing values in either table.</p>"
+        shown = missing[(missing[["real", "synthetic"]] > 0).any(axis=1)]
+        rows = [
+            [str(c), f"{r['real']:.4f}", f"{r['synthetic']:.4f}", f"{r['error']:+.4f}"]
+            for c, r in shown.iterrows()
+        ]
+        return (
+            "<p>Share of missing cells of each column that has any, real and synthetic. "
+            "In the marginal tables above, missing is a level of its own.</p>"
+            + _html_table(["column", "real", "synthetic", "error"], rows, numeric=(1, 2, 3))
         )
 
     def _summary_html(self):

@@ -14,6 +14,9 @@ from skprivsynth.cli import main
 from skprivsynth.pipeline import SynthesisPipeline
 from skprivsynth.privacy import PrivacyLeakWarning
 
+# Microaggregation (no longer the default method) with a --param.
+_MICRO = ("--method", "microaggregation", "--param")
+
 
 def test_demo_prints_table(capsys):
     assert (
@@ -67,6 +70,8 @@ def test_synthesize_and_evaluate_round_trip(tmp_path, adult, capsys):
             str(target),
             "--domain",
             str(domain),
+            "--method",
+            "microaggregation",
             "--param",
             "k=10",
             "-n",
@@ -102,16 +107,16 @@ def test_synthesize_never_overwrites_its_input_and_writes_atomically(tmp_path, a
     source = tmp_path / "real.csv"
     adult.data.iloc[:300].to_csv(source, index=False)
     before = source.read_bytes()
-    assert main(["synthesize", str(source), "-o", str(source), "--param", "k=5"]) == 2
+    assert main(["synthesize", str(source), "-o", str(source), *_MICRO, "k=5"]) == 2
     assert "never overwritten" in capsys.readouterr().err
     assert source.read_bytes() == before
     # A bad parameter fails before the data is read; a run failing in the fit leaves no
     # output and no temporary file behind either.
     target = tmp_path / "out.csv"
-    assert main(["synthesize", str(source), "-o", str(target), "--param", "k=0"]) == 2
+    assert main(["synthesize", str(source), "-o", str(target), *_MICRO, "k=0"]) == 2
     assert "'k' parameter" in capsys.readouterr().err
     with pytest.warns(PrivacyLeakWarning, match="no --domain given"):
-        assert main(["synthesize", str(source), "-o", str(target), "--param", "k=1000"]) == 2
+        assert main(["synthesize", str(source), "-o", str(target), *_MICRO, "k=1000"]) == 2
     assert "k=1000 needs at least 1000 rows" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["real.csv"]
 
@@ -125,7 +130,7 @@ def test_outputs_get_the_permissions_of_a_new_file(tmp_path, adult):
     old = os.umask(0o022)
     try:
         with pytest.warns(PrivacyLeakWarning, match="no --domain given"):
-            assert main(["synthesize", str(source), "-o", str(target), "--param", "k=5"]) == 0
+            assert main(["synthesize", str(source), "-o", str(target), *_MICRO, "k=5"]) == 0
     finally:
         os.umask(old)
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
@@ -146,7 +151,7 @@ def test_synthesize_is_reproducible(tmp_path, adult):
                         str(tmp_path / name),
                         "--seed",
                         "7",
-                        "--param",
+                        *_MICRO,
                         "k=5",
                     ]
                 )
@@ -267,7 +272,7 @@ def test_private_sampler_with_a_zero_record_cap_fails_clearly(tmp_path, adult, c
 
 
 def test_microaggregation_reports_decoding_epsilon(tmp_path, adult, capsys):
-    assert _synthesize(tmp_path, adult, adult.domain, "--max-bins", "8", "--param", "k=5") == 0
+    assert _synthesize(tmp_path, adult, adult.domain, "--max-bins", "8", *_MICRO, "k=5") == 0
     err = capsys.readouterr().err
     assert "k = 5" in err and "decoding weights: epsilon = 0.1" in err
 
@@ -331,7 +336,7 @@ def test_evaluate_bins_numeric_columns_by_the_declared_domain(tmp_path, adult, c
     target = tmp_path / "synthetic.csv"
     argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain_file)]
     with pytest.warns(PrivacyLeakWarning, match="--seed 0"):  # seeded within-bin weights
-        assert main([*argv, "--param", "k=10", "--seed", "0"]) == 0
+        assert main([*argv, *_MICRO, "k=10", "--seed", "0"]) == 0
     assert main(["evaluate", str(source), str(target), "--domain", str(domain_file)]) == 0
     assert "tvd1" in capsys.readouterr().out
     # Moves within a declared bin cost nothing: the tables are binned.
@@ -368,7 +373,7 @@ def test_bad_domain_files_are_named_in_one_line(tmp_path, adult, capsys, content
 
 def test_seeded_decoding_release_of_microaggregation_warns(tmp_path, adult, capsys):
     """The decoding weights (a DP release) are seeded by --seed even for microaggregation."""
-    options = ["--max-bins", "8", "--seed", "1", "--param", "k=5"]
+    options = ["--max-bins", "8", "--seed", "1", *_MICRO, "k=5"]
     with pytest.warns(PrivacyLeakWarning, match="--seed 1 makes the privacy noise reproducible"):
         assert _synthesize(tmp_path, adult, adult.domain, *options) == 0
     assert "decoding weights: epsilon = 0.1" in capsys.readouterr().err
@@ -440,34 +445,81 @@ def test_identifier_like_columns_refused_for_dp_warned_for_microaggregation(
     # Microaggregation: a warning naming the column, then the run.
     domain.write_text(json.dumps({"group": 3}))
     with pytest.warns(PrivacyLeakWarning, match=r"'id' \(40 levels\).*look like identifiers"):
-        assert main([*argv, "--param", "k=5"]) == 0
+        assert main([*argv, *_MICRO, "k=5"]) == 0
 
 
-def test_domain_command_drafts_a_domain_file_with_a_warning(tmp_path, capsys):
-    data = pd.DataFrame(
-        {
-            "income": np.linspace(1234.5, 98765.4, 50),
-            "gain": np.r_[np.zeros(40), np.linspace(100.0, 990.0, 10)],
-            "city": ["Paris", "Lyon"] * 25,
-            "code": np.arange(50) % 4,
-            "flag": [True, False] * 25,
-            "name": [f"x{i}" for i in range(50)],
-        }
-    )
+def _draft(tmp_path, capsys, data):
+    """The draft of ``data`` written as a CSV: (the JSON object, the stderr lines)."""
     source = tmp_path / "data.csv"
     data.to_csv(source, index=False)
-    with pytest.warns(PrivacyLeakWarning, match=r"drafted from the private values.*\['name'\]"):
+    with pytest.warns(PrivacyLeakWarning, match="drafted from the private values"):
         assert main(["domain", str(source)]) == 0
-    (tmp_path / "domain.json").write_text(capsys.readouterr().out)
-    domain = Domain.from_json(tmp_path / "domain.json")
-    assert list(domain) == ["income", "gain", "city", "code", "flag"]
-    # A point mass (80 % zeros) gets a bin of its own instead of one bin for the column.
-    assert domain["gain"].edges[:2] == (0.0, 100.0) and len(domain["gain"].edges) > 3
-    edges = domain["income"].edges
-    assert edges[0] <= 1234.5 and edges[-1] >= 98765.4 and len(edges) == 9
-    assert all(float(f"{e:.2g}") == e for e in edges)  # rounded to two significant digits
-    assert domain["city"] == ("Lyon", "Paris") and domain["code"] == range(4)
-    assert domain["flag"] == (False, True)
+    out, err = capsys.readouterr()
+    return json.loads(out), err.splitlines()
+
+
+def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 400
+    hours = pd.date_range("2013-01-01", "2013-12-31 23:00", freq="h")
+    data = pd.DataFrame(
+        {
+            "year": 2013,
+            "month": rng.integers(1, 13, n),
+            "day": rng.integers(1, 32, n),
+            "age": rng.integers(17, 91, n),
+            "income": np.r_[np.zeros(n // 2), rng.exponential(30000.0, n - n // 2)],
+            "time_hour": rng.choice(hours, n),
+            "date": rng.choice(hours.normalize().unique(), n),
+            "delay": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 5, n)),
+            "city": np.where(rng.random(n) < 0.1, None, rng.choice(["Lyon", "Paris"], n)),
+            "flag": rng.random(n) < 0.5,
+            "row": np.arange(n) + 1000,
+            "name": [f"x{i}" for i in range(n)],
+        }
+    )
+    draft, lines = _draft(tmp_path, capsys, data)
+    assert draft["year"] == [2013]  # a constant year stays that year
+    assert draft["month"] == {"type": "integer", "range": [1, 12]}  # never 0 or 13
+    assert draft["day"] == {"type": "integer", "range": [1, 31]}
+    assert draft["age"] == {"type": "integer", "range": [10, 90]}  # rounded outwards
+    assert draft["income"]["type"] == "float" and draft["income"]["range"][0] == 0.0
+    assert draft["income"]["range"][1] >= data["income"].max()
+    assert draft["time_hour"]["type"] == "datetime"
+    assert draft["time_hour"]["resolution"] == "h"  # the coarsest unit every value sits on
+    low, high = data["time_hour"].min(), data["time_hour"].max()
+    drafted = pd.to_datetime(draft["time_hour"]["range"])  # from the first day to the last
+    assert drafted[0] == low.normalize() and high <= drafted[1] < high.normalize() + pd.Timedelta(
+        "1D"
+    )
+    assert draft["date"]["type"] == "datetime" and draft["date"]["resolution"] == "D"
+    assert draft["date"]["range"][0] == data["date"].min().strftime("%Y-%m-%d")
+    assert draft["delay"] == {"type": "integer", "range": [0, 4], "missing": True}
+    assert draft["city"] == {"levels": ["Lyon", "Paris"], "missing": True}
+    assert draft["flag"] == {"type": "boolean"}
+    assert "row" not in draft and "name" not in draft
+    # One line per column on stderr, saying what was inferred and why.
+    for column in data.columns:
+        assert sum(line.startswith(f"skprivsynth domain: {column!r}: ") for line in lines) == 1
+    assert any("'name': left out" in line and "identifier" in line for line in lines)
+    assert any("'city': levels" in line and '"ordered": true' in line for line in lines)
+
+
+def test_domain_draft_of_a_narrow_slice_declares_what_is_there(tmp_path, capsys):
+    """A slice where month is always 1: one level, never codes 0..1."""
+    data = pd.DataFrame({"month": [1] * 20, "day": np.arange(20) % 3 + 1})
+    draft, _ = _draft(tmp_path, capsys, data)
+    assert draft == {"month": [1], "day": {"type": "integer", "range": [1, 3]}}
+
+
+def test_domain_draft_of_an_ordered_categorical_keeps_its_order():
+    from skprivsynth.cli import _draft_domain
+
+    grades = pd.Categorical(["Good", "Fair", "Ideal"] * 5, categories=["Fair", "Good", "Ideal"])
+    data = pd.DataFrame({"cut": grades.as_ordered(), "color": grades})
+    draft, _ = _draft_domain(data)
+    assert draft["cut"] == {"levels": ["Fair", "Good", "Ideal"], "ordered": True}
+    assert draft["color"] == ["Fair", "Good", "Ideal"]
 
 
 def test_learned_domain_refusal_points_to_the_domain_command(tmp_path, adult, capsys):
@@ -499,3 +551,207 @@ def test_warnings_print_as_one_line(tmp_path, adult):
         others[-1],
     ] and others[-1].startswith("wrote 300")
     assert ".py" not in run.stderr and "warnings.warn" not in run.stderr
+
+
+_NA_CSV = "level,count,city\nNA,1,Lyon\nx,,Paris\nNA,3,\n,2,Lyon\nx,NA,Paris\n"
+
+
+def test_csv_cells_are_read_by_the_declared_kinds():
+    """A declared level "NA" stays a level; empty and NA-like cells are missing only
+    where missing is declared; a level declared as a number matches its text."""
+    import io
+
+    from skprivsynth.cli import _CsvSchema
+
+    specs = {
+        "level": {"levels": ["NA", "x"], "missing": True},
+        "count": {"type": "integer", "range": [0, 9], "missing": True},
+        "city": ["Lyon", "Paris", "Rome"],
+    }
+    schema = _CsvSchema(
+        Domain(specs), ["level", "count", "city"], "input CSV", refuse_missing=False
+    )
+    frame = schema(pd.read_csv(io.StringIO(_NA_CSV), **schema.read_kwargs()))
+    assert frame["level"].tolist()[:4] == ["NA", "x", "NA", frame["level"][3]]
+    assert frame["level"].isna().tolist() == [False, False, False, True, False]
+    assert frame["count"].dtype == "Int64"
+    assert frame["count"].isna().tolist() == [False, True, False, False, True]
+    assert frame["count"].dropna().tolist() == [1, 3, 2]
+    assert frame["city"].isna().tolist() == [False, False, True, False, False]
+    # Numeric levels match their CSV text ("3", "3.0"); undeclared text is kept.
+    schema = _CsvSchema(Domain({"n": [1, 3]}), ["n"], "input CSV", refuse_missing=True)
+    frame = schema(pd.read_csv(io.StringIO("n\n3\n1\n3.0\n"), **schema.read_kwargs()))
+    assert frame["n"].tolist() == [3, 1, 3] and frame["n"].dtype == np.int64
+    # A missing cell of a column whose spec does not declare it: refused by name.
+    schema = _CsvSchema(Domain(specs), ["level", "count", "city"], "input CSV", refuse_missing=True)
+    with pytest.raises(
+        ValueError,
+        match=r"column 'city' of input CSV has missing cells.*"
+        r'add "missing": true',
+    ):
+        schema(pd.read_csv(io.StringIO(_NA_CSV), **schema.read_kwargs()))
+
+
+def test_a_declared_na_level_survives_a_run_and_undeclared_missing_is_refused(
+    tmp_path, capsys, monkeypatch
+):
+    rng = np.random.default_rng(0)
+    n = 200
+    data = pd.DataFrame(
+        {"answer": rng.choice(["NA", "yes", "no"], n), "group": rng.integers(0, 3, n)}
+    )
+    source, domain, target = tmp_path / "in.csv", tmp_path / "d.json", tmp_path / "out.csv"
+    data.to_csv(source, index=False)
+    domain.write_text(json.dumps({"answer": ["NA", "no", "yes"], "group": 3}))
+    argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain)]
+    assert main([*argv, *_MICRO, "k=5"]) == 0
+    synthetic = pd.read_csv(target, keep_default_na=False)
+    assert set(synthetic["answer"]) <= {"NA", "no", "yes"} and "NA" in set(synthetic["answer"])
+    # An empty cell in a column that does not declare "missing": refused before any
+    # work, naming the column and the key, nothing written.
+    target.unlink()
+    capsys.readouterr()
+    data.assign(group=data["group"].where(data.index != 7)).to_csv(source, index=False)
+    _fail_if_fitted(monkeypatch)
+    assert main([*argv, "--param", "epsilon=1"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'group'" in err and '"missing": true' in err and err.count("\n") == 1
+    assert not target.exists()
+
+
+def test_synthesize_defaults_to_the_dp_marginal_method_at_epsilon_one(tmp_path, adult, capsys):
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert _synthesize(tmp_path, adult, adult.domain, "--seed", "0", rows=1000) == 0
+    err = capsys.readouterr().err
+    assert "[MarginalSynthesizer]" in err and "privacy: epsilon = 1," in err
+    assert "delta = 1e-09" in err and "k-anonymous" not in err
+
+
+def test_a_one_hot_encoding_too_wide_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    from skprivsynth.cli import _MAX_ONEHOT_FEATURES
+
+    rng = np.random.default_rng(0)
+    n = 30_000
+    data = pd.DataFrame(
+        {"tail": rng.integers(0, 10_000, n).astype(str), "a": rng.integers(0, 5, n)}
+    )
+    data["tail"] = "t" + data["tail"]
+    source = tmp_path / "in.csv"
+    data.to_csv(source, index=False)
+    argv = ["synthesize", str(source), "-o", str(tmp_path / "out.csv"), *_MICRO, "k=10"]
+    levels = data["tail"].nunique()
+    assert levels > _MAX_ONEHOT_FEATURES
+    _fail_if_fitted(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"'tail' ({levels} levels)" in err and "--max-bins" in err and "marginal" in err
+    assert not (tmp_path / "out.csv").exists()
+    # Declared with its levels: the count is the declared one.
+    domain = tmp_path / "d.json"
+    domain.write_text(json.dumps({"tail": [f"t{i}" for i in range(10_000)], "a": 5}))
+    assert main([*argv, "--domain", str(domain)]) == 2
+    assert "'tail' (10000 levels)" in capsys.readouterr().err
+    # --max-bins groups the levels into ranges: within the bound, the run goes on.
+    monkeypatch.undo()
+    assert main([*argv, "--domain", str(domain), "--max-bins", "64", "--decode-epsilon", "0"]) == 0
+
+
+def test_evaluate_prints_numeric_distributions_and_missing_rates(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 2000
+    real = pd.DataFrame(
+        {
+            "x": rng.normal(size=n),
+            "answer": np.where(rng.random(n) < 0.3, "", rng.choice(["NA", "no"], n)),
+            "c": "k",
+        }
+    )
+    synthetic = real.assign(x=real["x"] + 10.0, answer=rng.choice(["NA", "no"], n))
+    for name, frame in {"real.csv": real, "synthetic.csv": synthetic}.items():
+        frame.to_csv(tmp_path / name, index=False)
+    domain = tmp_path / "d.json"
+    spec = {"x": {"bins": [-100, 0, 100]}, "answer": ["NA", "no"], "c": ["k"]}
+    domain.write_text(json.dumps(spec))
+    argv = ["evaluate", str(tmp_path / "real.csv"), str(tmp_path / "synthetic.csv")]
+    assert main([*argv, "--domain", str(domain)]) == 0
+    out = capsys.readouterr().out
+    numeric = out.split("numeric columns")[1].splitlines()
+    assert numeric[1].split()[:2] == ["ks", "wasserstein_iqr"]
+    assert numeric[2].split()[:2] == ["x", "1.0000"]  # disjoint samples
+    # The empty cells are missing (a level of their own), the declared "NA" a level.
+    missing = out.split("missing rates")[1].splitlines()
+    row = missing[2].split()
+    share = (real["answer"] == "").mean()
+    assert row[0] == "answer" and float(row[1]) == pytest.approx(share, abs=1e-4)
+    assert float(row[2]) == 0.0
+    levels = [(frame["answer"] == v).mean() for frame in (real, synthetic) for v in ("NA", "no")]
+    tvd_answer = 0.5 * (share + abs(levels[0] - levels[2]) + abs(levels[1] - levels[3]))
+    tvd_x = (real["x"] < 0).mean()  # every synthetic x is in the bin [0, 100]
+    (scores,) = [line for line in out.splitlines() if line.startswith(argv[2])]
+    tvd1 = float(scores.split()[1])
+    assert tvd1 == pytest.approx((tvd_answer + tvd_x + 0.0) / 3, abs=1e-4)
+
+
+def test_a_csv_with_na_strings_and_empty_cells_from_draft_to_release(tmp_path, capsys):
+    """The draft reads "NA" among text as a level and among numbers as missing; the DP
+    run keeps the level and reproduces the missing rates."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    delay = pd.Series(rng.integers(0, 10, n)).astype(object).where(rng.random(n) > 0.2, "NA")
+    carrier = np.where(rng.random(n) < 0.1, "", rng.choice(["AA", "DL", "UA"], n))
+    data = pd.DataFrame({"answer": rng.choice(["NA", "no", "yes"], n), "delay": delay})
+    data["carrier"] = carrier
+    source, domain = tmp_path / "in.csv", tmp_path / "domain.json"
+    data.to_csv(source, index=False)
+    with pytest.warns(PrivacyLeakWarning, match="drafted from the private values"):
+        assert main(["domain", str(source)]) == 0
+    out, err = capsys.readouterr()
+    draft = json.loads(out)
+    assert draft == {
+        "answer": ["NA", "no", "yes"],
+        "delay": {"type": "integer", "range": [0, 9], "missing": True},
+        "carrier": {"levels": ["AA", "DL", "UA"], "missing": True},
+    }
+    assert "['NA'] kept as a level" in err and "['NA'] among numbers" in err
+    domain.write_text(out)
+    target = tmp_path / "out.csv"
+    argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain), "-q"]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "--seed", "0"]) == 0
+    synthetic = pd.read_csv(target, keep_default_na=False, na_values=[""])
+    assert set(synthetic["answer"]) == {"NA", "no", "yes"}  # "NA" stays a level
+    assert synthetic["delay"].isna().mean() == pytest.approx(0.2, abs=0.03)
+    assert set(synthetic["delay"].dropna()) <= set(range(10))
+    assert synthetic["carrier"].isna().mean() == pytest.approx(0.1, abs=0.03)
+
+
+def test_ranges_drafted_and_released_with_private_bins(tmp_path, capsys):
+    """Wide integers, floats and timestamps drafted as ranges: the run spends
+    --binning-epsilon on their bins and decodes them inside the ranges, as their kinds."""
+    rng = np.random.default_rng(1)
+    n = 4000
+    hours = pd.to_timedelta(rng.integers(0, 8760, n), "h")
+    data = pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, n),
+            "dist": np.round(rng.gamma(2.0, 500.0, n), 1),
+            "time_hour": (pd.Timestamp("2013-01-01") + hours).strftime("%Y-%m-%d %H:%M:%S"),
+        }
+    )
+    draft, _ = _draft(tmp_path, capsys, data)
+    assert [draft[c]["type"] for c in data.columns] == ["integer", "float", "datetime"]
+    domain, target = tmp_path / "domain.json", tmp_path / "out.csv"
+    domain.write_text(json.dumps(draft))
+    argv = ["synthesize", str(tmp_path / "data.csv"), "-o", str(target), "--domain", str(domain)]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "-q", "--seed", "0", "--binning-epsilon", "0.5"]) == 0
+    assert "(1 synthesizer + 0.5 private bins)" in capsys.readouterr().err
+    synthetic = pd.read_csv(target, parse_dates=["time_hour"])
+    assert synthetic["age"].dtype == np.int64
+    assert synthetic["age"].between(*draft["age"]["range"]).all()
+    assert synthetic["dist"].between(*draft["dist"]["range"]).all()
+    low, high = pd.to_datetime(draft["time_hour"]["range"])
+    assert synthetic["time_hour"].between(low, high).all()
+    assert (synthetic["time_hour"] == synthetic["time_hour"].dt.floor("h")).all()

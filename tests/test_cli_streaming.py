@@ -3,10 +3,13 @@
 import json
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from skprivsynth.cli import main
+from skprivsynth import Domain
+from skprivsynth.cli import _CsvSchema, main
+from skprivsynth.privacy import PrivacyLeakWarning
 
 N_ROWS = 2000
 
@@ -33,7 +36,7 @@ def test_streaming_writes_the_columns_and_rows_with_a_progress_line_per_chunk(
     out = tmp_path / "out.csv"
     status, err = _run(
         capsys, data, "-o", out, "--domain", domain, "--chunksize", 700, "-n", 1500,
-        "--param", "k=5",
+        "--method", "microaggregation", "--param", "k=5",
     )  # fmt: skip
     assert status == 0, err
     synthetic = pd.read_csv(out)
@@ -55,7 +58,8 @@ def test_quiet_silences_the_progress_lines(files, tmp_path, capsys):
     data, domain = files
     out = tmp_path / "out.csv"
     status, err = _run(capsys, data, "-o", out, "--domain", domain, "--chunksize", 900,
-                       "-n", 100, "--param", "k=5", "--quiet")  # fmt: skip
+                       "-n", 100, "--method", "microaggregation", "--param", "k=5",
+                       "--quiet")  # fmt: skip
     assert status == 0 and len(pd.read_csv(out)) == 100
     (line,) = err.splitlines()
     assert line.startswith(f"wrote 100 synthetic rows to {out}; privacy: k-anonymous")
@@ -137,3 +141,29 @@ def test_dask_local_fits_what_the_in_memory_fit_fits(files, tmp_path, capsys):
     assert "fitting on the Dask cluster at tcp://" in err
     assert f"fitted on {N_ROWS} rows" in err
     assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "dask.csv").read_bytes()
+
+
+def test_streamed_chunks_are_read_by_the_declared_kinds(tmp_path, capsys):
+    """Every chunk parsed as the in-memory read: "NA" a level, empty cells missing in a
+    column declaring them (Int64 in every chunk, with missing cells or not)."""
+    rng = np.random.default_rng(0)
+    n = 1200
+    delay = pd.Series(rng.integers(0, 5, n)).astype(object)
+    delay[600:] = delay[600:].where(rng.random(n - 600) > 0.3, "")  # first chunks: none
+    data = pd.DataFrame({"answer": rng.choice(["NA", "no"], n), "delay": delay})
+    source, domain = tmp_path / "in.csv", tmp_path / "domain.json"
+    data.to_csv(source, index=False)
+    spec = {"answer": ["NA", "no"], "delay": {"type": "integer", "range": [0, 4], "missing": True}}
+    domain.write_text(json.dumps(spec))
+    schema = _CsvSchema(Domain(spec), ["answer", "delay"], "input CSV", refuse_missing=True)
+    first = schema(pd.read_csv(source, nrows=300, **schema.read_kwargs()))
+    assert first["delay"].dtype == "Int64" and not first["delay"].isna().any()
+    out = tmp_path / "out.csv"
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        status, err = _run(capsys, source, "-o", out, "--domain", domain, "--chunksize", 300,
+                           "--seed", 0, "-q")  # fmt: skip
+    assert status == 0, err
+    synthetic = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    assert set(synthetic["answer"]) == {"NA", "no"}
+    assert synthetic["delay"].isna().mean() == pytest.approx(0.15, abs=0.04)
+    assert set(synthetic["delay"].dropna()) <= set(range(5))

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import norm
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -16,15 +17,19 @@ from sklearn.utils import check_array
 
 from skprivsynth import metrics
 from skprivsynth.datasets import load_adult
+from skprivsynth.domain import Bins
 from skprivsynth.metrics import (
     MarginalErrors,
     MarginalScorer,
     categorical_marginal_errors,
     categorical_marginal_tvd,
     covariance_loss,
+    evaluation_domain,
     make_marginal_scorer,
     marginal_error,
     marginal_errors,
+    missing_rates,
+    numeric_column_errors,
 )
 from skprivsynth.privacy import PrivacyLeakWarning
 
@@ -305,8 +310,6 @@ def test_categorical_validation():
     real, synth = _categorical_frames(np.random.default_rng(12))
     with pytest.raises(ValueError, match=r"real_df and synth_df .* only in real_df: \['d'\]"):
         categorical_marginal_tvd(real, synth.drop(columns="d"))
-    with pytest.raises(ValueError, match="synth_df contains NaN"):
-        categorical_marginal_tvd(real, synth.assign(a=np.nan))
     with pytest.raises(ValueError, match=r"column 'a' of synth_df .* domain\['a'\]"):
         categorical_marginal_tvd(real, synth.assign(a=7), domain={"a": 3, "b": 3, "c": 4, "d": 2})
     with pytest.raises(ValueError, match=r"column 'c' of real_df .* domain\['c'\]"):
@@ -668,3 +671,75 @@ def test_dp_score_withholds_validation_messages_quoting_private_values():
         make_marginal_scorer(epsilon=1.0)(est, X)
     assert "17" not in str(info.value) and "3.0" not in str(info.value)
     assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+# ------------------------------------------------------------ missing values, numerics
+
+
+def test_missing_values_are_a_level_of_their_own():
+    """NaN is one more level: its rate is compared, with or without a domain."""
+    real = pd.DataFrame({"a": ["x", "y", None, None], "b": [0.0, 1.0, np.nan, 1.0]})
+    synth = pd.DataFrame({"a": ["x", "y", "y", None], "b": [0.0, 1.0, 1.0, 1.0]})
+    # a: missing 1/2 real vs 1/4 synthetic, "y" 1/4 vs 1/2; b: missing 1/4 vs 0.
+    np.testing.assert_allclose(categorical_marginal_errors(real, synth, 1).errors, [0.25, 0.25])
+    declared = categorical_marginal_errors(real, synth, 1, domain={"a": ["x", "y"], "b": 2})
+    np.testing.assert_allclose(declared.errors, [0.25, 0.25])
+    assert categorical_marginal_tvd(real, real, 2, domain={"a": ["x", "y"], "b": 2}) == 0.0
+    with pytest.warns(UserWarning, match=r"\['c'\] are numeric"):  # NaN left out of bins
+        domain = evaluation_domain(real.assign(c=np.r_[np.arange(3.0), np.nan]), max_levels=2)
+    assert domain["a"] == ("x", "y") and isinstance(domain["c"], Bins)
+
+
+def test_undeclared_datetimes_are_compared_in_quantile_bins():
+    times = pd.Series(pd.date_range("2013-01-01", periods=100, freq="h"))
+    real = pd.DataFrame({"t": times})
+    with pytest.warns(UserWarning, match=r"\['t'\] are numeric"):
+        domain = evaluation_domain(real, n_bins=4)
+    assert len(domain["t"]) == 4
+    later = real.assign(t=times + pd.Timedelta("50h"))
+    with pytest.warns(UserWarning):
+        assert (
+            categorical_marginal_tvd(real, later, 1, domain=evaluation_domain(real, n_bins=4))
+            == 0.5
+        )
+
+
+def test_numeric_column_errors_on_known_distributions():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=20_000)
+    real = pd.DataFrame({"x": x, "label": rng.choice(["a", "b"], x.size)})
+    same = numeric_column_errors(real, real.sample(frac=1.0, random_state=1))
+    assert list(same.index) == ["x"]  # text columns are skipped
+    assert same.loc["x", "ks"] == 0.0 and same.loc["x", "wasserstein_iqr"] == 0.0
+    assert same.loc["x", "std_ratio"] == 1.0 and same.loc["x", "outside_range"] == 0.0
+    assert same.loc["x", "tail_ratio"] == pytest.approx(1.0, abs=0.05)
+    disjoint = numeric_column_errors(real, real.assign(x=x + 100.0)).loc["x"]
+    assert disjoint["ks"] == 1.0 and disjoint["outside_range"] > 0.99
+    assert disjoint["wasserstein_iqr"] == pytest.approx(100.0 / 1.349, rel=0.02)  # IQR of N(0,1)
+    assert disjoint["tail_ratio"] == pytest.approx(1000.0)  # every value beyond the 99.9 %
+    wide = numeric_column_errors(real, real.assign(x=2.0 * rng.normal(size=x.size))).loc["x"]
+    assert wide["std_ratio"] == pytest.approx(2.0, rel=0.03)
+    # N(0, 4): P(2Z > q) with q the 99.9 % of N(0,1), 3.09: P(Z > 1.545) = 0.061.
+    assert wide["tail_ratio"] == pytest.approx(61.0, rel=0.15)
+    # sup_t |Phi(t) - Phi(t/2)|, reached where phi(t) = phi(t/2)/2: t^2 = 8 ln 2 / 3.
+    t = np.sqrt(8.0 * np.log(2.0) / 3.0)
+    assert wide["ks"] == pytest.approx(norm.cdf(t) - norm.cdf(t / 2.0), abs=0.015)
+    # Missing values: compared as a rate, the others on their values.
+    holes = real.assign(x=np.where(np.arange(x.size) % 10 == 0, np.nan, x))
+    errors = numeric_column_errors(real, holes).loc["x"]
+    assert errors["missing_rate_error"] == pytest.approx(0.1) and errors["ks"] < 0.01
+    rates = missing_rates(real, holes)
+    assert rates.loc["x"].tolist() == pytest.approx([0.0, 0.1, 0.1])
+    assert rates.loc["label"].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_numeric_column_errors_of_dates_and_point_masses():
+    days = pd.Series(pd.date_range("2013-01-01", periods=365, freq="D"))
+    real = pd.DataFrame({"day": days, "gain": np.r_[np.zeros(300), np.arange(1.0, 66.0)]})
+    synth = real.assign(day=days + pd.Timedelta("365D"), gain=0.0)
+    errors = numeric_column_errors(real, synth)
+    assert errors.loc["day", "ks"] == 1.0 and errors.loc["day", "outside_range"] == 1.0
+    assert errors.loc["gain", "std_ratio"] == 0.0 and errors.loc["gain", "tail_ratio"] == 0.0
+    # IQR 0 (mostly zeros): the distance is scaled by the real standard deviation.
+    gain = real["gain"].to_numpy()
+    assert errors.loc["gain", "wasserstein_iqr"] == pytest.approx(gain.mean() / gain.std())

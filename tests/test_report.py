@@ -26,6 +26,7 @@ from skprivsynth.metrics import (
     categorical_marginal_tvd,
     evaluation_domain,
     make_utility_scorer,
+    numeric_column_errors,
     train_synthetic_test_real,
 )
 from skprivsynth.privacy import PrivacyLeakWarning
@@ -261,7 +262,8 @@ def _check_self_contained(page):
 def test_html_report_is_self_contained_with_figures_and_tables(display):
     page = display.to_html(title="Adult <test>", description=["real: a.csv"])
     _check_self_contained(page)
-    assert page.count(PNG) == 2  # bar charts and heatmap
+    assert page.count(PNG) == 3  # bar charts, distribution functions and heatmap
+    assert "<h2>Numeric columns</h2>" in page and "No missing values in either table" in page
     assert "<title>Adult &lt;test&gt;</title>" in page and "real: a.csv" in page
     assert f"{display.summary.loc[2, 'mean_tvd']:.4f}" in page
     assert f"{display.utility.loc['synthetic', 'roc_auc']:.3f}" in page
@@ -284,7 +286,7 @@ def test_cli_report(tmp_path, small, capsys):
     assert "tvd1" in out and "train on each, test on held-out real rows" in out
     page = report.read_text(encoding="utf-8")
     _check_self_contained(page)
-    assert page.count(PNG) == 2 and "Utility: train on synthetic, test on real" in page
+    assert page.count(PNG) == 3 and "Utility: train on synthetic, test on real" in page
     assert "synthetic.csv" in page
 
 
@@ -298,3 +300,33 @@ def test_cli_report_path_is_checked_before_any_work(tmp_path, capsys):
     source.write_text("a\n1\n")
     assert main(["evaluate", str(source), str(source), "--report", str(source)]) == 2
     assert "is the input file" in capsys.readouterr().err
+
+
+def test_numeric_columns_are_compared_as_distributions_and_missing_as_a_level():
+    rng = np.random.default_rng(3)
+    real = _mixed_table(3000, 0)
+    real["when"] = pd.Timestamp("2013-01-01") + pd.to_timedelta(rng.integers(0, 8760, 3000), "h")
+    real["sex"] = real["sex"].where(rng.random(3000) > 0.2)  # 20 % missing
+    synthetic = real.sample(2000, random_state=1).reset_index(drop=True)
+    synthetic["income"] *= 3.0  # one numeric column made worse
+    synthetic["sex"] = synthetic["sex"].fillna("F")  # missing values lost
+    with pytest.warns(UserWarning, match="quantiles of the real data"):
+        display = MarginalErrorDisplay.from_data(real, synthetic)
+    # The numeric table is the metric, on the columns with many values (not "children").
+    assert list(display.numeric_errors.index) == ["income", "when"]
+    expected = numeric_column_errors(real[["income", "when"]], synthetic[["income", "when"]])
+    pd.testing.assert_frame_equal(display.numeric_errors, expected)
+    assert display.numeric_errors.loc["income", "std_ratio"] > 2.5
+    assert display.numeric_errors.loc["when", "ks"] < 0.05
+    # Missing is a level of "sex": its share is in the bars and the missing-rate table.
+    assert display.real_frequencies["sex"].size == 3
+    assert display.real_frequencies["sex"][-1] == pytest.approx(real["sex"].isna().mean())
+    assert display.synthetic_frequencies["sex"][-1] == 0.0
+    assert display.missing.loc["sex", "error"] == pytest.approx(-real["sex"].isna().mean())
+    display.plot_distributions()
+    real_line = display.ecdf_axes_[0].get_lines()[0]
+    np.testing.assert_allclose(real_line.get_xdata()[[0, -1]], real["income"].agg(["min", "max"]))
+    assert display.ecdf_axes_[1].get_title().startswith("when")
+    page = display.to_html()
+    _check_self_contained(page)
+    assert page.count(PNG) == 3 and "<td>sex</td>" in page and "missing rate error" in page
