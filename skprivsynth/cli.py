@@ -82,6 +82,12 @@ def _make_synthesizer(method, params, seed, quiet=False):
         raise ValueError(f"--method must be one of {sorted(synthesizers)}; got {method!r}.")
     cls = synthesizers[method]
     accepted = inspect.signature(cls).parameters
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise ValueError(
+            f"--param {unknown[0]}: {cls.__name__} has no parameter {unknown[0]!r}; its "
+            f"parameters are {', '.join(sorted(accepted))}."
+        )
     if "random_state" in accepted:
         params = {"random_state": seed, **params}
     if "verbose" in accepted:
@@ -221,7 +227,8 @@ def _demo(args):
         ]
     )
     if hasattr(synthesizer, "privacy_report_"):
-        print(synthesizer.privacy_report_)
+        report = synthesizer.privacy_report_
+        print(report if args.verbose else report.summary())
     return 0
 
 
@@ -815,6 +822,11 @@ def _evaluate(args):
     if utility is not None:
         print()
         print(f"utility for {args.target!r}: train on each, test on held-out real rows")
+        if args.holdout is None:
+            print(
+                "  held-out rows: a random quarter of the real CSV, rows the synthesizer saw "
+                "in its fit (optimistic for it); pass --holdout with rows it did not see"
+            )
         print(utility.to_string(float_format=lambda v: f"{v:.4f}"))
     if args.report is not None:
         _write_text_atomically(
@@ -1073,6 +1085,11 @@ def _build_parser():
     demo = commands.add_parser("demo", help="fit on the bundled Adult data and score it")
     add_method_options(demo, 0, "random seed (the demo data is public)", "marginal")
     demo.add_argument("--n-rows", type=int, default=None, help="use only the first rows")
+    demo.add_argument(
+        "--verbose",
+        action="store_true",
+        help="print every release of the privacy report with its derivation",
+    )
     demo.set_defaults(handler=_demo)
 
     synth = commands.add_parser("synthesize", help="CSV in, synthetic CSV out")

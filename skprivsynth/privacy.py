@@ -839,6 +839,33 @@ class PrivacyReport:
             composed.entries.extend(dict(e, step=f"{r.mechanism}: {e['step']}") for e in r.entries)
         return composed
 
+    def summary(self):
+        """The composed guarantee and one line per mechanism (its releases and budget);
+        ``str(report)`` adds every release with its derivation."""
+        relation = self.neighbouring_relation.split(" (")[0]
+        lines = [
+            f"Privacy report: {self.mechanism}",
+            f"  total: epsilon = {self.epsilon:.4g}, delta = {self.delta:.3g}, {relation} "
+            "neighbours",
+        ]
+        if self.rho > 0:
+            lines.append(
+                f"  (zCDP rho = {self.rho:.4g}, converted at delta = {self.zcdp_delta:.3g})"
+            )
+        groups = {}
+        for e in self.entries:
+            groups.setdefault(e["mechanism"], []).append(e)
+        for mechanism, entries in groups.items():
+            cost = sum((_entry_cost(e) for e in entries), PrivacyCost())
+            budget = [f"rho = {cost.rho:.4g}"] if cost.rho else []
+            if cost.epsilon or not cost.rho:
+                budget.insert(0, f"epsilon = {cost.epsilon:.4g}")
+            if cost.delta:
+                budget.append(f"delta = {cost.delta:.3g}")
+            count = f"{len(entries)} releases" if len(entries) > 1 else "1 release"
+            lines.append(f"  - {mechanism}: {count}, {', '.join(budget)}")
+        return "\n".join(lines)
+
     def __str__(self):
         total = f"epsilon = {self.epsilon:.6g}, delta = {self.delta:.3g}"
         if self.rho > 0:

@@ -36,6 +36,26 @@ def test_demo_defaults_to_the_marginal_synthesizer_on_integer_codes(capsys):
     assert "zCDP rho" in out and "epsilon = 2, delta = 1e-09" in out
 
 
+def test_demo_prints_a_summary_of_the_report_and_the_derivations_when_verbose(capsys):
+    argv = ["demo", "--n-rows", "2000", "--quiet", "--param", "epsilon=1.1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    report = out[out.index("Privacy report:") :].splitlines()
+    assert report[1] == "  total: epsilon = 1.1, delta = 1e-09, replace-one neighbours"
+    assert len(report) <= 5  # the total, rho, one line per mechanism
+    assert any(line.startswith("  - Gaussian mechanism: ") for line in report)
+    assert main([*argv, "--verbose"]) == 0
+    verbose = capsys.readouterr().out
+    assert "Bun & Steinke" in verbose and len(verbose.splitlines()) > len(out.splitlines()) + 20
+
+
+def test_an_unknown_param_lists_the_valid_names(capsys):
+    assert main(["demo", "--param", "epslon=1"]) == 2
+    err = capsys.readouterr().err
+    assert "MarginalSynthesizer has no parameter 'epslon'" in err
+    assert "delta, domain, epsilon, iterations" in err
+
+
 def test_synthesize_marginal_needs_every_column_declared(tmp_path, adult, capsys):
     data = adult.data.iloc[:1000]
     source, target, domain = tmp_path / "real.csv", tmp_path / "out.csv", tmp_path / "d.json"

@@ -284,6 +284,7 @@ def test_cli_report(tmp_path, small, capsys):
         assert main([*argv, "--report", str(report), "--target", TARGET]) == 0
     out = capsys.readouterr().out
     assert "tvd1" in out and "train on each, test on held-out real rows" in out
+    assert "rows the synthesizer saw in its fit" in out  # no --holdout: said plainly
     page = report.read_text(encoding="utf-8")
     _check_self_contained(page)
     assert page.count(PNG) == 3 and "Utility: train on synthetic, test on real" in page
