@@ -12,7 +12,7 @@ from skprivsynth import Chunks, Domain, MarginalSynthesizer, make_private_pipeli
 from skprivsynth.domain import MAX_INTEGER_LEVELS, MISSING, Bins, Levels, Range, _codes
 from skprivsynth.pipeline import declared_code_sizes
 from skprivsynth.preprocessing import BooleanEncoder, _FineCounts
-from skprivsynth.privacy import PrivacyLeakWarning
+from skprivsynth.privacy import PrivacyLeakWarning, zcdp_rho
 
 EVERY_FORM = {
     "codes": 3,
@@ -409,6 +409,8 @@ def test_ranges_get_private_bins_composed_into_the_report(ranged):
         assert any(s.endswith(f"bins of {column!r}") for s in steps)
         assert any(s.endswith(f"sub-bin weights of {column!r}") for s in steps)
         assert isinstance(encoder.domain_[column], Bins)
+    # The declared share, split over the columns and steps, adds up to its ρ.
+    assert encoder.privacy_report_.rho == pytest.approx(zcdp_rho(1.0, 1e-9), rel=1e-12)
     assert encoder.privacy_report_.epsilon <= 1.0 + 1e-9
     # The synthesizer works on the released number of codes.
     assert declared_code_sizes(encoder) == list(encoder.domain_.sizes) == encoder.n_codes_
