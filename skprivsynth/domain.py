@@ -684,7 +684,7 @@ def _numbers(values, spec):
     if spec.kind == "datetime":
         return _to_seconds(values)
     values = pd.Series(values, copy=False)
-    if values.dtype == object:
+    if not pd.api.types.is_numeric_dtype(values.dtype):  # text or objects: "3" is 3
         values = pd.to_numeric(values, errors="coerce")
     return values.to_numpy(dtype=np.float64, na_value=np.nan)
 

@@ -723,7 +723,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 f"BooleanEncoder learned the domain (categories or bin edges) of columns "
                 f"{learned!r} from the data, so the encoding depends on private records. "
                 "Declare each column's public domain with categories={column: spec}, where "
-                "spec is an int K (codes 0..K-1), a list of values or {'bins': [e0, ..., eB]}.",
+                "spec is an int K (codes 0..K-1), a list of values, {'bins': [e0, ..., eB]} "
+                "or {'type': 'float', 'range': [lo, hi]} (see Domain for every kind).",
                 stacklevel=4,  # warn_privacy_leak -> fit -> sklearn's fit wrapper -> caller
             )
         self.learned_columns_ = learned
