@@ -347,6 +347,29 @@ class Domain(Mapping):
             )
         return Domain({c: self[c] for c in columns})
 
+    def labels(self, column):
+        """A text label for each code of ``column``, the missing level last.
+
+        Levels as text, ``"[lo, hi)"`` for a bin (``"[lo, hi]"`` for the last one;
+        ISO text for datetimes) and ``"<missing>"`` for the missing level.
+
+        Parameters
+        ----------
+        column : column name
+
+        Returns
+        -------
+        list of str
+            ``len(domain[column])`` labels (a :class:`Range` has none before the fit).
+
+        Examples
+        --------
+        >>> from skprivsynth import Domain
+        >>> Domain({"x": {"bins": [0, 1.5, 10], "missing": True}}).labels("x")
+        ['[0, 1.5)', '[1.5, 10]', '<missing>']
+        """
+        return _labels(self[column])
+
     def read_csv_options(self):
         """Keyword arguments of :func:`pandas.read_csv` that read each declared column as
         its kind.
@@ -435,6 +458,19 @@ def _fitted_domain(items):
     domain = object.__new__(Domain)
     object.__setattr__(domain, "_specs", tuple(items))
     return domain
+
+
+def _labels(spec):
+    """Text label of each code of a parsed column spec."""
+    if isinstance(spec, Range):
+        raise TypeError("a Range has no codes before its bins are chosen at fit time.")
+    if not isinstance(spec, Bins):
+        return [str(level) for level in spec]
+    show = _iso if spec.kind == "datetime" else "{:g}".format
+    e = [show(x) for x in spec.edges]
+    last = len(e) - 2
+    labels = [f"[{e[k]}, {e[k + 1]}{']' if k == last else ')'}" for k in range(last + 1)]
+    return labels + [str(MISSING)] * spec.missing
 
 
 def _kind(spec):

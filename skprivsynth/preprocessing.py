@@ -48,6 +48,7 @@ from .domain import (
     _isna,
     _iso,
     _kind,
+    _labels,
     _numbers,
     _object_array,
 )
@@ -205,26 +206,15 @@ class _Column:
 
     def labels(self):
         """Text label of each output bit (the part after ``name=``)."""
-        missing = [str(MISSING)] if self.missing else []
-        if self.kind == "bins":
-            e = self.edges
-            if self.value_kind == "datetime":
-                e = [_iso(x) for x in e]
-            else:
-                e = [_fmt(x) for x in e]
-            last = len(e) - 2
-            return [
-                f"[{e[k]}, {e[k + 1]}{']' if k == last else ')'}" for k in range(len(e) - 1)
-            ] + missing
         if self.ranges is None:
-            return [str(v) for v in self.levels] + missing
+            return _labels(self.spec)
         r = self.ranges
         return [
             str(self.levels[r[k]])
             if r[k + 1] - r[k] == 1
             else f"{self.levels[r[k]]}..{self.levels[r[k + 1] - 1]}"
             for k in range(len(r) - 1)
-        ] + missing
+        ] + [str(MISSING)] * self.missing
 
 
 def _fmt(x):

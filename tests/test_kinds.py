@@ -74,6 +74,22 @@ def test_every_form_is_parsed_into_its_kind():
         len(domain["count"])
 
 
+def test_labels_name_every_code():
+    domain = Domain(EVERY_FORM)
+    for column in domain:
+        if domain.sizes[list(domain).index(column)] is not None:
+            assert len(domain.labels(column)) == len(domain[column]), column
+    assert domain.labels("answer") == ["NA", "yes", "no", "<missing>"]
+    assert domain.labels("day") == [
+        "[2013-01-01, 2013-07-01)",
+        "[2013-07-01, 2014-01-01]",
+        "<missing>",
+    ]
+    assert domain.labels("maybe") == ["False", "True", "<missing>"]
+    with pytest.raises(TypeError, match="no codes before"):
+        domain.labels("count")
+
+
 def test_integer_ranges_up_to_the_limit_are_levels():
     narrow = Domain({"a": {"type": "integer", "range": [1, MAX_INTEGER_LEVELS]}})
     wide = Domain({"a": {"type": "integer", "range": [1, MAX_INTEGER_LEVELS + 1]}})
