@@ -2,8 +2,20 @@
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from skprivsynth._math.private_binning import privtree_bins, privtree_scale
+from skprivsynth._math import private_binning
+from skprivsynth._math.private_binning import (
+    consistent_sub_bin_weights,
+    privtree_bins,
+    privtree_scale,
+    sub_bin_counts,
+)
+from skprivsynth.auditing import (
+    audit_mechanism,
+    likelihood_ratio_statistic,
+    moved_record_neighbours,
+)
 from skprivsynth.privacy import PrivacyReport
 
 
@@ -81,3 +93,403 @@ def test_privtree_refuses_bad_input():
     with pytest.raises(ValueError, match="min_width"):
         privtree_bins(np.ones(8, dtype=int), 1.0, rng, report=report, min_width=0)
     assert report.entries == []
+
+
+# ----------------------------------------------------------- PrivTree's exact model
+#
+# The output of privtree_bins is a tree whose probability is the product of independent
+# per-node decisions: a node at depth d with count c splits with probability
+# P(b + Lap(λ) > θ), b = max(c − d·δ, θ − δ), unless its halves are narrower than
+# min_width (a leaf for sure).  The helpers below compute that model exactly; the
+# first test checks that the implementation samples it, the others compute exact
+# privacy losses on it.
+
+
+def _log_split(b, lam, theta, split):
+    """log P(b + Lap(λ) > θ) (split) or log P(b + Lap(λ) <= θ) (no split)."""
+    t = (np.asarray(b, dtype=np.float64) - theta) * (1 if split else -1)  # log P(Z > -t)
+    return np.where(t <= 0, np.log(0.5) + t / lam, np.log1p(-0.5 * np.exp(-np.abs(t) / lam)))
+
+
+def _levels(counts):
+    levels = [np.asarray(counts, dtype=np.int64)]
+    while levels[-1].size > 1:
+        levels.append(levels[-1][0::2] + levels[-1][1::2])
+    return levels[::-1]
+
+
+def _biased(levels, depth, bias, theta):
+    return np.maximum(levels[depth] - depth * bias, theta - bias)
+
+
+def _tree_distribution(counts, epsilon, theta=0.0, min_width=1):
+    """Exact probability of every output (tuple of boundaries) of privtree_bins."""
+    lam, bias = privtree_scale(epsilon)
+    levels, size = _levels(counts), len(counts)
+
+    def outcomes(depth, node):  # list of (left edges, probability) of the subtree
+        width = size >> depth
+        if width // 2 < min_width:
+            return [((node * width,), 1.0)]
+        b = _biased(levels, depth, bias, theta)[node]
+        p_split = float(np.exp(_log_split(b, lam, theta, True)))
+        out = [((node * width,), 1.0 - p_split)]
+        for left, p_left in outcomes(depth + 1, 2 * node):
+            for right, p_right in outcomes(depth + 1, 2 * node + 1):
+                out.append((left + right, p_split * p_left * p_right))
+        return out
+
+    return {edges + (size,): p for edges, p in outcomes(0, 0)}
+
+
+def _max_log_ratio(counts0, counts1, lam, bias, theta=0.0, min_width=1):
+    """max over output trees T of ln P(T | counts1) / P(T | counts0), exactly.
+
+    ``ln P(T)`` is a sum over the nodes of ``T``, so the maximum is a bottom-up dynamic
+    programme: a node is either a leaf (its "no split" term) or splits (its "split"
+    term plus the best of each half).
+    """
+    levels0, levels1, size = _levels(counts0), _levels(counts1), len(counts0)
+    best = np.zeros(1)
+    for depth in range(len(levels0) - 1, -1, -1):
+        width = size >> depth
+        if width // 2 < min_width:
+            best = np.zeros(levels0[depth].size)
+            continue
+        b0 = _biased(levels0, depth, bias, theta)
+        b1 = _biased(levels1, depth, bias, theta)
+        leaf = _log_split(b1, lam, theta, False) - _log_split(b0, lam, theta, False)
+        split = _log_split(b1, lam, theta, True) - _log_split(b0, lam, theta, True)
+        best = np.maximum(leaf, split + best[0::2] + best[1::2])
+    return float(best[0])
+
+
+def _pair_loss(counts0, counts1, lam, bias, **kwargs):
+    """Exact pure-DP privacy loss of the pair (both directions)."""
+    return max(
+        _max_log_ratio(counts0, counts1, lam, bias, **kwargs),
+        _max_log_ratio(counts1, counts0, lam, bias, **kwargs),
+    )
+
+
+@pytest.mark.parametrize(("theta", "min_width"), [(0.0, 1), (2.0, 2)])
+def test_privtree_samples_its_model(theta, min_width):
+    """Goodness of fit: output frequencies of privtree_bins against the exact model."""
+    counts = np.array([5, 0, 3, 1, 0, 0, 9, 2])
+    exact = _tree_distribution(counts, 1.0, theta, min_width)
+    assert sum(exact.values()) == pytest.approx(1.0)
+    rng, runs = np.random.default_rng(3), 6000
+    seen = {}
+    for _ in range(runs):
+        b = privtree_bins(
+            counts, 1.0, rng, report=PrivacyReport("t"), theta=theta, min_width=min_width
+        )
+        key = tuple(b.tolist())
+        seen[key] = seen.get(key, 0) + 1
+    assert set(seen) <= set(exact)
+    keys = sorted(exact, key=exact.get, reverse=True)
+    big = [k for k in keys if exact[k] * runs >= 10]
+    observed = [seen.get(k, 0) for k in big]
+    expected = [exact[k] * runs for k in big]
+    if len(big) < len(keys):  # pool the rare outcomes
+        observed.append(runs - sum(observed))
+        expected.append(runs - sum(expected))
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def _worst_case_pairs(depth, bias, rng):
+    """Replace-one pairs of fine histograms built to make PrivTree's loss large.
+
+    The row moves from a cell inside a dense region (its path keeps large biased counts:
+    its leaf's "no split" is the costly decision) to a cell holding ``c`` rows (the path
+    above it has constant counts, so its biased counts fall by exactly δ per level and
+    straddle θ: the split tests PrivTree's analysis charges), over the offsets ``c``
+    that make it cross θ one or two levels above the bottom; plus random pairs.
+    """
+    size = 2**depth
+    # the raised path crosses θ (c ≈ d·δ) a level or two above the grid's bottom
+    for c in range(int((depth - 3) * bias), int((depth - 1) * bias) + 3):
+        for dense in (0, int(depth * bias) + 5, 10 * int(depth * bias) + 50):
+            counts0 = np.zeros(size, dtype=np.int64)
+            counts0[size // 4] += dense + 1
+            counts0[size - 1] += c
+            counts1 = counts0.copy()
+            counts1[size // 4] -= 1
+            counts1[size - 1] += 1
+            yield counts0, counts1
+    for _ in range(200):
+        counts0 = rng.poisson(rng.exponential(3 * bias), size)
+        i = rng.choice(np.flatnonzero(counts0)) if counts0.any() else 0
+        counts0[i] += counts0[i] == 0
+        j = rng.integers(size)
+        counts1 = counts0.copy()
+        counts1[i] -= 1
+        counts1[j] += 1
+        yield counts0, counts1
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 5.0])
+def test_privtree_replace_one_loss_is_within_epsilon(epsilon):
+    """Exact privacy loss on worst-case replace-one pairs: at most ε with λ = 4/ε.
+
+    The add/remove calibration λ = 3/ε (the paper's, for one changed path) exceeds ε on
+    some replace-one pair: the lowered path's leaf adds up to 1/λ to the raised path's
+    3/λ, so the calibration must account for both paths.
+    """
+    lam, bias = privtree_scale(epsilon)
+    worst_honest = max(
+        _pair_loss(counts0, counts1, lam, bias)
+        for counts0, counts1 in _worst_case_pairs(12, bias, np.random.default_rng(0))
+    )
+    lam_ar = 3 / epsilon  # the add/remove calibration
+    bias_ar = lam_ar * np.log(2)
+    worst_add_remove = max(
+        _pair_loss(counts0, counts1, lam_ar, bias_ar)
+        for counts0, counts1 in _worst_case_pairs(12, bias_ar, np.random.default_rng(0))
+    )
+    assert worst_honest <= epsilon * (1 + 1e-12)
+    assert worst_honest > 0.75 * epsilon  # the pairs are close to the worst case
+    assert worst_add_remove > epsilon  # the add/remove calibration is not enough
+
+
+def test_privtree_add_remove_loss_is_within_the_paper_bound():
+    """The paper's bound for one changed path, (2β − 1)/((β − 1)λ) = 3/λ, holds on the model."""
+    lam, bias = privtree_scale(1.0)
+    rng = np.random.default_rng(1)
+    for counts0, _ in _worst_case_pairs(12, bias, rng):
+        for cell in (0, counts0.size // 4, counts0.size - 1):
+            counts1 = counts0.copy()
+            counts1[cell] += 1  # one row added: one path raised by 1
+            assert _pair_loss(counts0, counts1, lam, bias) <= 3 / lam * (1 + 1e-12)
+
+
+def test_privtree_statistics_sensitivity():
+    """Replace-one moves change every level's node counts by 1 in at most two nodes.
+
+    The biased counts b = max(c − d·δ, θ − δ) then move by at most 1 (max is
+    1-Lipschitz): the sensitivity every split test is calibrated for.
+    """
+    rng = np.random.default_rng(0)
+    counts0 = rng.poisson(3.0, 16)
+    counts0[[0, 5]] += 1
+    _, bias = privtree_scale(1.0)
+    for i in np.flatnonzero(counts0):
+        for j in range(16):
+            counts1 = counts0.copy()
+            counts1[i] -= 1
+            counts1[j] += 1
+            levels0, levels1 = _levels(counts0), _levels(counts1)
+            for depth in range(len(levels0)):
+                diff = levels1[depth] - levels0[depth]
+                assert np.abs(diff).max() <= 1 and np.count_nonzero(diff) in (0, 2)
+                b0, b1 = (_biased(lv, depth, bias, 0.0) for lv in (levels0, levels1))
+                assert np.abs(b1 - b0).max() <= 1
+
+
+# ------------------------------------------------------------------------- audits
+
+AUDIT_EPSILON = 2.0
+
+
+def _privtree_pair():
+    """Worst-case pair on 4 cells: a row moves from the left half (3 rows) to the right.
+
+    On D the left node (depth 1) has 3 rows and the right one none; on D' 2 and 1.
+    The output "left is a leaf, right splits" (boundaries 0, 2, 3, 4) has probability
+    ratio ``e^{1/λ}·e^{1/λ}``: the left node's "no split" and the right node's "split"
+    each move by the full ``1/λ`` (both biased counts on the linear side of the Laplace
+    tail), the most any output achieves on this pair.
+    """
+    return moved_record_neighbours(np.zeros((3, 1)), -1, [3.0])
+
+
+def _fine_counts(X, size):
+    return np.bincount(X[:, 0].astype(np.int64), minlength=size)
+
+
+@pytest.mark.parametrize("variant", ["honest", "add-remove"])
+def test_audit_privtree(variant, monkeypatch):
+    """ε audit of privtree_bins against the exact loss of the honest release on the pair.
+
+    On this pair the honest release loses exactly 2/λ = ε/2 (the exact model gives the
+    claim); the add/remove calibration λ = 3/ε loses 2ε/3 and must be refuted.
+    """
+    X0, X1 = _privtree_pair()
+    counts0, counts1 = _fine_counts(X0, 4), _fine_counts(X1, 4)
+    lam, bias = privtree_scale(AUDIT_EPSILON)
+    claimed = _pair_loss(counts0, counts1, lam, bias)
+    assert claimed == pytest.approx(2 / lam) and claimed <= AUDIT_EPSILON
+    if variant == "add-remove":
+        monkeypatch.setattr(private_binning, "privtree_scale", lambda e: (3 / e, 3 / e * np.log(2)))
+
+    def mechanism(X, seed):
+        rng = np.random.default_rng(seed)
+        return privtree_bins(_fine_counts(X, 4), AUDIT_EPSILON, rng, report=PrivacyReport("a"))
+
+    result = audit_mechanism(
+        mechanism,
+        X0,
+        X1,
+        events={"boundaries 0, 2, 3, 4": lambda b: b.tolist() == [0, 2, 3, 4]},
+        epsilon=claimed,
+        n_runs=16_000,
+        exceptions=(),
+        random_state=1,
+    )
+    if variant == "honest":
+        assert not result.violation, result.summary()
+        assert result.epsilon_lower > 0.7 * claimed, result.summary()  # power
+    else:
+        assert result.violation and result.epsilon_lower > claimed, result.summary()
+
+
+@pytest.mark.parametrize("variant", ["honest", "add-remove"])
+def test_audit_sub_bin_weights(variant, monkeypatch):
+    """Gaussian-DP audit of the sub-bin release on a pair that attains the sensitivity.
+
+    A row moves from sub-bin 0 of bin 0 to sub-bin 3 of bin 1: two counts change by 1,
+    L2 distance sqrt(2), the whole sensitivity.  A Gaussian release of sensitivity Δ
+    and noise σ is exactly μ-GDP with μ = Δ/σ = sqrt(2ρ) (Dong, Roth & Su 2022); the
+    event is the Neyman–Pearson test of the pair (likelihood-ratio statistic above the
+    midpoint).  The broken variant uses the add/remove sensitivity 1 (σ ÷ sqrt(2)).
+    """
+    rho = 2.0
+    X0, X1 = moved_record_neighbours(np.repeat(np.arange(16.0), 3)[:, None], 3, [14.0])
+    boundaries = np.array([0, 8, 16])
+
+    def measured(X):
+        groups = sub_bin_counts(_fine_counts(X, 16), boundaries, 4)
+        return np.concatenate([c.ravel() for _, c in groups.values()])
+
+    a, b = measured(X0), measured(X1)
+    assert np.linalg.norm(b - a) == pytest.approx(private_binning.SUB_BIN_L2_SENSITIVITY)
+    statistic = likelihood_ratio_statistic(a, b, noise="gaussian")
+    cut = float((b - a) @ (b - a)) / 2
+    if variant == "add-remove":
+        monkeypatch.setattr(private_binning, "SUB_BIN_L2_SENSITIVITY", 1.0)
+    released = {}
+    honest_mechanism = private_binning.gaussian_mechanism
+
+    def spy(values, sigma, rng, **kwargs):  # records the release the weights come from
+        released["y"], scale = honest_mechanism(values, sigma, rng, **kwargs)
+        return released["y"], scale
+
+    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+
+    def mechanism(X, seed):
+        report = PrivacyReport("a", zcdp_delta=1e-9)
+        rng = np.random.default_rng(seed)
+        consistent_sub_bin_weights(_fine_counts(X, 16), boundaries, 4, rho, rng, report=report)
+        return released["y"]
+
+    mu_claimed = np.sqrt(2 * rho)
+    result = audit_mechanism(
+        mechanism,
+        X0,
+        X1,
+        events={"T >= midpoint": lambda y: statistic(y) >= cut},
+        mu=mu_claimed,
+        n_runs=1000,
+        exceptions=(),
+        random_state=2,
+    )
+    if variant == "honest":
+        assert not result.violation, result.summary()
+        assert result.mu_lower > 0.7 * mu_claimed, result.summary()  # power
+    else:
+        assert result.violation and result.mu_lower > mu_claimed, result.summary()
+
+
+# ------------------------------------------------------------------ sub-bin weights
+
+
+def _report():
+    return PrivacyReport("t", zcdp_delta=1e-9)
+
+
+def test_sub_bin_weights_are_distributions():
+    counts = _skewed_counts(size=256)
+    rng = np.random.default_rng(0)
+    boundaries = privtree_bins(counts, 1.0, rng, report=PrivacyReport("t"))
+    for rho in (1e-4, 0.01, 10.0):
+        w = consistent_sub_bin_weights(counts, boundaries, 8, rho, rng, report=_report())
+        assert w.shape == (boundaries.size - 1, 8)
+        assert np.all(w >= 0) and np.allclose(w.sum(axis=1), 1.0)
+
+
+def test_sub_bin_weights_exact_when_noise_vanishes():
+    counts = np.zeros(64, dtype=np.int64)
+    counts[16:32] = np.arange(16) * 10
+    counts[40:44] = [5, 0, 0, 15]
+    boundaries = np.array([0, 16, 32, 40, 44, 48, 64])
+    w = consistent_sub_bin_weights(
+        counts, boundaries, 8, 1e8, np.random.default_rng(0), report=_report()
+    )
+    expected = np.add.reduceat(counts[16:32], np.arange(0, 16, 2))
+    np.testing.assert_allclose(w[1], expected / expected.sum(), atol=1e-3)
+    # a bin of 4 cells: each cell's share spread evenly over its two sub-bins
+    np.testing.assert_allclose(w[3], np.repeat([5, 0, 0, 15], 2) / 40, atol=1e-3)
+    for k in (0, 2, 4, 5):  # bins without rows fall back to uniform
+        np.testing.assert_allclose(w[k], 1 / 8)
+
+
+def test_sub_bin_weights_noise_in_empty_sub_bins_is_not_mass():
+    """All rows of a bin in one sub-bin: almost all weight there, unlike a naive release.
+
+    The naive release adds noise of the same ρ to the sub-bin counts, clips negatives
+    and normalises: every empty sub-bin keeps its positive noise as mass.
+    """
+    counts = np.zeros(64, dtype=np.int64)
+    counts[16 + 5] = 200
+    boundaries = np.array([0, 16, 32, 64])
+    rho = 0.01
+    sigma = np.sqrt(2) / np.sqrt(2 * rho)
+    ours, naive = [], []
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        w = consistent_sub_bin_weights(counts, boundaries, 16, rho, rng, report=_report())
+        ours.append(w[1, 5])
+        y = np.maximum(counts[16:32] + rng.normal(0.0, sigma, 16), 0.0)
+        naive.append(y[5] / y.sum())
+    assert np.mean(ours) > 0.97 and np.median(ours) > 0.99
+    assert np.mean(naive) < 0.85
+
+
+def test_sub_bin_counts_sensitivity():
+    """Every replace-one move changes the measured vector by at most sqrt(2) in L2."""
+    counts0 = np.random.default_rng(0).poisson(2.0, 32)
+    counts0[[0, 7, 20]] += 1
+    boundaries = np.array([0, 1, 2, 4, 8, 16, 32])
+
+    def measured(counts):
+        groups = sub_bin_counts(counts, boundaries, 4)
+        return np.concatenate([c.ravel() for _, c in groups.values()])
+
+    a = measured(counts0)
+    distances = []
+    for i in np.flatnonzero(counts0):
+        for j in range(32):
+            counts1 = counts0.copy()
+            counts1[i] -= 1
+            counts1[j] += 1
+            distances.append(np.linalg.norm(measured(counts1) - a))
+    assert max(distances) == pytest.approx(private_binning.SUB_BIN_L2_SENSITIVITY)
+
+
+def test_sub_bin_weights_report_and_refusals():
+    counts = _skewed_counts(size=64)
+    boundaries = np.array([0, 16, 32, 64])
+    report = _report()
+    consistent_sub_bin_weights(counts, boundaries, 4, 0.02, np.random.default_rng(0), report=report)
+    (entry,) = report.entries
+    assert entry["rho"] == pytest.approx(0.02)
+    assert entry["scale"] == pytest.approx(np.sqrt(2) / np.sqrt(2 * 0.02))
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="zCDP"):
+        consistent_sub_bin_weights(counts, boundaries, 4, 0.1, rng, report=PrivacyReport("t"))
+    with pytest.raises(ValueError, match="power of two"):
+        consistent_sub_bin_weights(counts, boundaries, 3, 0.1, rng, report=_report())
+    with pytest.raises(ValueError, match="boundaries"):
+        consistent_sub_bin_weights(counts, [0, 16, 16, 64], 4, 0.1, rng, report=_report())
+    with pytest.raises(ValueError, match="multiple of n_sub"):
+        consistent_sub_bin_weights(counts, [0, 6, 64], 4, 0.1, rng, report=_report())

@@ -49,8 +49,9 @@ def privtree_scale(epsilon):
     common ancestors unchanged, lowers by 1 the counts of the nodes below them on the
     path of ``t`` and raises by 1 those on the path of ``t'``; the two sets are
     disjoint and every output tree's probability is a product of independent per-node
-    split decisions.  For ``ln P_D'(T)/P_D(T)``: the raised path is a suffix of an
-    add/remove path, cost ``<= (2β − 1)/((β − 1)·λ)``; on the lowered path every split
+    split decisions.  For ``ln P_D'(T)/P_D(T)``: the raised nodes are the lower part
+    of the path of ``t'`` added to ``D − t``, where every split term is ``>= 0`` and the
+    paper bounds their sum by ``(2β − 1)/((β − 1)·λ)``; on the lowered path every split
     becomes less likely (terms ``<= 0``) and only its one leaf (a "no split" decision)
     can become more likely, by at most ``1/λ`` (the Laplace log-CDF is
     ``1/λ``-Lipschitz and a biased count moves by at most 1).  By symmetry the other
@@ -101,8 +102,10 @@ def privtree_bins(
     ``b + Lap(λ) > θ``; a node whose halves would be narrower than ``min_width`` cells
     is a leaf without a test (the depth is capped by the public grid).  ``λ = 4/ε`` and
     ``δ = λ·ln 2`` make the release ε-DP for replace-one neighbours
-    (:func:`privtree_scale` has the derivation); ``θ = 0`` as the paper recommends.
-    Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.
+    (:func:`privtree_scale` has the derivation); ``θ = 0`` by default.
+    Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.  Only the
+    outcomes of the comparisons are released, never a noisy value, so the low-order
+    bits of the floating-point Laplace sample (Mironov, CCS 2012) are not exposed.
 
     Parameters
     ----------
@@ -127,6 +130,19 @@ def privtree_bins(
     boundaries : ndarray of int64
         Strictly increasing leaf edges, ``0`` and ``len(fine_counts)`` included; bin
         ``k`` is the cells ``boundaries[k]:boundaries[k + 1]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivsynth.privacy import PrivacyReport
+    >>> counts = np.zeros(64, dtype=int)
+    >>> counts[8:12] = 400  # every row in 4 of the 64 cells
+    >>> report = PrivacyReport("bins", zcdp_delta=1e-9)
+    >>> b = privtree_bins(counts, 1.0, np.random.default_rng(0), report=report)
+    >>> int(b[0]), int(b[-1]), bool(np.all(np.diff(b)[(b[:-1] >= 8) & (b[:-1] < 12)] == 1))
+    (0, 64, True)
+    >>> round(report.rho, 3)  # ε = 1 recorded as ρ = ε²/2
+    0.5
     """
     counts = _check_fine_counts(fine_counts)
     epsilon = check_epsilon(epsilon)
