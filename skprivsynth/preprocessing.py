@@ -422,7 +422,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         income, an age, a measurement, an hourly timestamp) the median KS statistic
         of the decoded columns was 0.02-0.03 (0.014 with 0.5, 0.008 with 1).
         Integer and datetime ranges get bins of whole grid points; with ``max_bins``
-        a column gets at most ``max_bins`` codes.
+        a column gets at most ``max_bins`` codes.  Read more in the
+        :ref:`User Guide <private_binning>`.
     noise : {"continuous", "discrete"}, default="continuous"
         Laplace sampler of that release (:func:`~skprivsynth.privacy.laplace_mechanism`;
         ``"discrete"`` is floating-point-safe), as the synthesizers' ``noise``.
