@@ -192,7 +192,7 @@ class Domain(Mapping):
     spec : dict, list or Domain
         A dict maps column names to specs; a list gives one spec per column, named
         ``0, 1, ...``.  A spec is an int ``K`` (codes ``0..K-1``), a list of levels
-        (or a :class:`pandas.CategoricalDtype`), ``{"bins": [e0, ..., eB]}`` with an
+        (or a :class:`pandas.CategoricalDtype`, ordered or not), ``{"bins": [e0, ..., eB]}`` with an
         optional ``"clip": bool`` (see :class:`Bins`), ``{"levels": [...],
         "ordered": bool}``, ``{"type": "integer", "range": [lo, hi]}`` (optional
         ``"bins"``), ``{"type": "float", "range": [lo, hi]}`` (or ``"bins"``),
@@ -540,6 +540,8 @@ def _parse_column(spec, where):
     if isinstance(spec, Mapping):
         return _parse_dict(spec, where)
     if isinstance(spec, pd.CategoricalDtype):
+        if spec.ordered:
+            return Levels(_parse_levels(list(spec.categories), where, spec), ordered=True)
         spec = list(spec.categories)
     return _parse_levels(spec, where, spec)
 

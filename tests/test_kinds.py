@@ -90,6 +90,12 @@ def test_labels_name_every_code():
         domain.labels("count")
 
 
+def test_an_ordered_categorical_dtype_declares_ordered_levels():
+    dtype = pd.CategoricalDtype(["low", "high"], ordered=True)
+    assert Domain({"g": dtype})["g"] == Levels(("low", "high"), ordered=True)
+    assert Domain({"g": pd.CategoricalDtype(["low", "high"])})["g"] == ("low", "high")
+
+
 def test_integer_ranges_up_to_the_limit_are_levels():
     narrow = Domain({"a": {"type": "integer", "range": [1, MAX_INTEGER_LEVELS]}})
     wide = Domain({"a": {"type": "integer", "range": [1, MAX_INTEGER_LEVELS + 1]}})
