@@ -192,8 +192,9 @@ class Domain(Mapping):
     spec : dict, list or Domain
         A dict maps column names to specs; a list gives one spec per column, named
         ``0, 1, ...``.  A spec is an int ``K`` (codes ``0..K-1``), a list of levels
-        (or a :class:`pandas.CategoricalDtype`, ordered or not), ``{"bins": [e0, ..., eB]}`` with an
-        optional ``"clip": bool`` (see :class:`Bins`), ``{"levels": [...],
+        (or a :class:`pandas.CategoricalDtype`, ordered or not),
+        ``{"bins": [e0, ..., eB]}`` with an optional ``"clip": bool`` (see
+        :class:`Bins`), ``{"levels": [...],
         "ordered": bool}``, ``{"type": "integer", "range": [lo, hi]}`` (optional
         ``"bins"``), ``{"type": "float", "range": [lo, hi]}`` (or ``"bins"``),
         ``{"type": "datetime", "range": [iso, iso], "resolution": "D" | "h" | "min" |
