@@ -703,10 +703,7 @@ def _to_seconds(values):
     or ISO strings); NaN for missing or unreadable values."""
     values = pd.Series(values, copy=False)
     if not pd.api.types.is_datetime64_any_dtype(values.dtype):
-        text = values.map(lambda v: v if isinstance(v, str) else None)
-        parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
-        stamps = pd.to_datetime(values.where(text.isna()), errors="coerce")
-        values = parsed.fillna(stamps) if len(values) else parsed
+        values = pd.to_datetime(values, errors="coerce", format="ISO8601")
     if getattr(values.dt, "tz", None) is not None:
         values = values.dt.tz_convert(None)
     seconds = (values - pd.Timestamp(0)) / pd.Timedelta(1, "s")
