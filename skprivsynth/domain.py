@@ -192,8 +192,9 @@ class Domain(Mapping):
     spec : dict, list or Domain
         A dict maps column names to specs; a list gives one spec per column, named
         ``0, 1, ...``.  A spec is an int ``K`` (codes ``0..K-1``), a list of levels
-        (or a :class:`pandas.CategoricalDtype`), ``{"bins": [e0, ..., eB]}`` with an
-        optional ``"clip": bool`` (see :class:`Bins`), ``{"levels": [...],
+        (or a :class:`pandas.CategoricalDtype`, ordered or not),
+        ``{"bins": [e0, ..., eB]}`` with an optional ``"clip": bool`` (see
+        :class:`Bins`), ``{"levels": [...],
         "ordered": bool}``, ``{"type": "integer", "range": [lo, hi]}`` (optional
         ``"bins"``), ``{"type": "float", "range": [lo, hi]}`` (or ``"bins"``),
         ``{"type": "datetime", "range": [iso, iso], "resolution": "D" | "h" | "min" |
@@ -347,6 +348,29 @@ class Domain(Mapping):
             )
         return Domain({c: self[c] for c in columns})
 
+    def labels(self, column):
+        """A text label for each code of ``column``, the missing level last.
+
+        Levels as text, ``"[lo, hi)"`` for a bin (``"[lo, hi]"`` for the last one;
+        ISO text for datetimes) and ``"<missing>"`` for the missing level.
+
+        Parameters
+        ----------
+        column : column name
+
+        Returns
+        -------
+        list of str
+            ``len(domain[column])`` labels (a :class:`Range` has none before the fit).
+
+        Examples
+        --------
+        >>> from skprivsynth import Domain
+        >>> Domain({"x": {"bins": [0, 1.5, 10], "missing": True}}).labels("x")
+        ['[0, 1.5)', '[1.5, 10]', '<missing>']
+        """
+        return _labels(self[column])
+
     def read_csv_options(self):
         """Keyword arguments of :func:`pandas.read_csv` that read each declared column as
         its kind.
@@ -437,6 +461,19 @@ def _fitted_domain(items):
     return domain
 
 
+def _labels(spec):
+    """Text label of each code of a parsed column spec."""
+    if isinstance(spec, Range):
+        raise TypeError("a Range has no codes before its bins are chosen at fit time.")
+    if not isinstance(spec, Bins):
+        return [str(level) for level in spec]
+    show = _iso if spec.kind == "datetime" else "{:g}".format
+    e = [show(x) for x in spec.edges]
+    last = len(e) - 2
+    labels = [f"[{e[k]}, {e[k + 1]}{']' if k == last else ')'}" for k in range(last + 1)]
+    return labels + [str(MISSING)] * spec.missing
+
+
 def _kind(spec):
     if isinstance(spec, Levels | Bins | Range):
         return spec.kind
@@ -504,6 +541,8 @@ def _parse_column(spec, where):
     if isinstance(spec, Mapping):
         return _parse_dict(spec, where)
     if isinstance(spec, pd.CategoricalDtype):
+        if spec.ordered:
+            return Levels(_parse_levels(list(spec.categories), where, spec), ordered=True)
         spec = list(spec.categories)
     return _parse_levels(spec, where, spec)
 
@@ -664,10 +703,7 @@ def _to_seconds(values):
     or ISO strings); NaN for missing or unreadable values."""
     values = pd.Series(values, copy=False)
     if not pd.api.types.is_datetime64_any_dtype(values.dtype):
-        text = values.map(lambda v: v if isinstance(v, str) else None)
-        parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
-        stamps = pd.to_datetime(values.where(text.isna()), errors="coerce")
-        values = parsed.fillna(stamps) if len(values) else parsed
+        values = pd.to_datetime(values, errors="coerce", format="ISO8601")
     if getattr(values.dt, "tz", None) is not None:
         values = values.dt.tz_convert(None)
     seconds = (values - pd.Timestamp(0)) / pd.Timedelta(1, "s")
@@ -684,7 +720,7 @@ def _numbers(values, spec):
     if spec.kind == "datetime":
         return _to_seconds(values)
     values = pd.Series(values, copy=False)
-    if values.dtype == object:
+    if not pd.api.types.is_numeric_dtype(values.dtype):  # text or objects: "3" is 3
         values = pd.to_numeric(values, errors="coerce")
     return values.to_numpy(dtype=np.float64, na_value=np.nan)
 

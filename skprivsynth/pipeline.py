@@ -184,8 +184,9 @@ class SynthesisPipeline(Pipeline):
                 f"{type(self[-1]).__name__} is differentially private only over a "
                 f"declared domain, but the domain of columns {list(columns)!r} would be "
                 "learned from the data. Declare them, e.g. BooleanEncoder(categories="
-                "{column: spec, ...}) with spec an int K (codes 0..K-1), a list of levels "
-                "or {'bins': [e0, ..., eB]} (`skprivsynth domain data.csv` drafts a domain "
+                "{column: spec, ...}) with spec an int K (codes 0..K-1), a list of levels, "
+                "{'bins': [e0, ..., eB]} or {'type': 'float', 'range': [lo, hi]} (see "
+                "Domain for every kind; `skprivsynth domain data.csv` drafts a domain "
                 "file to review), or pass allow_learned_domain=True to the pipeline to "
                 "accept a release that the guarantee does not cover."
             )

@@ -12,7 +12,7 @@ from skprivsynth import Chunks, Domain, MarginalSynthesizer, make_private_pipeli
 from skprivsynth.domain import MAX_INTEGER_LEVELS, MISSING, Bins, Levels, Range, _codes
 from skprivsynth.pipeline import declared_code_sizes
 from skprivsynth.preprocessing import BooleanEncoder, _FineCounts
-from skprivsynth.privacy import PrivacyLeakWarning
+from skprivsynth.privacy import PrivacyLeakWarning, zcdp_rho
 
 EVERY_FORM = {
     "codes": 3,
@@ -72,6 +72,28 @@ def test_every_form_is_parsed_into_its_kind():
     )
     with pytest.raises(TypeError, match="chosen with differential privacy"):
         len(domain["count"])
+
+
+def test_labels_name_every_code():
+    domain = Domain(EVERY_FORM)
+    for column in domain:
+        if domain.sizes[list(domain).index(column)] is not None:
+            assert len(domain.labels(column)) == len(domain[column]), column
+    assert domain.labels("answer") == ["NA", "yes", "no", "<missing>"]
+    assert domain.labels("day") == [
+        "[2013-01-01, 2013-07-01)",
+        "[2013-07-01, 2014-01-01]",
+        "<missing>",
+    ]
+    assert domain.labels("maybe") == ["False", "True", "<missing>"]
+    with pytest.raises(TypeError, match="no codes before"):
+        domain.labels("count")
+
+
+def test_an_ordered_categorical_dtype_declares_ordered_levels():
+    dtype = pd.CategoricalDtype(["low", "high"], ordered=True)
+    assert Domain({"g": dtype})["g"] == Levels(("low", "high"), ordered=True)
+    assert Domain({"g": pd.CategoricalDtype(["low", "high"])})["g"] == ("low", "high")
 
 
 def test_integer_ranges_up_to_the_limit_are_levels():
@@ -409,6 +431,8 @@ def test_ranges_get_private_bins_composed_into_the_report(ranged):
         assert any(s.endswith(f"bins of {column!r}") for s in steps)
         assert any(s.endswith(f"sub-bin weights of {column!r}") for s in steps)
         assert isinstance(encoder.domain_[column], Bins)
+    # The declared share, split over the columns and steps, adds up to its ρ.
+    assert encoder.privacy_report_.rho == pytest.approx(zcdp_rho(1.0, 1e-9), rel=1e-12)
     assert encoder.privacy_report_.epsilon <= 1.0 + 1e-9
     # The synthesizer works on the released number of codes.
     assert declared_code_sizes(encoder) == list(encoder.domain_.sizes) == encoder.n_codes_
