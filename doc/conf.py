@@ -1,6 +1,20 @@
-"""Sphinx configuration of the skprivsynth documentation."""
+"""Sphinx configuration of the skprivsynth documentation.
+
+Build: ``python -m sphinx -W --keep-going -b html doc doc/_build/html`` (the ``docs``
+extra).  The example gallery runs every ``examples/plot_*.py``; ``-D plot_gallery=0``
+skips running them.  Intersphinx links to Python, NumPy, SciPy, pandas and scikit-learn
+need their inventories: see ``sphinxext/skprivsynth_docs.py``.
+"""
+
+import sys
+import tempfile
+from pathlib import Path
 
 import skprivsynth
+
+sys.path.insert(0, str(Path(__file__).parent / "sphinxext"))
+
+from skprivsynth_docs import intersphinx_mapping as _intersphinx_mapping  # noqa: E402
 
 project = "skprivsynth"
 author = "skprivsynth developers"
@@ -10,21 +24,47 @@ version = release
 
 extensions = [
     "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "sphinx_gallery.gen_gallery",
+    "skprivsynth_docs",
 ]
-autodoc_default_options = {
-    "members": True,
-    "inherited-members": False,
-    # sklearn's generated metadata-routing setters reference sklearn's own glossary.
-    "exclude-members": ", ".join(
-        f"set_{method}_request"
-        for method in ("fit", "transform", "inverse_transform", "score", "sample", "predict")
-    ),
-}
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "sphinxext"]
+
+# One page per public object (doc/api.rst lists them; tests/test_docs_api.py checks that
+# every name of every public module's __all__ is there).
+autosummary_generate = True
+autodoc_default_options = {"members": True, "inherited-members": True}
+autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
-templates_path = []
-exclude_patterns = ["_build"]
-html_theme = "alabaster"
-html_static_path = []
+
+# Links to the scientific Python stack; empty when the inventories cannot be fetched.
+intersphinx_mapping = _intersphinx_mapping(Path(tempfile.gettempdir()) / "skprivsynth-intersphinx")
+intersphinx_timeout = 10
+
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "within_subsection_order": "skprivsynth_docs.GalleryOrder",
+    "doc_module": ("skprivsynth",),
+    "backreferences_dir": "generated/backreferences",
+    "download_all_examples": False,
+    "write_computation_times": False,
+    "abort_on_example_error": True,
+    "min_reported_time": 1,
+}
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"skprivsynth {release}"
+html_static_path = ["_static"]
+html_theme_options = {
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 6,
+    "secondary_sidebar_items": ["page-toc", "sg_download_links", "sg_launcher_links"],
+}
+html_show_sourcelink = False
