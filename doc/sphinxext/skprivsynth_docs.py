@@ -1,29 +1,32 @@
 """Sphinx glue of the skprivsynth documentation (loaded by ``doc/conf.py``).
 
 - ``autodoc-skip-member``: class pages document what skprivsynth defines or inherits
-  from its own classes, not scikit-learn's ``get_params`` / ``set_*_request`` machinery
-  (their docstrings point into scikit-learn's own user guide).
+  from its own classes, not what scikit-learn's ``BaseEstimator`` (``get_params``,
+  ``set_*_request``, whose docstrings point into scikit-learn's own user guide) or
+  ``Exception`` provide.
 - ``missing-reference``: a ``:doc:`` path written in a docstring (``user_guide/tuning``)
   is relative to the documentation root, wherever the docstring is rendered (the
   per-object pages live in ``generated/``).
 - ``missing-reference``: a name re-exported by :mod:`skprivsynth` has one page, under
   ``skprivsynth.Name``; a reference through its defining module
   (``skprivsynth.marginal.MarginalSynthesizer``) resolves to that page.
+- ``autodoc-process-docstring``: a constant re-exported from ``skprivsynth._math``
+  (``MAX_UNIVERSE``) shows the ``#:`` comment where it is defined, never the docstring
+  of ``int``.
 - :func:`intersphinx_mapping`: the inventories of Python, NumPy, SciPy, pandas and
   scikit-learn, each only if it can be fetched now (offline builds pass ``-W`` and say
   which links they lack).
 - :class:`GalleryOrder`: the reading order of the example gallery.
 """
 
+import ast
+import functools
 import importlib
 import os
 import time
 import urllib.request
 from pathlib import Path
 
-from sphinx.util import logging
-
-logger = logging.getLogger(__name__)
 
 #: Remote documentation linked by intersphinx: name -> (base URL, inventory URL).
 INTERSPHINX_SITES = {
@@ -98,14 +101,58 @@ def intersphinx_mapping(cache_dir, timeout=10, max_age=7 * 86400):
     return mapping
 
 
-def _skip_sklearn_member(app, what, name, obj, skip, options):
-    """Skip members inherited from scikit-learn (documented there, not here)."""
+def _defining_module(member):
+    """Module that defines a method, property or descriptor (None for plain data)."""
+    for inner in (member, getattr(member, "__func__", None), getattr(member, "fget", None)):
+        module = getattr(inner, "__module__", None)
+        if isinstance(module, str):
+            return module
+    owner = getattr(member, "__objclass__", None)
+    return getattr(owner, "__module__", None)
+
+
+def _skip_foreign_member(app, what, name, obj, skip, options):
+    """Skip members inherited from scikit-learn or builtins (documented there)."""
     if name.startswith(("set_", "get_")) and name.endswith("_request"):
         return True
-    module = getattr(obj, "__module__", None) or ""
-    if module.startswith("sklearn."):
+    module = _defining_module(obj)
+    if module is not None and module.split(".")[0] != "skprivsynth":
         return True
     return None
+
+
+@functools.cache
+def _constant_comments():
+    """``#:`` comments above the module-level constants of every skprivsynth module.
+
+    Read with :mod:`ast` (Sphinx 9's own analyser fails on some of these modules).
+    """
+    root = Path(importlib.import_module("skprivsynth").__file__).parent
+    comments = {}  # name -> {module: comment lines}
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(("skprivsynth", *path.relative_to(root).with_suffix("").parts))
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in ast.parse("\n".join(lines)).body:
+            targets = getattr(node, "targets", [getattr(node, "target", None)])
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id.isupper():
+                    above = node.lineno - 2
+                    while above >= 0 and lines[above].lstrip().startswith("#:"):
+                        above -= 1
+                    comment = [line.lstrip()[2:].strip() for line in lines[above + 1 : node.lineno - 1]]
+                    if comment:
+                        comments.setdefault(target.id, {})[module] = comment
+    return comments
+
+
+def _document_constant(app, what, name, obj, options, lines):
+    """Replace a constant's type docstring by the comment at its definition."""
+    type_doc = (type(obj).__doc__ or "").strip()
+    first = next((line for line in lines if line.strip()), None)
+    if what == "data" and type_doc and first == type_doc.splitlines()[0]:
+        module, short = name.rsplit(".", 1)
+        found = _constant_comments().get(short, {})
+        lines[:] = found.get(module, next(iter(found.values()), []))
 
 
 def _resolve_doc_from_root(app, env, node, contnode):
@@ -146,7 +193,8 @@ def _resolve_reexport(app, env, node, contnode):
 
 
 def setup(app):
-    app.connect("autodoc-skip-member", _skip_sklearn_member)
+    app.connect("autodoc-skip-member", _skip_foreign_member)
+    app.connect("autodoc-process-docstring", _document_constant)
     app.connect("missing-reference", _resolve_doc_from_root)
     app.connect("missing-reference", _resolve_reexport)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
