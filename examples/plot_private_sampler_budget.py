@@ -1,25 +1,24 @@
-"""Private sampling on Adult: noise-free, exact marginals, and almost nothing to release.
+"""
+=======================================================================
+Private sampling on Adult: noise-free, exact marginals, and few records
+=======================================================================
 
-:class:`skprivsynth.private_sampling.PrivateSampler` reweights a random, data-independent
-reduced space so that its 1- and 2-way marginals match the data's, shrunk toward uniform
-only as far as the density bounds require, and then releases i.i.d. draws.  Its privacy
-comes from sampling alone, so the number of records it may release is capped by
-Theorem 12.2 of Boedihardjo, Strohmer and Vershynin.  This script shows, on Adult
-(integer codes coarsened to 2 bins, one-hot: p = 28):
-
-1. the cap ``max_samples_`` at ε = 1 (it is 0) and the refusal of :meth:`sample`, whose
-   message says what ε, ``n`` or ``m`` would be needed;
-2. the cap against ε and against a hypothetical ``n`` for the same width;
-3. how close the (non-private) density ``h*`` itself comes to the data's marginals.
-
-Saves a plot of (2) when matplotlib is installed.
-
-Run: ``python examples/plot_private_sampler_budget.py``
+:class:`~skprivsynth.PrivateSampler` reweights a random, data-independent reduced space
+so that its 1- and 2-way marginals match the data's, shrunk toward uniform only as far
+as the density bounds require, and then releases i.i.d. draws.  Its privacy comes from
+sampling alone, so the number of records it may release is capped by Theorem 12.2 of
+Boedihardjo, Strohmer & Vershynin (*Private sampling*).  On Adult (integer codes
+coarsened to 2 bins, one-hot: p = 28) the cap is 0.
 """
 
+# %%
+# The cap at ε = 1, and the refusal
+# ---------------------------------
+# ``max_samples_`` is the cap; :meth:`~skprivsynth.PrivateSampler.sample` refuses above
+# it, and its message says what ε, ``n`` or ``m`` would be needed.
 import math
-from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from skprivsynth.datasets import load_adult
@@ -47,12 +46,20 @@ try:
 except ValueError as err:
     print("sample(1) refused:", err)
 
-# Accuracy of h* itself on the 2-way tables of the Boolean columns (no sampling error):
-# the reduced space weighted by h*, and uniformly, against the data.
+# %%
+# The density itself is accurate
+# -------------------------------
+# The 2-way tables of the Boolean columns under ``h*`` (no sampling error): the reduced
+# space weighted by ``h*``, and uniformly, against the data.
 for name, weights in [("h*", est.weights_), ("uniform on S", None)]:
     tvd2 = marginal_error(X, est.records_, degree=2, sample_weight_Y=weights)
     print(f"mean 2-way TVD (Boolean columns), {name}: {tvd2:.3f}")
 
+# %%
+# The cap against ε and n
+# -----------------------
+# :func:`~skprivsynth.private_sampling.max_samples_bound` evaluates the theorem's cap
+# from public quantities only, here for a hypothetical ``n`` at the same width.
 epsilons = np.logspace(-1, 2, 20)
 ns = [n, 10**6, 10**8, 10**10]
 curves = {
@@ -66,23 +73,13 @@ for size in ns:
     bound = max_samples_bound(1.0, n=size, m=m, p=p, degree=2, density_bounds=(0.25, 8.0))
     print(f"n = {size:>14,}: records allowed at epsilon = 1: {int(np.floor(bound))}")
 
-try:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    plt = None
-if plt is not None:
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for size, values in curves.items():
-        ax.loglog(epsilons, values, label=f"n = {size:,}")
-    ax.axhline(1, color="k", lw=0.8, ls="--")
-    ax.set_xlabel("epsilon")
-    ax.set_ylabel("records allowed (Theorem 12.2 bound)")
-    ax.set_title(f"PrivateSampler release cap, Adult one-hot p = {p}, m = {m}")
-    ax.legend()
-    fig.tight_layout()
-    out = Path(__file__).with_suffix(".png")
-    fig.savefig(out, dpi=100)
-    print(f"saved {out}")
+fig, ax = plt.subplots(figsize=(6, 4))
+for size, values in curves.items():
+    ax.loglog(epsilons, values, label=f"n = {size:,}")
+ax.axhline(1, color="k", lw=0.8, ls="--")
+ax.set_xlabel("epsilon")
+ax.set_ylabel("records allowed (Theorem 12.2 bound)")
+ax.set_title(f"PrivateSampler release cap, Adult one-hot p = {p}, m = {m}")
+ax.legend()
+fig.tight_layout()
+plt.show()

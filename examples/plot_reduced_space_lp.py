@@ -1,22 +1,24 @@
-"""epsilon-DP synthetic Adult data with a noisy linear program over a reduced space.
+"""
+===================================================================
+ε-DP synthetic Adult data by a noisy linear program (reduced space)
+===================================================================
 
-ReducedSpaceLP (Boedihardjo, Strohmer, Vershynin, *Privacy of synthetic data: a
-statistical framework*) releases noisy marginal tables and fits weights on a
-data-independent set of candidate records by linear programming.
-``make_private_pipeline`` encodes the declared domain as one-hot blocks (``max_bins=8``)
-and passes the (public) blocks to the synthesizer, whose defaults then draw valid
-one-hot candidates from noisy 1-way frequencies and measure the categorical tables of
-column pairs.
-
-The budget is split: 10 % for noisy level frequencies that decode the coarsened columns
-(``decode_epsilon``), 90 % for the synthesizer; the pipeline's ``privacy_report_``
-composes both (basic composition, replace-one neighbours).  Prints decoded marginal
-errors for several epsilons and saves a plot when matplotlib is installed.
-
-Run: ``python examples/plot_reduced_space_lp.py``
+:class:`~skprivsynth.ReducedSpaceLP` (Boedihardjo, Strohmer & Vershynin, *Privacy of
+synthetic data: a statistical framework*) releases noisy marginal tables and fits
+weights on a data-independent set of candidate records by linear programming.
+:func:`~skprivsynth.make_private_pipeline` encodes the declared domain as one-hot blocks
+(``max_bins=8``) and passes the (public) blocks to the synthesizer, whose defaults then
+draw valid one-hot candidates from noisy 1-way frequencies and measure the categorical
+tables of column pairs.
 """
 
-from pathlib import Path
+# %%
+# Fits at four budgets
+# --------------------
+# 10 % of ε decodes the coarsened columns (``decode_epsilon``), 90 % goes to the
+# synthesizer; the pipeline's ``privacy_report_`` composes both (basic composition,
+# replace-one neighbours).
+import matplotlib.pyplot as plt
 
 from skprivsynth import ReducedSpaceLP, make_private_pipeline
 from skprivsynth.datasets import load_adult
@@ -43,21 +45,17 @@ for epsilon in (0.5, 1.0, 2.0, 4.0):
         f"{(pipe[-1].weights_ > 0).sum()} candidates with positive weight"
     )
 
-try:
-    import matplotlib.pyplot as plt
-except ImportError:
-    print("matplotlib not installed: no plot")
-else:
-    fig, ax = plt.subplots(figsize=(6, 4))
-    eps = [r[0] for r in rows]
-    ax.plot(eps, [r[1] for r in rows], marker="o", label="tvd1")
-    ax.plot(eps, [r[2] for r in rows], marker="o", label="tvd2")
-    ax.set_xscale("log")
-    ax.set_xlabel("total epsilon")
-    ax.set_ylabel("mean TVD (decoded Adult)")
-    ax.set_title("ReducedSpaceLP on Adult")
-    ax.legend()
-    fig.tight_layout()
-    path = Path(__file__).with_name("reduced_space_lp.png")
-    fig.savefig(path, dpi=120)
-    print(f"saved {path}")
+# %%
+# Decoded marginal errors against ε
+# ---------------------------------
+fig, ax = plt.subplots(figsize=(6, 4))
+eps = [r[0] for r in rows]
+ax.plot(eps, [r[1] for r in rows], marker="o", label="tvd1")
+ax.plot(eps, [r[2] for r in rows], marker="o", label="tvd2")
+ax.set_xscale("log")
+ax.set_xlabel("total epsilon")
+ax.set_ylabel("mean TVD (decoded Adult)")
+ax.set_title("ReducedSpaceLP on Adult")
+ax.legend()
+fig.tight_layout()
+plt.show()

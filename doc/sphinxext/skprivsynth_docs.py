@@ -27,8 +27,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-
-#: Remote documentation linked by intersphinx: name -> (base URL, inventory URL).
+#: Documentation linked by intersphinx: name -> base URL (its inventory is objects.inv).
 INTERSPHINX_SITES = {
     "python": "https://docs.python.org/3/",
     "numpy": "https://numpy.org/doc/stable/",
@@ -139,7 +138,9 @@ def _constant_comments():
                     above = node.lineno - 2
                     while above >= 0 and lines[above].lstrip().startswith("#:"):
                         above -= 1
-                    comment = [line.lstrip()[2:].strip() for line in lines[above + 1 : node.lineno - 1]]
+                    comment = [
+                        line.lstrip()[2:].strip() for line in lines[above + 1 : node.lineno - 1]
+                    ]
                     if comment:
                         comments.setdefault(target.id, {})[module] = comment
     return comments
@@ -176,7 +177,7 @@ def _resolve_reexport(app, env, node, contnode):
         return None
     package = importlib.import_module("skprivsynth")
     for i in range(1, len(parts) - 1):
-        module_name, name = ".".join(parts[:i + 1]), parts[i + 1]
+        module_name, name = ".".join(parts[: i + 1]), parts[i + 1]
         try:
             module = importlib.import_module(module_name)
         except ImportError:
@@ -184,7 +185,7 @@ def _resolve_reexport(app, env, node, contnode):
         if name in getattr(package, "__all__", ()) and getattr(module, name, None) is getattr(
             package, name
         ):
-            alias = ".".join(["skprivsynth", *parts[i + 1:]])
+            alias = ".".join(["skprivsynth", *parts[i + 1 :]])
             domain = env.get_domain("py")
             return domain.resolve_xref(
                 env, node["refdoc"], app.builder, node["reftype"], alias, node, contnode
