@@ -42,6 +42,12 @@ autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 
+# Every reference to a public skprivsynth name must resolve (-W fails otherwise); others
+# (private helpers, and Python / NumPy / scikit-learn names when intersphinx is offline)
+# stay plain text.
+nitpicky = True
+nitpick_ignore_regex = [(r"py:.*", r"(?!skprivsynth\.(?!_)).*")]
+
 # Links to the scientific Python stack; empty when the inventories cannot be fetched.
 intersphinx_mapping = _intersphinx_mapping(Path(tempfile.gettempdir()) / "skprivsynth-intersphinx")
 intersphinx_timeout = 10

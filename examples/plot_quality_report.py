@@ -22,6 +22,7 @@ The report is computed from the real rows: it is not a differentially private re
 # Adult, fits the synthesizer and decodes its samples back to a DataFrame; its
 # ``privacy_report_`` composes the synthesizer's budget with the small release that
 # decodes the numeric columns.
+import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -52,9 +53,9 @@ print(display.utility.round(3).to_string())
 # ----------------------------
 # :meth:`~skprivsynth.MarginalErrorDisplay.plot` draws the bar charts and the heatmap of
 # the pairwise errors; :meth:`~skprivsynth.MarginalErrorDisplay.to_html` writes the whole
-# report as one self-contained page (here ``quality_report.html`` in the working
+# report as one self-contained page (here ``quality_report.html`` in the temporary
 # directory).
-page = Path("quality_report.html")
+page = Path(tempfile.gettempdir()) / "quality_report.html"
 page.write_text(display.to_html(description=["MarginalSynthesizer, epsilon = 1"]))
 print(f"saved {page}")
 

@@ -13,6 +13,8 @@
 - ``autodoc-process-docstring``: a constant re-exported from ``skprivsynth._math``
   (``MAX_UNIVERSE``) shows the ``#:`` comment where it is defined, never the docstring
   of ``int``.
+- ``missing-reference``: a short name in a docstring (``rescale_rows_l1``) resolves to the
+  one documented skprivsynth object of that name, as on the single reference page of old.
 - :func:`intersphinx_mapping`: the inventories of Python, NumPy, SciPy, pandas and
   scikit-learn, each only if it can be fetched now (offline builds pass ``-W`` and say
   which links they lack).
@@ -169,6 +171,26 @@ def _resolve_doc_from_root(app, env, node, contnode):
     )
 
 
+def _resolve_short_name(app, env, node, contnode):
+    """Resolve a short name (``rescale_rows_l1``, ``Chunks.from_csv``) written in a
+    docstring whose page has another current module, when exactly one documented
+    skprivsynth object ends with it."""
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py" or target.startswith(("skprivsynth.", ".", "~")):
+        return None
+    domain = env.get_domain("py")
+    matches = [  # not the canonical aliases autodoc adds (skprivsynth.marginal.Name)
+        name
+        for name, entry in domain.objects.items()
+        if name.startswith("skprivsynth.") and name.endswith("." + target) and not entry.aliased
+    ]
+    if len(matches) != 1:
+        return None
+    return domain.resolve_xref(
+        env, node["refdoc"], app.builder, node["reftype"], matches[0], node, contnode
+    )
+
+
 def _resolve_reexport(app, env, node, contnode):
     """Resolve ``skprivsynth.<module>.Name[.attr]`` to the page of ``skprivsynth.Name``."""
     target = node.get("reftarget", "")
@@ -198,4 +220,5 @@ def setup(app):
     app.connect("autodoc-process-docstring", _document_constant)
     app.connect("missing-reference", _resolve_doc_from_root)
     app.connect("missing-reference", _resolve_reexport)
+    app.connect("missing-reference", _resolve_short_name)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
