@@ -411,6 +411,93 @@ def _check_positive_int(value, name):
     return int(value)
 
 
+def _check_audit_arguments(
+    events, statistic, n_runs, n_thresholds, n_search_runs, confidence, delta, epsilon, mu,
+    exceptions,
+):  # fmt: skip
+    """The checked arguments of :func:`audit_mechanism` (messages name each one)."""
+    if events is None and statistic is None:
+        raise ValueError("give events (dict of name -> callable) and/or statistic (callable).")
+    events = dict(events or {})
+    for name, e in events.items():
+        if not callable(e):
+            raise TypeError(f"events[{name!r}] must be callable as event(output) -> bool.")
+    if statistic is not None and not callable(statistic):
+        raise TypeError(f"statistic must be callable; got {statistic!r}.")
+    n_runs = _check_positive_int(n_runs, "n_runs")
+    n_thresholds = _check_positive_int(n_thresholds, "n_thresholds")
+    if n_search_runs is None:
+        n_search_runs = max(50, n_runs // 4) if statistic is not None else 0
+    elif statistic is not None:
+        n_search_runs = _check_positive_int(n_search_runs, "n_search_runs")
+    if not isinstance(confidence, Real) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in the open interval (0, 1); got {confidence!r}.")
+    if not isinstance(delta, Real) or not 0 <= delta < 1:
+        raise ValueError(f"delta must be in [0, 1); got {delta!r}.")
+    if epsilon is not None and (
+        not isinstance(epsilon, Real) or not (math.isfinite(epsilon) and epsilon >= 0)
+    ):
+        raise ValueError(f"epsilon must be a finite number >= 0 or None; got {epsilon!r}.")
+    if mu is not None and (not isinstance(mu, Real) or not (math.isfinite(mu) and mu >= 0)):
+        raise ValueError(f"mu must be a finite number >= 0 or None; got {mu!r}.")
+    exceptions = _check_exceptions(exceptions)
+    return events, n_runs, n_thresholds, n_search_runs, exceptions
+
+
+def _pilot_thresholds(mechanism, X0, X1, seeds, statistic, n_thresholds, exceptions):
+    """``(coordinate, threshold)`` pairs: quantiles of the pilot runs of ``statistic``
+    (both datasets pooled), fixed before the testing runs."""
+    thresholds = []
+    if statistic is None:
+        return thresholds
+    pilot0, _, _ = _run(mechanism, X0, seeds[0], statistic, {}, exceptions)
+    pilot1, _, _ = _run(mechanism, X1, seeds[1], statistic, {}, exceptions)
+    pooled = np.vstack([pilot0, pilot1])
+    levels = np.linspace(0, 1, n_thresholds + 2)[1:-1]
+    for j in range(pooled.shape[1]):
+        column = pooled[:, j][np.isfinite(pooled[:, j])]  # runs that did not raise
+        if column.size == 0:
+            continue
+        thresholds.extend((j, float(c)) for c in np.unique(np.quantile(column, levels)))
+    return thresholds
+
+
+def _event_bounds(names, counts0, counts1, n_runs, alpha, delta, epsilon):
+    """Clopper–Pearson bounds of every event and its complement, both directions:
+    ``(best, delta_best, mu_best, table)``."""
+    best = (0.0, "none", (0, n_runs, 0, n_runs))
+    delta_best = mu_best = 0.0
+    table = []
+    for i, name in enumerate(names):
+        k0, k1 = int(counts0[i]), int(counts1[i])
+        tests = (
+            (f"P_D[{name}] vs P_D'", k0, k1),
+            (f"P_D'[{name}] vs P_D", k1, k0),
+            (f"P_D[not {name}] vs P_D'", n_runs - k0, n_runs - k1),
+            (f"P_D'[not {name}] vs P_D", n_runs - k1, n_runs - k0),
+        )
+        event_best = 0.0
+        for label, a, b in tests:
+            lb = epsilon_lower_bound(a, n_runs, b, n_runs, alpha=alpha, delta=delta)
+            event_best = max(event_best, lb)
+            mu_best = max(mu_best, gdp_mu_lower_bound(a, n_runs, b, n_runs, alpha=alpha))
+            if lb > best[0]:
+                best = (lb, label, (a, n_runs, b, n_runs))
+            if epsilon is not None:
+                delta_best = max(
+                    delta_best, _delta_lower_bound(a, n_runs, b, n_runs, alpha, epsilon)
+                )
+        table.append(
+            {
+                "event": name,
+                "freq_D": k0 / n_runs,
+                "freq_D'": k1 / n_runs,
+                "epsilon_lower": event_best,
+            }
+        )
+    return best, delta_best, mu_best, table
+
+
 def audit_mechanism(
     mechanism,
     X0,
@@ -498,31 +585,10 @@ def audit_mechanism(
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable as mechanism(X, seed); got {mechanism!r}.")
     _check_neighbours(X0, X1)
-    if events is None and statistic is None:
-        raise ValueError("give events (dict of name -> callable) and/or statistic (callable).")
-    events = dict(events or {})
-    for name, e in events.items():
-        if not callable(e):
-            raise TypeError(f"events[{name!r}] must be callable as event(output) -> bool.")
-    if statistic is not None and not callable(statistic):
-        raise TypeError(f"statistic must be callable; got {statistic!r}.")
-    n_runs = _check_positive_int(n_runs, "n_runs")
-    n_thresholds = _check_positive_int(n_thresholds, "n_thresholds")
-    if n_search_runs is None:
-        n_search_runs = max(50, n_runs // 4) if statistic is not None else 0
-    elif statistic is not None:
-        n_search_runs = _check_positive_int(n_search_runs, "n_search_runs")
-    if not isinstance(confidence, Real) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in the open interval (0, 1); got {confidence!r}.")
-    if not isinstance(delta, Real) or not 0 <= delta < 1:
-        raise ValueError(f"delta must be in [0, 1); got {delta!r}.")
-    if epsilon is not None and (
-        not isinstance(epsilon, Real) or not (math.isfinite(epsilon) and epsilon >= 0)
-    ):
-        raise ValueError(f"epsilon must be a finite number >= 0 or None; got {epsilon!r}.")
-    if mu is not None and (not isinstance(mu, Real) or not (math.isfinite(mu) and mu >= 0)):
-        raise ValueError(f"mu must be a finite number >= 0 or None; got {mu!r}.")
-    exceptions = _check_exceptions(exceptions)
+    events, n_runs, n_thresholds, n_search_runs, exceptions = _check_audit_arguments(
+        events, statistic, n_runs, n_thresholds, n_search_runs, confidence, delta, epsilon, mu,
+        exceptions,
+    )  # fmt: skip
 
     start = time.perf_counter()
     # 32-bit seeds (accepted by every scikit-learn ``random_state``), drawn without
@@ -532,19 +598,10 @@ def audit_mechanism(
         2**32, size=(2, n_search_runs + n_runs), replace=False
     )
     names = list(events) + [f"raised {cls.__name__}" for cls in exceptions]
-    thresholds = []
-    if statistic is not None:
-        pilot0, _, _ = _run(mechanism, X0, seeds[0, :n_search_runs], statistic, {}, exceptions)
-        pilot1, _, _ = _run(mechanism, X1, seeds[1, :n_search_runs], statistic, {}, exceptions)
-        pooled = np.vstack([pilot0, pilot1])
-        levels = np.linspace(0, 1, n_thresholds + 2)[1:-1]
-        for j in range(pooled.shape[1]):
-            column = pooled[:, j][np.isfinite(pooled[:, j])]  # runs that did not raise
-            if column.size == 0:
-                continue
-            for c in np.unique(np.quantile(column, levels)):
-                thresholds.append((j, float(c)))
-                names.append(f"statistic[{j}] >= {c:.6g}")
+    thresholds = _pilot_thresholds(
+        mechanism, X0, X1, seeds[:, :n_search_runs], statistic, n_thresholds, exceptions
+    )
+    names += [f"statistic[{j}] >= {c:.6g}" for j, c in thresholds]
     final0, final1 = seeds[0, n_search_runs:], seeds[1, n_search_runs:]
     values0, hits0, raised0 = _run(mechanism, X0, final0, statistic, events, exceptions)
     values1, hits1, raised1 = _run(mechanism, X1, final1, statistic, events, exceptions)
@@ -569,36 +626,9 @@ def audit_mechanism(
 
     n_tests = 4 * len(names)
     alpha = (1 - confidence) / n_tests
-    best = (0.0, "none", (0, n_runs, 0, n_runs))
-    delta_best = mu_best = 0.0
-    table = []
-    for i, name in enumerate(names):
-        k0, k1 = int(counts0[i]), int(counts1[i])
-        tests = (
-            (f"P_D[{name}] vs P_D'", k0, k1),
-            (f"P_D'[{name}] vs P_D", k1, k0),
-            (f"P_D[not {name}] vs P_D'", n_runs - k0, n_runs - k1),
-            (f"P_D'[not {name}] vs P_D", n_runs - k1, n_runs - k0),
-        )
-        event_best = 0.0
-        for label, a, b in tests:
-            lb = epsilon_lower_bound(a, n_runs, b, n_runs, alpha=alpha, delta=delta)
-            event_best = max(event_best, lb)
-            mu_best = max(mu_best, gdp_mu_lower_bound(a, n_runs, b, n_runs, alpha=alpha))
-            if lb > best[0]:
-                best = (lb, label, (a, n_runs, b, n_runs))
-            if epsilon is not None:
-                delta_best = max(
-                    delta_best, _delta_lower_bound(a, n_runs, b, n_runs, alpha, epsilon)
-                )
-        table.append(
-            {
-                "event": name,
-                "freq_D": k0 / n_runs,
-                "freq_D'": k1 / n_runs,
-                "epsilon_lower": event_best,
-            }
-        )
+    best, delta_best, mu_best, table = _event_bounds(
+        names, counts0, counts1, n_runs, alpha, delta, epsilon
+    )
     eps_lower, best_name, best_counts = best
     violation = (epsilon is not None and (eps_lower > epsilon or delta_best > delta)) or (
         mu is not None and mu_best > mu
