@@ -383,6 +383,34 @@ class PrivateSampler(BaseSynthesizer):
             return max(1000, 2 * n_walsh_functions(p, int(self.degree)))
         return int(self.m)
 
+    def _draw_reduced_space(self, m, p, d, subsets, L, rng):
+        """A reduced space of ``m`` random sign vectors whose Walsh matrix ``W_S`` is well
+        conditioned (``σ_min >= sqrt(m)/(2e^d)``), in at most ``max_tries`` draws;
+        ``(signs, W, diagnostics)``.  Data-independent."""
+        threshold = well_conditioning_threshold(m, d)
+        best, tries = 0.0, 0
+        while True:
+            tries += 1
+            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(m, p)).astype(np.float64)
+            W = walsh_matrix(signs, subsets)
+            sigma = smallest_singular_value(W)
+            best = max(best, sigma)
+            if sigma >= threshold:
+                break
+            if tries >= self.max_tries:
+                raise ValueError(
+                    f"no well-conditioned reduced space in max_tries={self.max_tries} draws: "
+                    f"the best sigma_min(W_S) was {best:.4g} < sqrt(m)/(2e^d) = "
+                    f"{threshold:.4g} (m={m}, L={L}).  Increase m (several times L) or "
+                    "max_tries."
+                )
+        diagnostics = {
+            "sigma_min_": sigma,
+            "well_conditioning_threshold_": threshold,
+            "n_tries_": tries,
+        }
+        return signs, W, diagnostics
+
     def _fit_cost(self, n_samples, n_features):
         """The whole release budget, charged at fit: ``epsilon``, or with
         ``epsilon=None`` the cost of ``n_samples`` records (Theorem 12.2)."""
@@ -454,23 +482,7 @@ class PrivateSampler(BaseSynthesizer):
 
         # 1. Reduced space: only ``rng`` (from random_state) is used, never the data.
         subsets = walsh_subsets(p, d)
-        threshold = well_conditioning_threshold(m, d)
-        best, tries = 0.0, 0
-        while True:
-            tries += 1
-            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(m, p)).astype(np.float64)
-            W = walsh_matrix(signs, subsets)
-            sigma = smallest_singular_value(W)
-            best = max(best, sigma)
-            if sigma >= threshold:
-                break
-            if tries >= self.max_tries:
-                raise ValueError(
-                    f"no well-conditioned reduced space in max_tries={self.max_tries} draws: "
-                    f"the best sigma_min(W_S) was {best:.4g} < sqrt(m)/(2e^d) = "
-                    f"{threshold:.4g} (m={m}, L={L}).  Increase m (several times L) or "
-                    "max_tries."
-                )
+        signs, W, diagnostics = self._draw_reduced_space(m, p, d, subsets, L, rng)
         reduced_space = signs_to_boolean(signs)
 
         # 2. Fourier coefficients of the data.
@@ -494,9 +506,7 @@ class PrivateSampler(BaseSynthesizer):
             **solution,
             "records_": reduced_space,
             "n_walsh_functions_": L,
-            "sigma_min_": sigma,
-            "well_conditioning_threshold_": threshold,
-            "n_tries_": tries,
+            **diagnostics,
             "fourier_coefficients_": c,
             "max_row_frequency_": float(row_counts[1].max() / n),
             "degree_": d,
