@@ -66,17 +66,29 @@ class _Compression:
 
     A level is *kept* when its noisy 1-way count reaches ``threshold``; the others form
     one extra code (when there are any), decoded back to one of them drawn
-    proportionally to their clipped noisy counts.  Post-processing of the 1-way release.
+    proportionally to their clipped noisy counts.  The first ``numeric[j]`` codes of
+    column ``j`` are numeric bins in increasing order: their rare codes below the
+    first kept bin or above the last are merged into that bin instead, so that the
+    noise of empty tails of a generous public range is not decoded as far values the
+    data does not have.  Post-processing of the 1-way release.
     """
 
-    def __init__(self, noisy_one_way, threshold):
+    def __init__(self, noisy_one_way, threshold, numeric):
         self.kept, self.rare, self.rare_weights, self.encode = [], [], [], []
-        for y in noisy_one_way:
+        for y, n_bins in zip(noisy_one_way, numeric, strict=True):
             keep = y >= threshold
-            kept, rare = np.flatnonzero(keep), np.flatnonzero(~keep)
+            bins = np.flatnonzero(keep[:n_bins])  # the kept numeric bins
+            tails = np.zeros(y.size, dtype=bool)
+            if bins.size:
+                tails[: bins[0]] = True
+                tails[bins[-1] + 1 : n_bins] = True
+            kept, rare = np.flatnonzero(keep), np.flatnonzero(~keep & ~tails)
             encode = np.empty(y.size, dtype=np.int64)
             encode[kept] = np.arange(kept.size)
             encode[rare] = kept.size
+            if bins.size:  # the outermost kept bins absorb the tails
+                encode[: bins[0]] = encode[bins[0]]
+                encode[bins[-1] + 1 : n_bins] = encode[bins[-1]]
             w = np.clip(y[rare], 0, None)
             self.kept.append(kept)
             self.rare.append(rare)
@@ -91,11 +103,11 @@ class _Compression:
 
     def one_way(self, j, noisy, sigma):
         """The compressed 1-way measurement of column ``j`` (merged cells add variance)."""
-        kept, rare = self.kept[j], self.rare[j]
-        if rare.size == 0:
+        encode, size = self.encode[j], self.sizes[j]
+        if size == noisy.size:
             return Measurement((j,), noisy, sigma)
-        counts = np.append(noisy[kept], noisy[rare].sum())
-        sigmas = np.append(np.full(kept.size, sigma), sigma * math.sqrt(rare.size))
+        counts = np.bincount(encode, weights=noisy, minlength=size)
+        sigmas = sigma * np.sqrt(np.bincount(encode, minlength=size))
         return Measurement((j,), counts, sigmas)
 
     def inverse_transform(self, codes, rng):
@@ -276,12 +288,27 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
         return tuple(int(k) for k in sizes)
 
+    @staticmethod
+    def _numeric_codes(numeric_codes, sizes):
+        if numeric_codes is None:
+            return (0,) * len(sizes)
+        numeric = list(numeric_codes)
+        if len(numeric) != len(sizes) or not all(
+            isinstance(k, Integral | np.integer) and not isinstance(k, bool) and 0 <= k <= size
+            for k, size in zip(numeric, sizes, strict=True)
+        ):
+            raise ValueError(
+                "numeric_codes must give, for each column, a number of codes between 0 and "
+                f"its size {list(sizes)}; got {numeric_codes!r}."
+            )
+        return tuple(int(k) for k in numeric)
+
     def _fit_cost(self, n_samples, n_features):
         """``rho = zcdp_rho(epsilon, delta)``: every release of the fit is budgeted in it."""
         return PrivacyCost(rho=zcdp_rho(self.epsilon, self.delta))
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, domain=None):
+    def fit(self, X, y=None, domain=None, numeric_codes=None):
         """Fit the model to integer codes ``X`` under (``epsilon``, ``delta``)-DP.
 
         Parameters
@@ -296,6 +323,13 @@ class MarginalSynthesizer(BaseSynthesizer):
         domain : sequence of int, optional
             Public sizes, used when the ``domain`` parameter is None (a
             :class:`~skprivsynth.SynthesisPipeline` passes its encoder's).
+        numeric_codes : sequence of int, optional
+            For each column, how many of its first codes are numeric bins in
+            increasing order (0: none; a :class:`~skprivsynth.SynthesisPipeline`
+            passes its encoder's, :func:`~skprivsynth.pipeline.declared_numeric_codes`).
+            The rare bins of such a column beyond its outermost kept bins are merged
+            into them rather than into the rare code, so that noise in the empty tails
+            of a generous public range does not come back as far values.  Public.
 
         Returns
         -------
@@ -305,6 +339,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         data = self._validate_fit_source(X)
         d = data.n_features
         sizes = self._sizes(domain, d)
+        numeric = self._numeric_codes(numeric_codes, sizes)
         if sum(sizes) > self.max_model_size:  # public: no release happens on refusal
             raise ValueError(
                 f"max_model_size={self.max_model_size} is below the size of the 1-way "
@@ -326,9 +361,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         rho = self._fit_cost(data.n_samples, data.n_features).rho
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
         if self.selection == "mst":
-            model, cliques, compression = self._fit_mst(data, sizes, one_way, rho, report, rng)
+            fit = self._fit_mst
         else:
-            model, cliques, compression = self._fit_adaptive(data, sizes, one_way, rho, report, rng)
+            fit = self._fit_adaptive
+        model, cliques, compression = fit(data, sizes, numeric, one_way, rho, report, rng)
         return self._set_fitted(
             state,
             model_=model,
@@ -340,7 +376,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             _compression=compression,
         )
 
-    def _measure_one_way(self, one_way, sizes, rho_each, report, rng):
+    def _measure_one_way(self, one_way, sizes, numeric, rho_each, report, rng):
         """Release every 1-way marginal at ``rho_each``; compress the rare levels."""
         sigma = _TABLE_L2 / math.sqrt(2 * rho_each)
         noisy = [
@@ -355,7 +391,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             for j in range(len(sizes))
         ]
         # Levels whose noisy count is below 3σ carry mostly noise (MST, Sect. 4).
-        compression = _Compression(noisy, 3 * sigma)
+        compression = _Compression(noisy, 3 * sigma, numeric)
         one_way = [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
         self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         return compression, one_way
@@ -387,13 +423,13 @@ class MarginalSynthesizer(BaseSynthesizer):
             for s, noisy, sigma in releases
         ]
 
-    def _fit_mst(self, data, sizes, one_way, rho, report, rng):
+    def _fit_mst(self, data, sizes, numeric, one_way, rho, report, rng):
         """MST: ρ/3 on 1-way marginals, ρ/3 on choosing a spanning tree, ρ/3 on its edges."""
         n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
         one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
         compression, measurements = self._measure_one_way(
-            one_way, sizes, one_way_share * rho / d, report, rng
+            one_way, sizes, numeric, one_way_share * rho / d, report, rng
         )
         data_sizes, sizes = sizes, compression.sizes
         cliques = []
@@ -427,14 +463,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         self._log(f"final estimation ({self.iterations} iterations)")
         return model, cliques, compression
 
-    def _fit_adaptive(self, data, sizes, one_way, rho, report, rng):
+    def _fit_adaptive(self, data, sizes, numeric, one_way, rho, report, rng):
         """AIM (McKenna et al. 2022, Alg. 2) with replace-one sensitivities."""
         n, d = data.n_samples, len(sizes)
         rounds = 16 * d
         alpha = 0.9  # share of each round's budget spent on measuring
         rho_one_way = _ONE_WAY_SHARE * rho
         compression, measurements = self._measure_one_way(
-            one_way, sizes, rho_one_way / d, report, rng
+            one_way, sizes, numeric, rho_one_way / d, report, rng
         )
         used = rho_one_way
         # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².

@@ -35,6 +35,7 @@ from .validation import (
 __all__ = [
     "SynthesisPipeline",
     "declared_code_sizes",
+    "declared_numeric_codes",
     "make_private_pipeline",
     "make_synthesis_pipeline",
 ]
@@ -161,6 +162,8 @@ class SynthesisPipeline(Pipeline):
             and "domain" not in last
         ):
             last["domain"] = declared_code_sizes(transformer)
+            if "numeric_codes" in inspect.signature(final.fit).parameters:
+                last.setdefault("numeric_codes", declared_numeric_codes(transformer))
         blocks = getattr(transformer, "feature_blocks_", None)
         if (
             "feature_blocks" in final.get_params(deep=False)
@@ -396,6 +399,23 @@ def declared_code_sizes(transformer):
         return None
     if isinstance(transformer, OrdinalEncoder) and not isinstance(transformer.categories, str):
         return [len(c) for c in transformer.categories_]
+    return None
+
+
+def declared_numeric_codes(transformer):
+    """For each output column of ``transformer``, how many of its first codes are
+    numeric bins in increasing order (0 for levels), or None.
+
+    ``BooleanEncoder(encoding="ordinal")`` with a declared domain: the bins of its
+    columns declared with bins or a range (numbers and dates; a missing level is the
+    code after them).  Public: it follows from the declaration.
+    """
+    if (
+        isinstance(transformer, BooleanEncoder)
+        and transformer.encoding == "ordinal"
+        and not transformer.learned_columns_
+    ):
+        return [c.n_values if c.kind == "bins" else 0 for c in transformer._encoding]
     return None
 
 

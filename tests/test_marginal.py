@@ -238,3 +238,41 @@ def test_correlated_measurement_of_a_table_compressed_to_one_cell():
     assert est._compression.sizes == (1, 1, 1, 1)
     assert est.rho_ <= zcdp_rho(0.3, est.delta) * (1 + 1e-12)
     assert est.sample(50).shape == (50, 4)
+
+
+def test_empty_tails_of_numeric_bins_are_not_sampled():
+    # 40 bins of a generous public range; the rows lie in bins 5..14.  The noise of
+    # the empty bins 15..39 must not come back as far values: with numeric_codes the
+    # rare bins beyond the outermost kept bin are merged into it.
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(5, 15, 20_000), rng.integers(0, 2, 20_000)])
+    far = {}
+    for numeric in (None, [40, 0]):
+        tails = 0
+        for seed in range(5):
+            est = MarginalSynthesizer(epsilon=0.5, domain=[40, 2], random_state=seed)
+            est.fit(X, numeric_codes=numeric)
+            tails += int((est.sample(20_000)[:, 0] >= 15).sum())
+        far[numeric is None] = tails
+    assert far[False] == 0 and far[True] > 0
+    with pytest.raises(ValueError, match="numeric_codes must give"):
+        MarginalSynthesizer(epsilon=1.0, domain=[40, 2]).fit(X, numeric_codes=[41, 0])
+
+
+def test_pipeline_passes_the_numeric_codes_of_its_encoder():
+    from skprivsynth.pipeline import declared_numeric_codes
+    from skprivsynth.preprocessing import BooleanEncoder
+
+    frame = pd.DataFrame({"x": np.linspace(0.5, 9.5, 200), "c": ["a", "b"] * 100})
+    domain = {"x": {"bins": [0, 2, 4, 6, 8, 10], "missing": True}, "c": ["a", "b"]}
+    encoder = BooleanEncoder(categories=domain, encoding="ordinal").fit(frame)
+    assert declared_numeric_codes(encoder) == [5, 0]  # the missing code is not a bin
+    seen = {}
+
+    class Spy(MarginalSynthesizer):
+        def fit(self, X, y=None, domain=None, numeric_codes=None):
+            seen["numeric_codes"] = numeric_codes
+            return super().fit(X, y, domain=domain, numeric_codes=numeric_codes)
+
+    make_synthesis_pipeline(encoder, Spy(epsilon=1.0, random_state=0)).fit(frame)
+    assert seen["numeric_codes"] == [5, 0]

@@ -274,8 +274,9 @@ def consistent_sub_bin_weights(
     a node's mass ``p`` goes to its two children ``(a, p − a)`` by the Euclidean
     projection of their estimates onto ``{a + b = p, a >= 0, b >= 0}``, except that a
     child whose estimate is below ``cutoff`` of its standard deviations while its
-    sibling's is not gets nothing.  A region without rows thus receives mass only when
-    its noisy total stands out of its noise, tested once per maximal empty dyadic
+    sibling's is not gets nothing, and two children whose difference is below
+    ``cutoff`` of its standard deviations share ``p`` equally.  A region without rows
+    thus receives mass only when its noisy total stands out of its noise, tested once per maximal empty dyadic
     region rather than once per sub-bin.  A bin whose total is not significant falls
     back to uniform.  Measuring the inner nodes too (Hay's full tree) would raise the
     sensitivity to ``sqrt(2·(log2(n_sub) + 1))`` and, at ``n_sub <= 64``, lose more
@@ -363,6 +364,10 @@ def _top_down(y, sigma, cutoff):
         keep_right = right >= tau[first + 1 : first + 2 * k : 2]
         a = np.clip((left - right + mass) / 2, 0.0, mass)
         a = np.where(keep_left & ~keep_right, mass, np.where(keep_right & ~keep_left, 0.0, a))
+        # Halves whose difference is within the noise of a difference get equal shares:
+        # the split follows the data only where the data shows a difference.
+        even = np.abs(left - right) < tau[first : first + 2 * k : 2] * math.sqrt(2)
+        a = np.where(even, mass / 2, a)
         mass = np.stack([a, mass - a], axis=2).reshape(m, 2 * k)
         first += 2 * k
     mass[empty] = 1.0
