@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
+import math
 import itertools
 import json
 import logging
@@ -175,7 +176,13 @@ def _privacy_line(pipe):
         return text
     if decode_report is not None:
         total = report.compose(decode_report)
-        parts = f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} {encoder})"
+        if math.isclose(total.epsilon, report.epsilon + decode_report.epsilon):
+            parts = f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} {encoder})"
+        else:  # their zCDP parts compose before the conversion: less than the sum
+            parts = (
+                f" (synthesizer {report.epsilon:.4g} and {encoder} {decode_report.epsilon:.4g}"
+                " alone, composed in zCDP)"
+            )
     else:
         total, parts = report, ""
     text = f"privacy: epsilon = {total.epsilon:.4g}{parts}"

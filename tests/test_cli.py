@@ -767,7 +767,9 @@ def test_ranges_drafted_and_released_with_private_bins(tmp_path, capsys):
     argv = ["synthesize", str(tmp_path / "data.csv"), "-o", str(target), "--domain", str(domain)]
     with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
         assert main([*argv, "-q", "--seed", "0", "--binning-epsilon", "0.5"]) == 0
-    assert "(1 synthesizer + 0.5 private bins)" in capsys.readouterr().err
+    assert "(synthesizer 1 and private bins 0.5 alone, composed in zCDP)" in (
+        capsys.readouterr().err
+    )
     synthetic = pd.read_csv(target, parse_dates=["time_hour"])
     assert synthetic["age"].dtype == np.int64
     assert synthetic["age"].between(*draft["age"]["range"]).all()

@@ -270,17 +270,18 @@ def consistent_sub_bin_weights(
     the binary tree of dyadic groups of its sub-bins (its total, its halves, ...); with
     every sub-bin measured once and no other node, the least-squares consistent
     estimate of a node (Hay, Rastogi, Miklau & Suciu, PVLDB 2010) is the sum of its
-    sub-bins' noisy counts, with standard deviation ``σ·sqrt(size)``.  Then, top-down,
-    a node's mass ``p`` goes to its two children ``(a, p − a)`` by the Euclidean
+    sub-bins' noisy counts, with standard deviation ``σ·sqrt(size)``.  Then, top-down, a
+    node's mass ``p`` goes to its two children ``(a, p − a)`` by the Euclidean
     projection of their estimates onto ``{a + b = p, a >= 0, b >= 0}``, except that a
     child whose estimate is below ``cutoff`` of its standard deviations while its
-    sibling's is not gets nothing, and two children whose difference is below
-    ``cutoff`` of its standard deviations share ``p`` equally.  A region without rows
-    thus receives mass only when its noisy total stands out of its noise, tested once per maximal empty dyadic
-    region rather than once per sub-bin.  A bin whose total is not significant falls
-    back to uniform.  Measuring the inner nodes too (Hay's full tree) would raise the
-    sensitivity to ``sqrt(2·(log2(n_sub) + 1))`` and, at ``n_sub <= 64``, lose more
-    accuracy on the sub-bins than the tree gains (Qardaji, Yang & Li, PVLDB 2013).
+    sibling's is not gets nothing, and two children whose difference is below ``cutoff``
+    of its standard deviations share ``p`` equally.  A region without rows thus receives
+    mass only when its noisy total stands out of its noise, tested once per maximal
+    empty dyadic region rather than once per sub-bin.  A bin whose total is not
+    significant falls back to uniform.  Measuring the inner nodes too (Hay's full tree)
+    would raise the sensitivity to ``sqrt(2·(log2(n_sub) + 1))`` and, at ``n_sub <=
+    64``, lose more accuracy on the sub-bins than the tree gains (Qardaji, Yang & Li,
+    PVLDB 2013).
 
     Sensitivity (replace-one).  Moving one row lowers one sub-bin count by 1 and raises
     one by 1 (the same one: no change): L2 sensitivity ``sqrt(2)``, so
