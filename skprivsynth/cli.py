@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import inspect
-import math
 import itertools
 import json
 import logging
+import math
 import os
 import sys
 import tempfile
