@@ -58,16 +58,16 @@ import pandas as pd
 from sklearn.pipeline import Pipeline
 from sklearn.utils import check_array
 
-from .accountant import charge_active
-from .domain import Bins, Domain, Range, _as_domain, _codes
-from .privacy import (
+from ..accountant import charge_active
+from ..domain import Bins, Domain, Range, _as_domain, _codes
+from ..privacy import (
     NOISE_OPTIONS,
     PrivacyCost,
     check_epsilon,
     laplace_mechanism,
     warn_privacy_leak,
 )
-from .validation import check_random_generator, check_unit_interval, is_differentially_private
+from ..validation import check_random_generator, check_unit_interval, is_differentially_private
 
 __all__ = [
     "MarginalErrors",
