@@ -311,10 +311,10 @@ class BaseSynthesizer(BaseEstimator):
         float
         """
         from .metrics import (  # metrics imports this module
-            _warn_if_differentially_private,
             categorical_marginal_tvd,
             make_marginal_scorer,
         )
+        from .metrics import warn_if_differentially_private as _warn_if_differentially_private
 
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_min_samples=1)

@@ -26,7 +26,8 @@ from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
 from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
-from .metrics import _observed_levels, categorical_marginal_tvd
+from .metrics import categorical_marginal_tvd
+from .metrics import observed_levels as _observed_levels
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
 from .validation import is_differentially_private
@@ -758,8 +759,8 @@ def _write_text_atomically(text, path):
 
 
 def _evaluate(args):
+    from .metrics import distribution_columns as _distribution_columns
     from .metrics import (
-        _distribution_columns,
         evaluation_domain,
         missing_rates,
         numeric_column_errors,

@@ -234,7 +234,8 @@ class SynthesisPipeline(Pipeline):
         -------
         float
         """
-        from .metrics import _warn_if_differentially_private, categorical_marginal_tvd
+        from .metrics import categorical_marginal_tvd
+        from .metrics import warn_if_differentially_private as _warn_if_differentially_private
 
         check_is_fitted(self)
         _warn_if_differentially_private(self)

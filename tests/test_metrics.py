@@ -15,7 +15,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.utils import check_array
 
-from skprivsynth import metrics
 from skprivsynth.datasets import load_adult
 from skprivsynth.domain import Bins
 from skprivsynth.metrics import (
@@ -31,6 +30,10 @@ from skprivsynth.metrics import (
     missing_rates,
     numeric_column_errors,
 )
+from skprivsynth.metrics import _boolean as boolean_module
+from skprivsynth.metrics import _categorical as categorical_module
+from skprivsynth.metrics import _combinations as combinations_module
+from skprivsynth.metrics import _scorer as scorer_module
 from skprivsynth.privacy import PrivacyLeakWarning
 
 # ----------------------------------------------------------------- brute force
@@ -122,9 +125,9 @@ def test_gram_and_chunked_paths_agree(monkeypatch, form):
     rng = np.random.default_rng(4)
     X, Y = _boolean(rng, 300, 7), rng.random((200, 7))
     gram = marginal_errors(X, Y, 2, form).errors
-    monkeypatch.setattr(metrics, "_GRAM_MAX_FEATURES", 0)
-    monkeypatch.setattr(metrics, "_ROW_CHUNK", 64)  # several row chunks per block
-    monkeypatch.setattr(metrics, "_CHUNK_ELEMENTS", 64 * 5)  # several set chunks
+    monkeypatch.setattr(boolean_module, "_GRAM_MAX_FEATURES", 0)
+    monkeypatch.setattr(boolean_module, "_ROW_CHUNK", 64)  # several row chunks per block
+    monkeypatch.setattr(boolean_module, "_CHUNK_ELEMENTS", 64 * 5)  # several set chunks
     chunked = marginal_errors(X, Y, 2, form).errors
     np.testing.assert_allclose(chunked, gram, atol=1e-12)
     _, expected = _brute_errors(X[:40], Y[:30], 3, form)
@@ -171,7 +174,7 @@ def test_accepts_bool_uint8_and_dataframes():
 
 @pytest.mark.parametrize(("p", "d"), [(1, 1), (5, 1), (6, 2), (7, 3), (6, 6), (9, 4)])
 def test_unranking_enumerates_itertools_order(p, d):
-    sets = metrics._column_sets(p, d, None, None)
+    sets = combinations_module._column_sets(p, d, None, None)
     np.testing.assert_array_equal(sets, np.array(list(itertools.combinations(range(p), d))))
 
 
@@ -199,9 +202,9 @@ def test_random_subset_is_reproducible_sorted_and_a_subset():
 def test_random_subset_is_uniform():
     # each of the C(6, 2) = 15 pairs appears with probability 5/15 in a 5-subset
     counts = np.zeros(15)
-    full = [tuple(r) for r in metrics._column_sets(6, 2, None, None)]
+    full = [tuple(r) for r in combinations_module._column_sets(6, 2, None, None)]
     for seed in range(600):
-        for r in metrics._column_sets(6, 2, 5, seed):
+        for r in combinations_module._column_sets(6, 2, 5, seed):
             counts[full.index(tuple(r))] += 1
     expected = 600 * 5 / 15
     chi2 = ((counts - expected) ** 2 / expected).sum()
@@ -210,13 +213,13 @@ def test_random_subset_is_uniform():
 
 def test_random_subset_when_combinations_overflow_int64():
     p, d = 100, 20
-    assert math.comb(p, d) >= metrics._RANK_LIMIT
-    sets = metrics._column_sets(p, d, 40, 0)
+    assert math.comb(p, d) >= combinations_module._RANK_LIMIT
+    sets = combinations_module._column_sets(p, d, 40, 0)
     assert sets.shape == (40, d)
     assert np.all(np.diff(sets, axis=1) > 0) and sets.min() >= 0 and sets.max() < p
     assert len({tuple(r) for r in sets}) == 40
     assert [tuple(r) for r in sets] == sorted(tuple(r) for r in sets)
-    np.testing.assert_array_equal(sets, metrics._column_sets(p, d, 40, 0))
+    np.testing.assert_array_equal(sets, combinations_module._column_sets(p, d, 40, 0))
     X = _boolean(np.random.default_rng(0), 20, p)
     assert marginal_error(X, X, d, "conjunction", max_marginals=40, random_state=0) == 0.0
 
@@ -292,7 +295,7 @@ def test_categorical_tvd_matches_groupby(degree):
 def test_categorical_sparse_cell_path(monkeypatch):
     real, synth = _categorical_frames(np.random.default_rng(9))
     dense = categorical_marginal_errors(real, synth, 3).errors
-    monkeypatch.setattr(metrics, "_MAX_BINCOUNT_CELLS", 4)
+    monkeypatch.setattr(categorical_module, "_MAX_BINCOUNT_CELLS", 4)
     np.testing.assert_allclose(categorical_marginal_errors(real, synth, 3).errors, dense)
 
 
@@ -322,7 +325,7 @@ def test_categorical_validation():
 
 def test_benchmark_triples_are_fixed():
     """tvd3 = 200 random triples of the 14 Adult columns drawn with random_state=0."""
-    sets = metrics._column_sets(14, 3, 200, 0)
+    sets = combinations_module._column_sets(14, 3, 200, 0)
     assert sets.shape == (200, 3)
     assert sets[:5].tolist() == [[0, 1, 2], [0, 1, 3], [0, 1, 4], [0, 1, 6], [0, 1, 7]]
 
@@ -534,11 +537,11 @@ def test_errors_outside_the_unit_interval_raise_instead_of_being_clipped(monkeyp
     rng = np.random.default_rng(0)
     X, Y = _boolean(rng, 30, 4), _boolean(rng, 20, 4)
     for path in ("_degree2_gram_errors", "_chunked_errors"):
-        monkeypatch.setattr(metrics, path, lambda blocks, *a: np.full(6, overshoot))
+        monkeypatch.setattr(boolean_module, path, lambda blocks, *a: np.full(6, overshoot))
     with pytest.raises(RuntimeError, match="outside \\[0, 1\\].*round-off"):
         marginal_errors(X, Y, 2)
     real = pd.DataFrame({"a": [0, 1, 1], "b": [1, 0, 1]})
-    monkeypatch.setattr(metrics, "_categorical_tvd", lambda *a: overshoot)
+    monkeypatch.setattr(categorical_module, "_categorical_tvd", lambda *a: overshoot)
     with pytest.raises(RuntimeError, match="categorical_marginal_errors"):
         categorical_marginal_errors(real, real, degree=1)
 
@@ -546,7 +549,7 @@ def test_errors_outside_the_unit_interval_raise_instead_of_being_clipped(monkeyp
 def test_round_off_overshoot_is_clipped(monkeypatch):
     rng = np.random.default_rng(0)
     X, Y = _boolean(rng, 30, 4), _boolean(rng, 20, 4)
-    monkeypatch.setattr(metrics, "_degree2_gram_errors", lambda *a: np.full(6, 1.0 + 1e-12))
+    monkeypatch.setattr(boolean_module, "_degree2_gram_errors", lambda *a: np.full(6, 1.0 + 1e-12))
     np.testing.assert_array_equal(marginal_errors(X, Y, 2).errors, 1.0)
 
 
@@ -575,7 +578,7 @@ def test_dp_score_sensitivity_holds_on_every_neighbour(monkeypatch, form, statis
         released.append((float(values[0]), sensitivity, epsilon))
         return np.asarray(values, dtype=float), 0.0
 
-    monkeypatch.setattr(metrics, "laplace_mechanism", record)
+    monkeypatch.setattr(scorer_module, "laplace_mechanism", record)
     rng = np.random.default_rng(7)
     n, p = 12, 3
     X = _boolean(rng, n, p, prob=0.5)
@@ -618,7 +621,7 @@ def test_dp_score_is_charged_before_its_noise_and_refused_over_budget(monkeypatc
     with accountant, warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # a DP score does not warn
         noisy = scorer(dp, X)
-        monkeypatch.setattr(metrics, "laplace_mechanism", lambda *a, **k: 1 / 0)
+        monkeypatch.setattr(scorer_module, "laplace_mechanism", lambda *a, **k: 1 / 0)
         with pytest.raises(BudgetExceededError, match="DP marginal score of 100 rows"):
             scorer(dp, X)
     assert accountant.spent == 0.1 and -1 < noisy < 1
