@@ -25,6 +25,11 @@ from sklearn.utils.validation import (
 from ._math.sampling import sample_weighted_records
 from .accountant import charge_fit
 from .chunks import add_statistics, as_chunks, reduce_chunks
+from .metrics import (
+    categorical_marginal_tvd,
+    make_marginal_scorer,
+    warn_if_differentially_private,
+)
 from .validation import (
     check_boolean_matrix,
     check_n_samples,
@@ -310,17 +315,11 @@ class BaseSynthesizer(BaseEstimator):
         -------
         float
         """
-        from .metrics import (  # metrics imports this module
-            categorical_marginal_tvd,
-            make_marginal_scorer,
-        )
-        from .metrics import warn_if_differentially_private as _warn_if_differentially_private
-
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_min_samples=1)
         if self._input_domain != "real":
             return make_marginal_scorer(degree=2)(self, X)
-        _warn_if_differentially_private(self)
+        warn_if_differentially_private(self)
         synthetic = self.sample(len(X), random_state=0)
         return -categorical_marginal_tvd(X, synthetic, degree=min(2, X.shape[1]))
 

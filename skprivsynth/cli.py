@@ -26,8 +26,7 @@ from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
 from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
-from .metrics import categorical_marginal_tvd
-from .metrics import observed_levels as _observed_levels
+from .metrics import categorical_marginal_tvd, observed_levels
 from .pipeline import _seeded_releases, make_private_pipeline
 from .privacy import PrivacyLeakWarning
 from .validation import is_differentially_private
@@ -759,8 +758,8 @@ def _write_text_atomically(text, path):
 
 
 def _evaluate(args):
-    from .metrics import distribution_columns as _distribution_columns
     from .metrics import (
+        distribution_columns,
         evaluation_domain,
         missing_rates,
         numeric_column_errors,
@@ -804,7 +803,7 @@ def _evaluate(args):
     else:
         evaluated = evaluation_domain(real, synthetic, domain)
         scores = _tvd_table(real, synthetic, evaluated, args.seed)
-        columns = _distribution_columns(real, evaluated, 20)
+        columns = distribution_columns(real, evaluated, 20)
         numeric = numeric_column_errors(real[columns], synthetic[columns]) if columns else None
         missing = missing_rates(real, synthetic)
         utility = None
@@ -953,7 +952,7 @@ def _draft_column(series, n):
     timestamps = _iso_datetimes(present)
     if timestamps is not None:
         return _draft_datetime(timestamps), "ISO 8601 dates or timestamps"
-    levels = _observed_levels(present.to_numpy())
+    levels = observed_levels(present.to_numpy())
     if len(levels) > n / 2:
         return None, f"{len(levels)} distinct values in {n} rows: identifier-like"
     why = (

@@ -22,6 +22,7 @@ from ._math.sampling import sample_weighted_records
 from .base import BaseSynthesizer
 from .chunks import as_chunks
 from .domain import Bins, Domain, Range
+from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
 from .privacy import warn_privacy_leak
 from .validation import (
@@ -234,11 +235,8 @@ class SynthesisPipeline(Pipeline):
         -------
         float
         """
-        from .metrics import categorical_marginal_tvd
-        from .metrics import warn_if_differentially_private as _warn_if_differentially_private
-
         check_is_fitted(self)
-        _warn_if_differentially_private(self)
+        warn_if_differentially_private(self)
         synthetic = self.sample(len(X), random_state=0)
         real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
         if not isinstance(synthetic, pd.DataFrame):
