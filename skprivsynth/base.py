@@ -173,10 +173,11 @@ class BaseSynthesizer(BaseEstimator):
     Subclasses implement ``fit`` (opening ``X``, in memory or in chunks, and getting
     their generator with :meth:`_validate_fit_source`, reading the data only through
     mergeable statistics, computing into locals, and assigning every fitted attribute
-    at the end with :meth:`_set_fitted`, so that a failed fit changes nothing) and
-    :meth:`_candidates`, which returns ``(records, weights, rounding)``.  They get for
-    free: :meth:`sample` with default size ``n_samples_fit_``, reproducible
-    randomness, ``NotFittedError`` before fit and width checks.
+    at the end with :meth:`_set_fitted`, so that a failed fit changes nothing) and the
+    sampling hook :meth:`_sample` (or :meth:`_candidates`, which returns ``(records,
+    weights, rounding)`` for the default weighted bootstrap).  They get for free:
+    :meth:`sample` with default size ``n_samples_fit_`` (:meth:`_sample_size`),
+    reproducible randomness, ``NotFittedError`` before fit and width checks.
 
     Randomness of :meth:`sample`: with ``random_state=None`` the draws continue a
     generator seeded at fit time from the estimator's ``random_state``, so that a
@@ -256,12 +257,31 @@ class BaseSynthesizer(BaseEstimator):
 
     def _candidates(self):
         """Return ``(records, weights, rounding)`` describing the fitted model."""
-        raise NotImplementedError(f"{type(self).__name__} must implement _candidates().")
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement _sample() or _candidates()."
+        )
 
     def _sampling_generator(self, random_state):
         if random_state is None:
             return self._sample_rng
         return check_random_generator(random_state)
+
+    def _sample_size(self, n_samples):
+        """The number of records a :meth:`sample` call draws (default: ``n_samples_fit_``);
+        a synthesizer with a release budget checks it here, before anything is drawn."""
+        return check_n_samples(n_samples, self.n_samples_fit_)
+
+    def _sample(self, n_samples, rng, rounding):
+        """Draw ``n_samples`` records with ``rng``: the sampling hook.
+
+        The default draws from :meth:`_candidates` (a weighted bootstrap); with
+        ``rounding=False`` fractional candidate records are returned as drawn, for a
+        decoder that rounds them itself (:class:`~skprivsynth.SynthesisPipeline`).
+        """
+        records, weights, candidates_rounding = self._candidates()
+        return sample_weighted_records(
+            records, weights, n_samples, rng, rounding=rounding and candidates_rounding
+        )
 
     def sample(self, n_samples=None, random_state=None):
         """Draw synthetic records.
@@ -278,10 +298,8 @@ class BaseSynthesizer(BaseEstimator):
         ndarray of shape (n_samples, n_features_in)
         """
         check_is_fitted(self)
-        n = check_n_samples(n_samples, self.n_samples_fit_)
-        rng = self._sampling_generator(random_state)
-        records, weights, rounding = self._candidates()
-        return sample_weighted_records(records, weights, n, rng, rounding=rounding)
+        n = self._sample_size(n_samples)
+        return self._sample(n, self._sampling_generator(random_state), rounding=True)
 
     def _samples_categories(self):
         """Whether samples are categorical records (Boolean, or integer codes), so

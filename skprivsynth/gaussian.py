@@ -40,7 +40,7 @@ from .privacy import (
     gaussian_mechanism,
     gaussian_noise,
 )
-from .validation import check_boolean_matrix, check_n_samples, check_random_generator
+from .validation import check_boolean_matrix, check_random_generator
 
 __all__ = [
     "MAX_UNIVERSE",
@@ -415,34 +415,12 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         check_boolean_matrix(X)
         return self._workload.answers(self._workload.histogram(X))
 
-    def _candidates(self):
-        check_is_fitted(self)
-        support = np.flatnonzero(self.histogram_ > 0)
-        weights = self.histogram_[support] / self.histogram_.sum()
-        return self._workload.decode(support), weights, False
-
-    def sample(self, n_samples=None, random_state=None):
-        """Draw synthetic records i.i.d. from the consistent histogram ``x̂ / n``.
-
-        Only the drawn records are decoded (the universe may have ``2^22`` records).
-
-        Parameters
-        ----------
-        n_samples : int, optional
-            Defaults to the number of rows seen in ``fit``.
-        random_state : None, int or numpy.random.Generator
-            Seed of this draw; None continues the estimator's own stream.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features_in), float64 in {0, 1}
-        """
-        check_is_fitted(self)
-        n = check_n_samples(n_samples, self.n_samples_fit_)
-        rng = self._sampling_generator(random_state)
+    def _sample(self, n_samples, rng, rounding):
+        """Records drawn i.i.d. from the consistent histogram ``x̂ / n``; only the drawn
+        ones are decoded (the universe may have ``2^22`` records)."""
         support = np.flatnonzero(self.histogram_ > 0)
         drawn = sample_weighted_records(
-            support[:, None], self.histogram_[support], n, rng, rounding=False
+            support[:, None], self.histogram_[support], n_samples, rng, rounding=False
         )
         return self._workload.decode(drawn[:, 0].astype(np.int64))
 

@@ -9,13 +9,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
 from .base import BaseSynthesizer
 from .privacy import NOISE_OPTIONS, PrivacyCost, PrivacyReport, zcdp_rho
-from .validation import check_n_samples
 
 __all__ = ["MarginalSynthesizer"]
 
@@ -553,24 +551,9 @@ class MarginalSynthesizer(BaseSynthesizer):
 
     # ----------------------------------------------------------------- sampling
 
-    def sample(self, n_samples=None, random_state=None):
-        """Draw synthetic records (integer codes) from the fitted model.
-
-        Parameters
-        ----------
-        n_samples : int, optional
-            Number of records; defaults to ``n_samples_fit_``.
-        random_state : None, int or numpy.random.Generator, optional
-            Seed of this draw; None continues the estimator's own stream.
-
-        Returns
-        -------
-        ndarray of int64, shape (n_samples, n_features)
-        """
-        check_is_fitted(self)
-        n = check_n_samples(n_samples, self.n_samples_fit_)
-        rng = self._sampling_generator(random_state)
-        return self._compression.inverse_transform(self.model_.sample(n, rng), rng)
+    def _sample(self, n_samples, rng, rounding):
+        """Integer codes drawn from the fitted model, rare codes decoded."""
+        return self._compression.inverse_transform(self.model_.sample(n_samples, rng), rng)
 
 
 def _check_codes(X, sizes):

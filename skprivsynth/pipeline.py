@@ -18,7 +18,6 @@ from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
-from ._math.sampling import sample_weighted_records
 from .base import BaseSynthesizer
 from .chunks import as_chunks
 from .domain import Bins, Domain, Range
@@ -28,7 +27,6 @@ from .privacy import warn_privacy_leak
 from .validation import (
     BooleanValidator,
     UnitIntervalValidator,
-    check_n_samples,
     check_random_generator,
     is_differentially_private,
 )
@@ -288,31 +286,26 @@ class SynthesisPipeline(Pipeline):
     def _draw(self, n_samples, random_state):
         """Sample from the last step, leaving fractional records to a one-hot decoder.
 
-        When the synthesizer's candidate records are fractional (group means, noisy
-        means) and the step in front of it is a :class:`BooleanEncoder`, the records
-        are drawn *without* coordinate-wise randomized rounding: the encoder's
+        In front of a :class:`BooleanEncoder`, a synthesizer's records are drawn through
+        its sampling hook without coordinate-wise randomized rounding (candidate records
+        may be fractional: group means, noisy means): the encoder's
         ``inverse_transform`` then draws one category per one-hot block with
-        probabilities proportional to the block's values.  This is randomized
-        rounding that respects the one-hot constraint: every 1-way marginal and
-        every product of coordinates in different blocks keeps its expectation, as
-        with coordinate-wise rounding (Boedihardjo, Strohmer & Vershynin,
-        *Covariance's loss is privacy's gain*, Lemma 4.7), while no invalid block
-        (several or no bits set) is ever produced.  Synthesizers that override
-        ``sample`` (e.g. to account a sampling budget) are always called through it.
+        probabilities proportional to the block's values.  This is randomized rounding
+        that respects the one-hot constraint: every 1-way marginal and every product of
+        coordinates in different blocks keeps its expectation, as with coordinate-wise
+        rounding (Boedihardjo, Strohmer & Vershynin, *Covariance's loss is privacy's
+        gain*, Lemma 4.7), while no invalid block (several or no bits set) is ever
+        produced.  Size checks and release budgets are the synthesizer's
+        (``_sample_size``), as in its :meth:`sample`.
         """
         synthesizer = self[-1]
-        decoder = self._last_transformer()
-        if (
-            isinstance(decoder, BooleanEncoder)
-            and isinstance(synthesizer, BaseSynthesizer)
-            and type(synthesizer).sample is BaseSynthesizer.sample
+        if isinstance(self._last_transformer(), BooleanEncoder) and isinstance(
+            synthesizer, BaseSynthesizer
         ):
             check_is_fitted(synthesizer)
-            records, weights, rounding = synthesizer._candidates()
-            if rounding:
-                n = check_n_samples(n_samples, synthesizer.n_samples_fit_)
-                rng = synthesizer._sampling_generator(random_state)
-                return sample_weighted_records(records, weights, n, rng, rounding=False)
+            n = synthesizer._sample_size(n_samples)
+            rng = synthesizer._sampling_generator(random_state)
+            return synthesizer._sample(n, rng, rounding=False)
         return synthesizer.sample(n_samples=n_samples, random_state=random_state)
 
     def _first_transformer(self):

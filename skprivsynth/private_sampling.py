@@ -637,13 +637,6 @@ class PrivateSampler(BaseSynthesizer):
             "solver_fallback_": False,
         }
 
-    def _candidates(self):
-        """The (non-private) fitted state: points of ``S`` and ``h*``; no rounding.
-
-        Use :meth:`sample` to release records: it enforces the privacy budget.
-        """
-        return self.records_, self.weights_, False
-
     def _budget_message(self, requested):
         n, p = self.n_samples_fit_, self.n_features_in_
         m, d = self.records_.shape[0], self.degree_
@@ -671,31 +664,14 @@ class PrivateSampler(BaseSynthesizer):
             f"{m_hint} at this epsilon_budget_."
         )
 
-    def sample(self, n_samples=None, random_state=None):
-        """Release synthetic records, spending privacy budget.
+    def _sample_size(self, n_samples):
+        """Records of this release, within the budget (before anything is drawn).
 
-        Parameters
-        ----------
-        n_samples : int, optional
-            Number of records; defaults to the ``n_samples`` parameter at fit time
-            (``default_n_samples_``), or else to all the records the budget still allows.
-        random_state : None, int or numpy.random.Generator, optional
-            Seed of this draw; None continues the estimator's own stream.  Every call
-            spends budget, even one that repeats a seed; ``privacy_report_`` and
-            ``epsilon_`` are updated.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features_in)
-            Boolean ``{0, 1}`` records (points of the reduced space).
-
-        Raises
-        ------
-        ValueError
-            If the request would exceed ``max_samples_`` in total; the message gives the
-            numbers and the ``epsilon``, ``n`` or ``m`` that would allow it.
+        Defaults to the ``n_samples`` parameter at fit time (``default_n_samples_``),
+        or else to all the records the budget still allows; a request beyond
+        ``max_samples_`` in total raises, with the ``epsilon``, ``n`` or ``m`` that
+        would allow it.
         """
-        check_is_fitted(self)
         remaining = self.max_samples_ - self.samples_released_
         default = self.default_n_samples_ if self.default_n_samples_ is not None else remaining
         if n_samples is None and default < 1:
@@ -703,9 +679,13 @@ class PrivateSampler(BaseSynthesizer):
         k = check_n_samples(n_samples, default)
         if k > remaining:
             raise ValueError(self._budget_message(k))
-        rng = self._sampling_generator(random_state)
-        out = sample_weighted_records(self.records_, self.weights_, k, rng, rounding=False)
-        self.samples_released_ += k
+        return k
+
+    def _sample(self, n_samples, rng, rounding):
+        """Points of the reduced space drawn from ``h*``, spending budget: every call,
+        even one that repeats a seed, updates ``privacy_report_`` and ``epsilon_``."""
+        out = sample_weighted_records(self.records_, self.weights_, n_samples, rng, rounding=False)
+        self.samples_released_ += n_samples
         self.epsilon_spent_ = self.samples_released_ * self.epsilon_per_sample_
         self.privacy_report_ = _release_report(vars(self))
         self.epsilon_ = self.privacy_report_.epsilon
