@@ -222,6 +222,13 @@ class BaseSynthesizer(BaseEstimator):
         """
         return _FitData(self, X, self._input_domain if domain is None else domain)
 
+    def _table_encoding(self):
+        """How :func:`~skprivsynth.make_private_pipeline` encodes a table for this
+        synthesizer: ``(encoding, bits)``, ``"onehot"`` blocks (the default),
+        ``"ordinal"`` integer codes, or ``"binary"`` codes of at most ``bits`` bits in
+        all (a synthesizer of the whole cube ``{0,1}^bits``)."""
+        return "onehot", None
+
     def _fit_cost(self, n_samples, n_features):
         """Privacy cost of one ``fit`` on ``n_samples`` rows of ``n_features`` columns.
 

@@ -299,6 +299,13 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _table_encoding(self):
+        """Binary codes that fit the whole cube of ``max_universe`` records, unless an
+        explicit ``universe`` is given (one-hot blocks then)."""
+        if self.universe is not None:
+            return "onehot", None
+        return "binary", int(self.max_universe).bit_length() - 1
+
     def _fit_cost(self, n_samples, n_features):
         """``(epsilon, delta)``: the correlated Gaussian mechanism's guarantee."""
         return PrivacyCost(epsilon=check_epsilon(self.epsilon), delta=self.delta)

@@ -301,6 +301,10 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
         return tuple(int(k) for k in numeric)
 
+    def _table_encoding(self):
+        """Integer codes, one column each."""
+        return "ordinal", None
+
     def _fit_cost(self, n_samples, n_features):
         """``rho = zcdp_rho(epsilon, delta)``: every release of the fit is budgeted in it."""
         return PrivacyCost(rho=zcdp_rho(self.epsilon, self.delta))

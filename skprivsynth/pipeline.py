@@ -460,15 +460,6 @@ def make_synthesis_pipeline(*steps, memory=None, verbose=False, allow_learned_do
     )
 
 
-def _cube_bits(synthesizer):
-    """Largest ``p`` whose whole cube ``{0,1}^p`` the synthesizer accepts (its
-    ``max_universe``), or None when it does not work on the whole cube."""
-    params = synthesizer.get_params()
-    if "max_universe" not in params or params.get("universe") is not None:
-        return None
-    return int(params["max_universe"]).bit_length() - 1
-
-
 def _binary_width(domain, max_bins):
     """Bits of the binary encoding of the declared ``domain`` coarsened to ``max_bins``."""
     # A declared range gets at most max_bins codes from its private bins.
@@ -515,11 +506,11 @@ def make_private_pipeline(
     The encoding is chosen from the synthesizer and the declared ``domain`` only
     (public quantities):
 
-    - **encoding**: ``"ordinal"`` codes for a synthesizer of integer codes (one with
-      a ``domain`` parameter, such as :class:`~skprivsynth.MarginalSynthesizer`);
-      ``"binary"`` codes for one that works on the whole cube ``{0,1}^p`` (a
-      ``max_universe`` parameter, such as
-      :class:`~skprivsynth.CorrelatedGaussianMechanism`); one-hot blocks otherwise;
+    - **encoding**: as the synthesizer's class states it: ``"ordinal"`` codes for a
+      synthesizer of integer codes (:class:`~skprivsynth.MarginalSynthesizer`);
+      ``"binary"`` codes for one that works on the whole cube ``{0,1}^p``
+      (:class:`~skprivsynth.CorrelatedGaussianMechanism` without an explicit
+      ``universe``); one-hot blocks otherwise;
     - **max_bins** (``"auto"``): for the whole cube, the largest power of two whose
       binary encoding of the declared columns has at most ``log2(max_universe)``
       bits (2 on Adult: 14 bits); 8 for the other differentially private
@@ -589,9 +580,12 @@ def make_private_pipeline(
     ):
         raise ValueError(f"decode_epsilon must be a finite number >= 0; got {decode_epsilon!r}.")
     private = is_differentially_private(synthesizer)
-    budget = _cube_bits(synthesizer)
-    codes = "domain" in synthesizer.get_params()
-    encoding = "ordinal" if codes else "onehot" if budget is None else "binary"
+    encoding, budget = (
+        synthesizer._table_encoding()
+        if isinstance(synthesizer, BaseSynthesizer)
+        else ("onehot", None)
+    )
+    codes = encoding == "ordinal"
     if isinstance(max_bins, str) and max_bins == "auto":
         if budget is not None:
             max_bins = _binary_max_bins(domain, budget)
