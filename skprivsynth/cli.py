@@ -26,9 +26,9 @@ from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
 from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
+from .exceptions import PrivacyLeakWarning
 from .metrics import categorical_marginal_tvd, observed_levels
 from .pipeline import _seeded_releases, make_private_pipeline
-from .privacy import PrivacyLeakWarning
 from .validation import is_differentially_private
 
 __all__ = ["main"]

@@ -11,7 +11,7 @@ columns and dtypes.  :func:`boolean_cube_to_signs` and
 **Privacy of the encoding.**  An encoding is *public* only if its domain (categories,
 bin edges) does not depend on the private records.  Declare the domain with the
 ``categories`` parameter; every column whose domain is learned from the data triggers
-a :class:`~skprivsynth.privacy.PrivacyLeakWarning` naming it.
+a :class:`~skprivsynth.exceptions.PrivacyLeakWarning` naming it.
 """
 
 from __future__ import annotations
@@ -336,7 +336,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
           the spec has ``"clip": True``, which puts them in the end bins.
 
         Columns not declared are learned from the data and a
-        :class:`~skprivsynth.privacy.PrivacyLeakWarning` names them: float columns get
+        :class:`~skprivsynth.exceptions.PrivacyLeakWarning` names them: float columns get
         ``n_bins`` quantile bins (clipped at transform), categorical columns the
         categories of their dtype, other columns their sorted distinct values.  Boolean
         columns are the exception: their domain ``{False, True}`` is fixed by the dtype,

@@ -47,7 +47,6 @@ __all__ = [
     "NEIGHBOURING_RELATION",
     "NOISE_OPTIONS",
     "DiscreteCalibration",
-    "PrivacyLeakWarning",
     "PrivacyReport",
     "check_delta",
     "check_epsilon",

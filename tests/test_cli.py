@@ -11,8 +11,8 @@ import pytest
 
 from skprivsynth import Domain
 from skprivsynth.cli import main
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.pipeline import SynthesisPipeline
-from skprivsynth.privacy import PrivacyLeakWarning
 
 # Microaggregation (no longer the default method) with a --param.
 _MICRO = ("--method", "microaggregation", "--param")

@@ -9,7 +9,7 @@ import pytest
 
 from skprivsynth import Domain
 from skprivsynth.cli import _CsvSchema, main
-from skprivsynth.privacy import PrivacyLeakWarning
+from skprivsynth.exceptions import PrivacyLeakWarning
 
 N_ROWS = 2000
 

@@ -429,7 +429,7 @@ def test_pipeline_fit_sample_and_scorer(df, n_samples):
 # ------------------------------------------------------------------------ CLI
 
 
-@pytest.mark.filterwarnings("ignore::skprivsynth.privacy.PrivacyLeakWarning")
+@pytest.mark.filterwarnings("ignore::skprivsynth.exceptions.PrivacyLeakWarning")
 @FUZZ
 @given(
     command=st.sampled_from(["demo", "synthesize", "evaluate"]),

@@ -10,9 +10,10 @@ from scipy.stats import ks_2samp
 
 from skprivsynth import Chunks, Domain, MarginalSynthesizer, make_private_pipeline
 from skprivsynth.domain import MAX_INTEGER_LEVELS, MISSING, Bins, Levels, Range, _codes
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.pipeline import declared_code_sizes
 from skprivsynth.preprocessing import BooleanEncoder, _FineCounts
-from skprivsynth.privacy import PrivacyLeakWarning, zcdp_rho
+from skprivsynth.privacy import zcdp_rho
 
 EVERY_FORM = {
     "codes": 3,

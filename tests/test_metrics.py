@@ -17,6 +17,7 @@ from sklearn.utils import check_array
 
 from skprivsynth.datasets import load_adult
 from skprivsynth.domain import Bins
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.metrics import (
     MarginalErrors,
     MarginalScorer,
@@ -34,7 +35,6 @@ from skprivsynth.metrics import _boolean as boolean_module
 from skprivsynth.metrics import _categorical as categorical_module
 from skprivsynth.metrics import _combinations as combinations_module
 from skprivsynth.metrics import _scorer as scorer_module
-from skprivsynth.privacy import PrivacyLeakWarning
 
 # ----------------------------------------------------------------- brute force
 

@@ -144,7 +144,7 @@ def test_edge_cases_keep_group_sizes_and_mean(name, k):
 
 
 def test_k_equal_one_warns_that_rows_are_released(boolean_data):
-    from skprivsynth.privacy import PrivacyLeakWarning
+    from skprivsynth.exceptions import PrivacyLeakWarning
 
     with pytest.warns(PrivacyLeakWarning, match=r"k=1\) gives no anonymity"):
         synth = MicroaggregationSynthesizer(k=1, random_state=0).fit(boolean_data)

@@ -204,7 +204,7 @@ def test_learned_domain_refused_for_dp_before_any_release(adult, small_adult, mo
 
 def test_learned_domain_is_refused_by_default_opt_in_warns_non_dp_is_unchanged(adult, small_adult):
     from skprivsynth import NoisyMicroaggregation
-    from skprivsynth.privacy import PrivacyLeakWarning
+    from skprivsynth.exceptions import PrivacyLeakWarning
 
     partial = {c: k for c, k in adult.domain.items() if c != "age"}
     pipe = make_synthesis_pipeline(
@@ -227,8 +227,8 @@ def test_learned_domain_is_refused_by_default_opt_in_warns_non_dp_is_unchanged(a
 # ----------------------------------------------------------------------- score
 def test_score_is_the_decoded_marginal_tvd_and_cross_val_score_runs(adult, small_adult):
     from skprivsynth import NoisyMicroaggregation
+    from skprivsynth.exceptions import PrivacyLeakWarning
     from skprivsynth.metrics import categorical_marginal_tvd
-    from skprivsynth.privacy import PrivacyLeakWarning
 
     pipe = make_pipe(adult).fit(small_adult)
     score = pipe.score(small_adult)
@@ -250,7 +250,7 @@ def test_score_is_the_decoded_marginal_tvd_and_cross_val_score_runs(adult, small
 
 def test_synthesizer_score_and_cross_val_score_without_scoring(boolean_data):
     from skprivsynth import NoisyMicroaggregation
-    from skprivsynth.privacy import PrivacyLeakWarning
+    from skprivsynth.exceptions import PrivacyLeakWarning
 
     model = MicroaggregationSynthesizer(k=10, random_state=0).fit(boolean_data)
     assert model.score(boolean_data) == make_marginal_scorer(degree=2)(model, boolean_data)
@@ -277,7 +277,7 @@ def test_score_of_numeric_columns_reads_the_declared_bins():
 
 def test_integer_code_synthesizer_score(adult, small_adult):
     from skprivsynth import MarginalSynthesizer
-    from skprivsynth.privacy import PrivacyLeakWarning
+    from skprivsynth.exceptions import PrivacyLeakWarning
 
     codes = small_adult.to_numpy()
     model = MarginalSynthesizer(random_state=0).fit(codes, domain=list(adult.domain.values()))
@@ -310,7 +310,7 @@ def test_undeclared_columns_are_read_from_the_schema_only(boolean_data):
 
 def test_private_pipeline_without_a_domain_is_refused_unless_allowed(small_adult):
     from skprivsynth import NoisyMicroaggregation, make_private_pipeline
-    from skprivsynth.privacy import PrivacyLeakWarning
+    from skprivsynth.exceptions import PrivacyLeakWarning
 
     data = small_adult[["age", "sex", "race"]]
     pipe = make_private_pipeline(NoisyMicroaggregation(epsilon=1.0), None)
@@ -341,7 +341,7 @@ def test_memory_cached_transformers_are_the_fitted_steps(adult, small_adult, tmp
 
 def test_private_pipeline_warns_when_a_dp_release_has_a_known_seed(adult):
     from skprivsynth import NoisyMicroaggregation, make_private_pipeline
-    from skprivsynth.privacy import PrivacyLeakWarning
+    from skprivsynth.exceptions import PrivacyLeakWarning
 
     # The decoding weights of coarsened columns are a DP release, even in front of
     # microaggregation: seeding them with an int warns.

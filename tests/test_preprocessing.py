@@ -13,12 +13,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skprivsynth import Domain
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.preprocessing import (
     BooleanEncoder,
     boolean_cube_to_signs,
     signs_to_boolean_cube,
 )
-from skprivsynth.privacy import PrivacyLeakWarning
 from skprivsynth.validation import BooleanValidator
 
 

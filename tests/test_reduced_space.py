@@ -9,11 +9,11 @@ import skprivsynth.privacy as privacy
 import skprivsynth.reduced_space as rs
 from skprivsynth._math.reweighting_lp import ReweightingLP
 from skprivsynth._math.workload import BlockMarginalWorkload, FunctionWorkload, MarginalWorkload
-from skprivsynth.exceptions import SolverError
+from skprivsynth.exceptions import PrivacyLeakWarning, SolverError
 from skprivsynth.metrics import make_marginal_scorer
 from skprivsynth.pipeline import make_synthesis_pipeline
 from skprivsynth.preprocessing import BooleanEncoder
-from skprivsynth.privacy import PrivacyLeakWarning, PrivacyReport
+from skprivsynth.privacy import PrivacyReport
 from skprivsynth.reduced_space import ReducedSpaceLP
 
 # The estimator accepts only {0,1} data; these checks feed real-valued floats.
@@ -527,7 +527,7 @@ def test_block_workload_object_is_safe_without_feature_blocks():
 
 
 def test_candidates_taken_from_x_warn_privacy_leak():
-    from skprivsynth.privacy import PrivacyLeakWarning
+    from skprivsynth.exceptions import PrivacyLeakWarning
 
     X = product_data(300, [0.3, 0.6, 0.5], seed=33)
     with pytest.warns(PrivacyLeakWarning, match="shares memory with X"):

@@ -21,6 +21,7 @@ from skprivsynth import (
 from skprivsynth.cli import main
 from skprivsynth.datasets import load_adult
 from skprivsynth.domain import Bins
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.metrics import (
     categorical_marginal_errors,
     categorical_marginal_tvd,
@@ -29,7 +30,6 @@ from skprivsynth.metrics import (
     numeric_column_errors,
     train_synthetic_test_real,
 )
-from skprivsynth.privacy import PrivacyLeakWarning
 from skprivsynth.report import MarginalErrorDisplay
 
 matplotlib.use("Agg")
