@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._math.sampling import sample_weighted_records
 from .base import BaseSynthesizer
 from .chunks import as_chunks
-from .domain import Bins, Domain, Range
+from .domain import Bins, DatetimePart, Domain, Range
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
 from .privacy import warn_privacy_leak
 from .validation import (
@@ -385,14 +385,15 @@ class _FitTimeTransform:
 def declared_code_sizes(transformer):
     """Number of integer codes of each output column that ``transformer`` declares.
 
-    ``BooleanEncoder(encoding="ordinal")``: its ``n_codes_``; scikit-learn's
+    ``BooleanEncoder(encoding="ordinal")``: its ``n_codes_`` of the encoded columns
+    (a part of a datetime column has no code and no output column); scikit-learn's
     :class:`~sklearn.preprocessing.OrdinalEncoder` with declared ``categories``: the
     number of categories of each column.  None otherwise -- in particular for a
     domain learned from the data, whose sizes would depend on private records.
     """
     if isinstance(transformer, BooleanEncoder):
         if transformer.encoding == "ordinal" and not transformer.learned_columns_:
-            return list(transformer.n_codes_)
+            return [k for k in transformer.n_codes_ if k]
         return None
     if isinstance(transformer, OrdinalEncoder) and not isinstance(transformer.categories, str):
         return [len(c) for c in transformer.categories_]
@@ -469,6 +470,7 @@ def _binary_width(domain, max_bins):
             else min(len(spec), max_bins)
         )
         for spec in domain.values()
+        if not isinstance(spec, DatetimePart)  # computed from its datetime: no bits
     )
 
 

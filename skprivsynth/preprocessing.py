@@ -38,6 +38,7 @@ from .domain import (
     MISSING,
     RESOLUTIONS,
     Bins,
+    DatetimePart,
     Domain,
     Levels,
     Range,
@@ -140,13 +141,17 @@ class _Column:
     Built from a :class:`~skprivsynth.Domain` column ``spec``: ``kind`` is
     ``"levels"`` (one code per level, or per contiguous range of levels when
     ``ranges`` is set) or ``"bins"`` (one code per numeric bin; a
-    :class:`~skprivsynth.domain.Range` gets its edges when its bins are released).
-    With ``missing``, one more code, the last, stands for missing values.
+    :class:`~skprivsynth.domain.Range` gets its edges when its bins are released)
+    or ``"part"`` (a :class:`~skprivsynth.domain.DatetimePart`: no code, computed
+    from its decoded datetime column).  With ``missing``, one more code, the last,
+    stands for missing values.
     """
 
     def __init__(self, spec, learned=False):
-        self.spec = spec  # levels (tuple, range(K) or Levels), Bins or Range
+        self.spec = spec  # levels (tuple, range(K) or Levels), Bins, Range or DatetimePart
         self.kind = "bins" if isinstance(spec, Bins | Range) else "levels"
+        if isinstance(spec, DatetimePart):
+            self.kind = "part"
         self.value_kind = _kind(spec)  # categorical, integer, float, datetime, boolean
         self.missing = bool(getattr(spec, "missing", False))
         self.levels = None  # ndarray of the levels (kind "levels"), missing level excluded
@@ -161,6 +166,8 @@ class _Column:
                 self.step = 1
             if isinstance(spec, Bins):
                 self.edges = np.asarray(spec.edges, dtype=np.float64)
+        elif isinstance(spec, DatetimePart):
+            pass  # no codes: decoded from its datetime column
         elif isinstance(spec, range):
             self.levels = np.arange(len(spec), dtype=np.int64)
         elif isinstance(spec, Levels):
@@ -176,6 +183,8 @@ class _Column:
     @property
     def n_values(self):
         """Number of codes of values (levels, ranges or bins): the missing code is next."""
+        if self.kind == "part":
+            return 0
         if self.kind == "bins":
             return self.edges.size - 1
         if self.ranges is not None:
@@ -184,7 +193,8 @@ class _Column:
 
     @property
     def width(self):
-        return self.n_values + self.missing
+        """Number of codes, the missing code included (0 for a part: not encoded)."""
+        return 0 if self.kind == "part" else self.n_values + self.missing
 
     def fallback_weights(self):
         """Public weights used to decode an all-zero block."""
@@ -444,15 +454,15 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         for ``categories_[j][r[k]:r[k+1]]``; None otherwise.
     n_codes_ : list of int
         Number of codes ``K`` of each column: its levels, coarsened ranges or bins
-        (in every encoding).
+        (in every encoding); 0 for a part of a datetime column (see Notes).
     column_blocks_ : list of slice
         The output columns of each input column (in every encoding; an empty slice
-        for a 0-bit column in binary mode).
+        for a 0-bit column in binary mode and for a part of a datetime column).
     feature_blocks_ : list of slice or None
-        The one-hot blocks: equal to ``column_blocks_`` with ``encoding="onehot"``,
-        None otherwise, so that consumers of one-hot blocks (e.g.
-        :class:`~skprivsynth.ReducedSpaceLP` ``feature_blocks``) never read binary
-        codes as one-hot blocks.
+        The one-hot blocks of the encoded columns (``column_blocks_`` without the
+        empty slices of parts) with ``encoding="onehot"``, None otherwise, so that
+        consumers of one-hot blocks (e.g. :class:`~skprivsynth.ReducedSpaceLP`
+        ``feature_blocks``) never read binary codes as one-hot blocks.
     dtypes_ : list of dtype
         The dtype restored by :meth:`inverse_transform` for each column.
     learned_columns_ : list
@@ -468,6 +478,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    **Parts of a datetime column.**  A column declared ``{"part_of": column, "part":
+    "month"}`` (:class:`~skprivsynth.domain.DatetimePart`) is a public function of
+    its datetime column: it is not encoded (no output column, so a synthesizer never
+    models it and spends no budget on it), its values are never read, and
+    :meth:`inverse_transform` computes it from the decoded datetime, in the
+    column's dtype (missing where the datetime is).  Decoded parts always agree
+    with their datetime, even where the input did not.
+
     **Decoding** (:meth:`inverse_transform`).  Each block of ``Xt`` is read as
     non-negative weights ``w = clip(block, 0, 1)``: a level is drawn with probability
     proportional to ``w``.  So a valid one-hot block decodes to its level, a block with
@@ -671,7 +689,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             series = frame.iloc[:, j]
             if label in domain:
                 column = _Column(domain[label])
-                _check_declared_missing(series, label, column)
+                if column.kind != "part":  # a part's values are never read
+                    _check_declared_missing(series, label, column)
             else:
                 _check_no_missing(series, label)
                 column = _learn_column(series, self.n_bins)
@@ -732,11 +751,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             widths = [1] * len(columns)
         else:
             widths = list(self.n_codes_)
+        widths = [0 if c.kind == "part" else w for c, w in zip(columns, widths, strict=True)]
         stops = np.cumsum(widths)
         starts = stops - np.array(widths)
         blocks = [slice(int(a), int(b)) for a, b in zip(starts, stops, strict=True)]
         self.column_blocks_ = blocks
-        self.feature_blocks_ = list(blocks) if self.encoding == "onehot" else None
+        self.feature_blocks_ = None
+        if self.encoding == "onehot":  # a part has no block
+            self.feature_blocks_ = [b for b, c in zip(blocks, columns, strict=True) if c.width]
         self.n_features_out_ = int(stops[-1])
         self._decode_rng = check_random_generator(self.random_state)
         return self
@@ -846,6 +868,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     f"columns are {labels!r}."
                 )
             column = columns[labels.index(label)]
+            if column.kind == "part":
+                raise ValueError(
+                    f"level_weights[{label!r}]: the column is a part of a datetime column, "
+                    "computed from it: it has no levels to weigh."
+                )
             if column.kind != "levels":
                 raise ValueError(
                     f"level_weights[{label!r}]: the column is binned, not a column of levels."
@@ -889,6 +916,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         out = np.zeros((n, self.n_features_out_), dtype=np.float64)
         rows = np.arange(n)
         for j, (column, block) in enumerate(zip(self._encoding, self.column_blocks_, strict=True)):
+            if column.kind == "part":
+                continue  # not encoded: computed from its datetime column when decoded
             series = frame.iloc[:, j]
             if self._encoding[j].learned:
                 _check_no_missing(series, frame.columns[j])
@@ -897,7 +926,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             codes = _encode_column(series, column, frame.columns[j], self.handle_unknown)
             known = codes >= 0
             if self.encoding == "ordinal":
-                out[:, j] = codes  # every code is known: handle_unknown is "error"
+                out[:, block.start] = codes  # every code is known: handle_unknown is "error"
             elif self.encoding == "binary":
                 b = block.stop - block.start
                 codes = np.where(known, codes, (1 << b) - 1)  # unknown: the all-ones code
@@ -944,13 +973,20 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         has_negative = bool((Xt < 0).any())
         decoded = {}
         for j, (column, block) in enumerate(zip(self._encoding, self.column_blocks_, strict=True)):
+            if column.kind == "part":
+                continue
             if self.encoding == "ordinal":
-                idx = np.clip(np.rint(Xt[:, j]), 0, column.width - 1).astype(np.int64)
+                idx = np.clip(np.rint(Xt[:, block.start]), 0, column.width - 1).astype(np.int64)
             elif self.encoding == "binary":
                 idx = _draw_binary_block(Xt[:, block], column, rng)
             else:
                 idx = _draw_block(Xt[:, block], column.fallback_weights(), rng, has_negative)
             decoded[j] = _decode_column(idx, column, self.dtypes_[j], rng)
+        for j, column in enumerate(self._encoding):
+            if column.kind == "part":
+                of = decoded[self._columns.index(column.spec.of)]
+                decoded[j] = _datetime_part(of, column.spec.part, self.dtypes_[j])
+        decoded = {j: decoded[j] for j in range(len(self._encoding))}  # input order
         if not self._fitted_on_frame:
             out = np.empty((Xt.shape[0], self.n_features_in_), dtype=self._array_dtype)
             for j, values in decoded.items():
@@ -1269,6 +1305,19 @@ def _decode_column(idx, column, dtype, rng):
     return pd.Series(values, dtype=object if values.dtype == object else None).astype(dtype)
 
 
+def _datetime_part(datetimes, part, dtype):
+    """Series of ``dtype`` of a part (year, month, ..., weekday with Monday = 0, or the
+    date at midnight) of decoded ``datetimes``, in their time zone; missing where they
+    are."""
+    if part == "date":
+        dates = datetimes.dt.normalize()
+        if getattr(dates.dt, "tz", None) is not None and getattr(dtype, "tz", None) is None:
+            dates = dates.dt.tz_localize(None)  # the local calendar date
+        return dates.astype(dtype)
+    name = "day_of_week" if part == "weekday" else part  # Monday = 0
+    return getattr(datetimes.dt, name).astype("Int64").astype(dtype)
+
+
 def _datetimes(seconds, dtype):
     """Series of ``dtype`` (a datetime64 dtype of any unit, time zone aware or not) of
     whole seconds since 1970-01-01 (NaN: NaT)."""
@@ -1510,6 +1559,12 @@ def private_level_frequencies(
     domain = _as_domain(categories, "categories")
     if not domain:
         raise ValueError("categories must declare at least one column.")
+    parts = [label for label, spec in domain.items() if isinstance(spec, DatetimePart)]
+    if parts:
+        raise ValueError(
+            f"categories declares columns {parts!r} as parts of datetime columns: they have "
+            "no levels of their own (leave them out)."
+        )
     ranged = [label for label, spec in domain.items() if isinstance(spec, Range)]
     if ranged:
         raise ValueError(
