@@ -214,7 +214,8 @@ class SynthesisPipeline(Pipeline):
         by :meth:`sample` and compared with ``X`` over every pair of columns by
         :func:`~skprivsynth.metrics.categorical_marginal_tvd`; behind a
         :class:`~skprivsynth.preprocessing.BooleanEncoder` the columns are read in its
-        fitted domain (numeric columns binned by its bin edges).  Greater is better,
+        fitted domain (numeric columns binned by its bin edges; parts of a datetime
+        column, functions of it, left out).  Greater is better,
         at most 0; it lets ``cross_val_score(pipe, X)`` run without ``scoring``.  The
         score is an exact function of ``X``: for a differentially private
         synthesizer it warns :class:`~skprivsynth.PrivacyLeakWarning`, as the marginal
@@ -245,7 +246,9 @@ class SynthesisPipeline(Pipeline):
             domain = {
                 label: column.spec
                 for label, column in zip(real.columns, encoder._encoding, strict=True)
+                if column.kind != "part"  # a function of its datetime column, left out
             }
+            real, synthetic = real[list(domain)], synthetic[list(domain)]
         return -categorical_marginal_tvd(
             real, synthetic, degree=min(2, real.shape[1]), domain=domain
         )

@@ -499,7 +499,9 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
         }
     )
     draft, lines = _draft(tmp_path, capsys, data)
-    assert draft["year"] == [2013]  # a constant year stays that year
+    # The constant year is the year of every timestamp: a part of it (see
+    # test_domain_draft_proposes_the_parts_of_a_datetime); a constant otherwise.
+    assert draft["year"] == {"part_of": "time_hour", "part": "year"}
     assert draft["month"] == {"type": "integer", "range": [1, 12]}  # never 0 or 13
     assert draft["day"] == {"type": "integer", "range": [1, 31]}
     assert draft["age"] == {"type": "integer", "range": [10, 90]}  # rounded outwards
