@@ -1001,7 +1001,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """Output names ``"column=level"`` (``"column=a..b"`` for a coarsened range,
         ``"column=[lo, hi)"`` for a bin); with ``encoding="binary"``,
         ``"column@bit{k}"`` for the bit of weight ``2^k``, listed most significant
-        first (``age@bit1, age@bit0``); with ``encoding="ordinal"``, the column names.
+        first (``age@bit1, age@bit0``); with ``encoding="ordinal"``, the column names
+        (a part of a datetime column, not encoded, has none).
 
         Parameters
         ----------
@@ -1014,8 +1015,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         names = _check_feature_names_in(self, input_features)
-        if self.encoding == "ordinal":
-            return np.asarray(names, dtype=object)
+        if self.encoding == "ordinal":  # a part of a datetime column has no output
+            return np.asarray(
+                [n for n, b in zip(names, self.column_blocks_, strict=True) if b.stop > b.start],
+                dtype=object,
+            )
         if self.encoding == "binary":
             return np.asarray(
                 [
