@@ -536,6 +536,47 @@ def _labels(spec):
     return labels + [str(MISSING)] * spec.missing
 
 
+#: The values of the integer parts of a datetime (a year's are those of its range).
+_PART_VALUES = {"month": (1, 12), "day": (1, 31), "hour": (0, 23), "minute": (0, 59),
+                "weekday": (0, 6)}  # fmt: skip
+
+
+def _part_values(spec, of):
+    """The parsed spec of the values that the part ``spec`` of the datetime spec ``of``
+    can take, read from the declaration only: its integers (the years of the range),
+    or the dates of the range.  For comparing a part as a column of its own."""
+    lo, hi = (of.lo, of.hi) if isinstance(of, Range) else (of.edges[0], of.edges[-1])
+    missing = {"missing": True} if spec.missing else {}
+    if spec.part == "date":
+        first, last = (_iso(np.floor(x / 86400) * 86400) for x in (lo, hi))
+        if first == last:  # one day: one bin
+            return _parse_column(
+                {
+                    "type": "datetime",
+                    "bins": [first, _iso(lo // 86400 * 86400 + 86400)],
+                    "resolution": "D",
+                    **missing,
+                },  # fmt: skip
+                "part",
+            )
+        bounds = {"range": [first, last], "resolution": "D"}
+        return _parse_column({"type": "datetime", **bounds, **missing}, "part")
+    if spec.part == "year":
+        bounds = [pd.Timestamp(x, unit="s").year for x in (lo, hi)]
+    else:
+        bounds = list(_PART_VALUES[spec.part])
+    return _parse_column({"type": "integer", "range": bounds, **missing}, "part")
+
+
+def _values_domain(domain):
+    """``domain`` with every :class:`DatetimePart` replaced by the spec of its values
+    (:func:`_part_values`), for metrics that compare it as a column of its own."""
+    return _fitted_domain(
+        (c, _part_values(s, domain[s.of]) if isinstance(s, DatetimePart) else s)
+        for c, s in domain.items()
+    )
+
+
 def _kind(spec):
     if isinstance(spec, Levels | Bins | Range | DatetimePart):
         return spec.kind

@@ -822,3 +822,6 @@ def test_domain_draft_proposes_the_parts_of_a_datetime(tmp_path, capsys):
     assert (known["month"] == known["time_hour"].dt.month).all()
     assert (known["weekday"] == known["time_hour"].dt.day_of_week).all()
     assert (known["date"] == known["time_hour"].dt.normalize()).all()
+    # Evaluated with the domain file: each part compared as a column of its values.
+    assert main(["evaluate", str(tmp_path / "data.csv"), str(target), "--domain", str(domain)]) == 0
+    assert "tvd2" in capsys.readouterr().out

@@ -17,6 +17,7 @@ from skprivsynth.domain import (
     Levels,
     Range,
     _codes,
+    _values_domain,
 )
 from skprivsynth.pipeline import declared_code_sizes
 from skprivsynth.preprocessing import BooleanEncoder, _FineCounts
@@ -777,3 +778,28 @@ def test_parts_fitted_in_chunks_equal_the_fit_in_memory():
         ]
     pd.testing.assert_frame_equal(outs[0], outs[1])
     assert consistency(outs[1]) == 1.0
+
+
+def test_the_values_of_a_part_are_read_from_its_datetime_declaration():
+    domain = Domain(
+        flights_domain(missing=True)
+        | {
+            "time_hour": {
+                "type": "datetime",
+                "bins": ["2012-06-01", "2013-01-01", "2014-01-01T05:00"],
+                "resolution": "h",
+                "missing": True,
+            }
+        }
+    )
+    values = _values_domain(domain)
+    assert values["carrier"] == domain["carrier"] and values["time_hour"] == domain["time_hour"]
+    assert values.to_dict()["year"] == {"type": "integer", "range": [2012, 2014], "missing": True}
+    assert values["month"] == Levels(tuple(range(1, 13)), True, "integer", True)
+    assert values["weekday"] == Levels(tuple(range(7)), True, "integer", True)
+    assert values.to_dict()["date"] == {
+        "type": "datetime",
+        "range": ["2012-06-01", "2014-01-01"],
+        "resolution": "D",
+        "missing": True,
+    }
