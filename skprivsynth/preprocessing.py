@@ -51,6 +51,7 @@ from .domain import (
     _labels,
     _numbers,
     _object_array,
+    _part_values,
 )
 from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak, zcdp_rho
 from .validation import check_random_generator, check_unit_interval
@@ -179,6 +180,7 @@ class _Column:
         self.learned = learned  # domain learned from the data
         self.level_weights = None  # public weights of the codes of len(spec) (decoding)
         self.sub_weights = None  # (n_bins, n_sub) weights of the sub-bins of each bin
+        self.part = None  # the DatetimePart of a part modelled as its values
 
     @property
     def n_values(self):
@@ -436,6 +438,20 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     noise : {"continuous", "discrete"}, default="continuous"
         Laplace sampler of that release (:func:`~skprivsynth.privacy.laplace_mechanism`;
         ``"discrete"`` is floating-point-safe), as the synthesizers' ``noise``.
+    datetime_parts : {"computed", "modelled"}, default="computed"
+        How the parts of a datetime column (:class:`~skprivsynth.domain.DatetimePart`)
+        are synthesized; decoded parts always agree with their datetime:
+
+        - ``"computed"``: not encoded; computed from the decoded datetime, so they
+          cost nothing but are only as accurate as the datetime's bins (an hour of
+          the day is drawn within a bin that spans days);
+        - ``"modelled"``: every part but ``"date"`` is encoded as the integer levels
+          it can take (months 1..12, the years of the range ...), modelled with the
+          other columns, and the decoded datetime is drawn inside its bin among the
+          days and times that match the decoded parts (year, month, weekday, day,
+          then hour and minute; a part no point of the bin matches is dropped),
+          then the parts are computed from it.  Not for time-zone-aware columns
+          (their parts are computed).  See the Notes.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks,
         fractional bits and coarsened ranges) and the noise of
@@ -480,11 +496,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     -----
     **Parts of a datetime column.**  A column declared ``{"part_of": column, "part":
     "month"}`` (:class:`~skprivsynth.domain.DatetimePart`) is a public function of
-    its datetime column: it is not encoded (no output column, so a synthesizer never
-    models it and spends no budget on it), its values are never read, and
-    :meth:`inverse_transform` computes it from the decoded datetime, in the
-    column's dtype (missing where the datetime is).  Decoded parts always agree
-    with their datetime, even where the input did not.
+    its datetime column.  With ``datetime_parts="computed"`` it is not encoded (no
+    output column, so a synthesizer never models it and spends no budget on it),
+    its values are never read, and :meth:`inverse_transform` computes it from the
+    decoded datetime, in the column's dtype (missing where the datetime is).  With
+    ``"modelled"`` it is encoded as the levels it can take and the datetime is
+    decoded to agree with it where its bin allows (post-processing of the decoded
+    codes).  Decoded parts always agree with their datetime, even where the input
+    did not.
 
     **Decoding** (:meth:`inverse_transform`).  Each block of ``Xt`` is read as
     non-negative weights ``w = clip(block, 0, 1)``: a level is drawn with probability
@@ -565,6 +584,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         "decode_epsilon": [Interval(Real, 0, None, closed="neither")],
         "binning_epsilon": [Interval(Real, 0, None, closed="neither")],
         "noise": [StrOptions({"continuous", "discrete"})],
+        "datetime_parts": [StrOptions({"computed", "modelled"})],
         "random_state": ["random_state", np.random.Generator],
     }
 
@@ -580,6 +600,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         decode_epsilon=0.1,
         binning_epsilon=0.25,
         noise="continuous",
+        datetime_parts="computed",
         random_state=None,
     ):
         self.categories = categories
@@ -591,6 +612,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.decode_epsilon = decode_epsilon
         self.binning_epsilon = binning_epsilon
         self.noise = noise
+        self.datetime_parts = datetime_parts
         self.random_state = random_state
 
     # ----------------------------------------------------------------------- input
@@ -688,8 +710,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         for j, label in enumerate(frame.columns):
             series = frame.iloc[:, j]
             if label in domain:
-                column = _Column(domain[label])
-                if column.kind != "part":  # a part's values are never read
+                column = self._declared_column(domain, label)
+                if column.kind != "part":  # a computed part's values are never read
                     _check_declared_missing(series, label, column)
             else:
                 _check_no_missing(series, label)
@@ -762,6 +784,19 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.n_features_out_ = int(stops[-1])
         self._decode_rng = check_random_generator(self.random_state)
         return self
+
+    def _declared_column(self, domain, label):
+        """The :class:`_Column` of a declared column: a part of a datetime modelled
+        as the integer levels it can take (``datetime_parts="modelled"``; not the
+        date, nor a part of a time-zone-aware column or a year range binned)."""
+        spec = domain[label]
+        if isinstance(spec, DatetimePart) and self.datetime_parts == "modelled":
+            values = _part_values(spec, domain[spec.of])
+            if spec.part != "date" and isinstance(values, Levels):
+                column = _Column(values)
+                column.part = spec
+                return column
+        return _Column(spec)
 
     def _release_bins(self, columns, X, domain):
         """Choose the bins of every declared :class:`~skprivsynth.domain.Range` and
@@ -837,7 +872,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if isinstance(spec, Bins):
                 released[label] = _sub_bins(spec)
             elif column.ranges is not None:
-                released[label] = spec
+                released[label] = column.spec  # a modelled part: its levels
         if not released:
             return None
         weights, report = private_level_frequencies(
@@ -982,10 +1017,22 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             else:
                 idx = _draw_block(Xt[:, block], column.fallback_weights(), rng, has_negative)
             decoded[j] = _decode_column(idx, column, self.dtypes_[j], rng)
+        modelled = {}  # datetime column index -> {part: decoded values}
         for j, column in enumerate(self._encoding):
-            if column.kind == "part":
-                of = decoded[self._columns.index(column.spec.of)]
-                decoded[j] = _datetime_part(of, column.spec.part, self.dtypes_[j])
+            if column.part is not None:
+                of = self._columns.index(column.part.of)
+                values = decoded[j].to_numpy(dtype=np.float64, na_value=np.nan)
+                modelled.setdefault(of, {})[column.part.part] = values
+        for of, parts in modelled.items():
+            if getattr(self.dtypes_[of], "tz", None) is None:
+                decoded[of] = _datetimes_with_parts(
+                    decoded[of], self._encoding[of], parts, self.dtypes_[of], rng
+                )
+        for j, column in enumerate(self._encoding):
+            part = column.spec if column.kind == "part" else column.part
+            if part is not None:
+                of = decoded[self._columns.index(part.of)]
+                decoded[j] = _datetime_part(of, part.part, self.dtypes_[j])
         decoded = {j: decoded[j] for j in range(len(self._encoding))}  # input order
         if not self._fitted_on_frame:
             out = np.empty((Xt.shape[0], self.n_features_in_), dtype=self._array_dtype)
@@ -1320,6 +1367,59 @@ def _datetime_part(datetimes, part, dtype):
         return dates.astype(dtype)
     name = "day_of_week" if part == "weekday" else part  # Monday = 0
     return getattr(datetimes.dt, name).astype("Int64").astype(dtype)
+
+
+#: Parts of the day a modelled datetime is matched on, in order of priority.
+_DAY_PARTS = ("year", "month", "weekday", "day")
+
+
+def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
+    """Decoded ``datetimes`` redrawn inside their bins to agree with decoded parts.
+
+    For each bin, the days it touches are grouped by their ``_DAY_PARTS`` that
+    ``parts`` holds (column -> float values, NaN when missing); a row gets a day
+    drawn uniformly among those that match all its parts, else the first ones in
+    priority order, else any day of the bin.  Its time of day keeps the decoded
+    one, with the hour and minute replaced by the decoded parts; the result is
+    rounded down to the resolution and kept only if it lies in the row's bin (else
+    the decoded datetime stays).  Post-processing of decoded codes: no data read.
+    """
+    seconds = _numbers(datetimes, column.spec)
+    edges, step = column.edges, column.step
+    known = ~np.isnan(seconds)
+    idx = np.clip(np.searchsorted(edges, seconds, side="right") - 1, 0, edges.size - 2)
+    keys = [p for p in _DAY_PARTS if p in parts]
+    out = seconds.copy()
+    for k in np.unique(idx[known]):
+        rows = np.flatnonzero(known & (idx == k))
+        days = np.arange(int(edges[k] // 86400), int(edges[k + 1] // 86400) + 1)
+        calendar = pd.DatetimeIndex(days.astype("datetime64[D]"))
+        features = [
+            getattr(calendar, "day_of_week" if p == "weekday" else p).to_numpy(np.float64)
+            for p in keys
+        ]
+        chosen = np.full(rows.size, -1)
+        for level in range(len(keys), 0, -1):
+            todo = np.flatnonzero(chosen < 0)
+            candidates = pd.Series(days).groupby(features[:level]).indices
+            wanted = pd.Series(todo).groupby([parts[p][rows[todo]] for p in keys[:level]])
+            for key, positions in wanted.indices.items():
+                if key in candidates:
+                    pool = candidates[key]
+                    chosen[todo[positions]] = pool[rng.integers(pool.size, size=positions.size)]
+        rest = chosen < 0
+        chosen[rest] = rng.integers(days.size, size=int(rest.sum()))
+        time = seconds[rows] % 86400
+        for part, unit, period in (("hour", 3600, 86400), ("minute", 60, 3600)):
+            if part in parts:
+                value = parts[part][rows]
+                replaced = time - time % period + value * unit + time % unit
+                time = np.where(np.isnan(value), time, replaced)
+        drawn = np.floor((days[chosen] * 86400 + time) / step) * step
+        last = k == edges.size - 2
+        inside = (drawn >= edges[k]) & ((drawn < edges[k + 1]) | (last & (drawn <= edges[-1])))
+        out[rows] = np.where(inside, drawn, seconds[rows])
+    return _datetimes(out, dtype)
 
 
 def _datetimes(seconds, dtype):
