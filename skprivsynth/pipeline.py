@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._math.sampling import sample_weighted_records
 from .base import BaseSynthesizer
 from .chunks import as_chunks
-from .domain import Bins, DatetimePart, Domain, Range
+from .domain import Bins, DatetimePart, Domain, Range, _part_values
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
 from .privacy import warn_privacy_leak
 from .validation import (
@@ -500,6 +500,7 @@ def make_private_pipeline(
     max_bins="auto",
     decode_epsilon=0.1,
     binning_epsilon=0.25,
+    datetime_parts="computed",
     allow_learned_domain=False,
     random_state=None,
 ):
@@ -546,6 +547,11 @@ def make_private_pipeline(
     binning_epsilon : float, default=0.25
         Budget (> 0) of the bins of the declared ranges (see
         :class:`~skprivsynth.preprocessing.BooleanEncoder`); unused without ranges.
+    datetime_parts : {"computed", "modelled"}, default="computed"
+        Parts of a datetime column (``{"part_of": ..., "part": ...}``) computed from
+        the decoded datetime only, or also modelled as levels, the datetime decoded
+        to agree with them (see :class:`~skprivsynth.preprocessing.BooleanEncoder`).
+        Decoded parts agree with their datetime either way.
     allow_learned_domain : bool, default=False
         As in :class:`SynthesisPipeline`: by default, columns missing from ``domain``
         are refused for a differentially private synthesizer, before any release.
@@ -585,15 +591,23 @@ def make_private_pipeline(
     budget = _cube_bits(synthesizer)
     codes = "domain" in synthesizer.get_params()
     encoding = "ordinal" if codes else "onehot" if budget is None else "binary"
+    encoded = domain  # the codes the encoder gives each column
+    if datetime_parts == "modelled":  # parts but the date are the levels they can take
+        encoded = {
+            c: _part_values(s, domain[s.of])
+            if isinstance(s, DatetimePart) and s.part != "date"
+            else s
+            for c, s in domain.items()
+        }
     if isinstance(max_bins, str) and max_bins == "auto":
         if budget is not None:
-            max_bins = _binary_max_bins(domain, budget)
+            max_bins = _binary_max_bins(encoded, budget)
         else:
             max_bins = 8 if private and not codes else None
     weighted = any(
         isinstance(spec, Bins)
         or (not isinstance(spec, Range) and max_bins is not None and len(spec) > max_bins)
-        for spec in domain.values()
+        for spec in encoded.values()
     )
     encoder = BooleanEncoder(
         categories=domain if declared else "auto",
@@ -603,6 +617,7 @@ def make_private_pipeline(
         decode_epsilon=decode_epsilon if decode_epsilon > 0 else 0.1,
         binning_epsilon=binning_epsilon,
         noise=synthesizer.get_params().get("noise", "continuous"),
+        datetime_parts=datetime_parts,
         random_state=random_state,
     )
     pipe = make_synthesis_pipeline(encoder, synthesizer, allow_learned_domain=allow_learned_domain)
