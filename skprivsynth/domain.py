@@ -148,7 +148,10 @@ class DatetimePart:
 
     It is a deterministic, public function of that column, so it has no codes of its
     own (``len`` is 0): encoders leave it out (no model and no budget are spent on it)
-    and compute it from the decoded datetime, so the two always agree.
+    and compute it from the decoded datetime, so the two always agree
+    (:class:`~skprivsynth.preprocessing.BooleanEncoder` ``datetime_parts="modelled"``
+    models it as the levels it can take instead, and still decodes it from the
+    datetime).  Read more in the :ref:`User Guide <domain_file>`.
 
     Parameters
     ----------
@@ -548,19 +551,11 @@ def _part_values(spec, of):
     lo, hi = (of.lo, of.hi) if isinstance(of, Range) else (of.edges[0], of.edges[-1])
     missing = {"missing": True} if spec.missing else {}
     if spec.part == "date":
-        first, last = (_iso(np.floor(x / 86400) * 86400) for x in (lo, hi))
-        if first == last:  # one day: one bin
-            return _parse_column(
-                {
-                    "type": "datetime",
-                    "bins": [first, _iso(lo // 86400 * 86400 + 86400)],
-                    "resolution": "D",
-                    **missing,
-                },  # fmt: skip
-                "part",
-            )
-        bounds = {"range": [first, last], "resolution": "D"}
-        return _parse_column({"type": "datetime", **bounds, **missing}, "part")
+        first, last = (np.floor(x / 86400) * 86400 for x in (lo, hi))
+        days = [first, last] if first < last else [first, first + 86400]  # one day: one bin
+        key = "range" if first < last else "bins"
+        dates = {"type": "datetime", key: [_iso(d) for d in days], "resolution": "D"}
+        return _parse_column({**dates, **missing}, "part")
     if spec.part == "year":
         bounds = [pd.Timestamp(x, unit="s").year for x in (lo, hi)]
     else:

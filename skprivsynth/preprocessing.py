@@ -451,8 +451,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
           that matches the decoded weekday, day, month and year (the finest first:
           when no day of the bin matches them all, the coarsest are dropped, which
           the bin then decides), at the decoded hour and minute; then the parts are
-          computed from it.  Not for time-zone-aware columns (their parts are
-          computed).  Measured on generated tables at ε = 1 (see the User Guide),
+          computed from it.  The parts of a time-zone-aware column are computed.
+          Measured on generated tables at ε = 1 (see the User Guide),
           it keeps the relations of the hour and the weekday to other columns that
           ``"computed"`` loses.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
@@ -713,7 +713,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         for j, label in enumerate(frame.columns):
             series = frame.iloc[:, j]
             if label in domain:
-                column = self._declared_column(domain, label)
+                column = self._declared_column(domain, label, frame)
                 if column.kind != "part":  # a computed part's values are never read
                     _check_declared_missing(series, label, column)
             else:
@@ -788,12 +788,17 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self._decode_rng = check_random_generator(self.random_state)
         return self
 
-    def _declared_column(self, domain, label):
+    def _declared_column(self, domain, label, frame):
         """The :class:`_Column` of a declared column: a part of a datetime modelled
         as the integer levels it can take (``datetime_parts="modelled"``; not the
-        date, nor a part of a time-zone-aware column or a year range binned)."""
+        date, nor a part of a time-zone-aware column (read from its dtype) or a
+        year range binned)."""
         spec = domain[label]
-        if isinstance(spec, DatetimePart) and self.datetime_parts == "modelled":
+        if (
+            isinstance(spec, DatetimePart)
+            and self.datetime_parts == "modelled"
+            and getattr(frame[spec.of].dtype, "tz", None) is None
+        ):
             values = _part_values(spec, domain[spec.of])
             if spec.part != "date" and isinstance(values, Levels):
                 column = _Column(values)
@@ -1026,11 +1031,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 of = self._columns.index(column.part.of)
                 values = decoded[j].to_numpy(dtype=np.float64, na_value=np.nan)
                 modelled.setdefault(of, {})[column.part.part] = values
-        for of, parts in modelled.items():
-            if getattr(self.dtypes_[of], "tz", None) is None:
-                decoded[of] = _datetimes_with_parts(
-                    decoded[of], self._encoding[of], parts, self.dtypes_[of], rng
-                )
+        for of, parts in modelled.items():  # naive datetimes only (see fit)
+            decoded[of] = _datetimes_with_parts(
+                decoded[of], self._encoding[of], parts, self.dtypes_[of], rng
+            )
         for j, column in enumerate(self._encoding):
             part = column.spec if column.kind == "part" else column.part
             if part is not None:

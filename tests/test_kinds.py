@@ -899,3 +899,15 @@ def test_modelled_parts_fitted_in_chunks_equal_the_fit_in_memory():
         ]
     pd.testing.assert_frame_equal(outs[0], outs[1])
     assert consistency(outs[1]) == 1.0
+
+
+def test_modelled_parts_of_a_time_zone_aware_datetime_are_computed():
+    real = flights(300)
+    aware = real.assign(time_hour=real["time_hour"].dt.tz_localize("Europe/Paris"))
+    domain = flights_domain()
+    domain["time_hour"] = domain["time_hour"] | {"clip": True}
+    encoder = BooleanEncoder(categories=domain, datetime_parts="modelled", random_state=0)
+    back = encoder.fit(aware).inverse_transform(encoder.transform(aware))
+    assert encoder.n_codes_[4:8] == [0, 0, 0, 0]
+    for part in PARTS:  # of the local time
+        assert back[part].equals(_part(back["time_hour"], part).astype(back[part].dtype)), part
