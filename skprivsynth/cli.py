@@ -25,7 +25,7 @@ import pandas as pd
 from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
+from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range, _values_domain
 from .exceptions import PrivacyLeakWarning
 from .metrics import categorical_marginal_tvd, observed_levels
 from .pipeline import _seeded_releases, make_private_pipeline
@@ -771,6 +771,8 @@ def _evaluate(args):
         _check_output(args.report, inputs, option="--report")
         _check_matplotlib()
     real, domain, _ = _read_table(args.real, "real CSV", args.domain, refuse_missing=False)
+    if domain is not None:  # a part of a datetime is compared as a column of its values
+        domain = _values_domain(domain)
     synthetic, _, _ = _read_table(
         args.synthetic, "synthetic CSV", args.domain, refuse_missing=False
     )
@@ -972,6 +974,70 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+#: The parts of a datetime drafted for each resolution: those its values can vary in.
+_DRAFT_PARTS = {
+    "D": ("year", "month", "day", "weekday"),
+    "h": ("year", "month", "day", "weekday", "hour"),
+    "min": ("year", "month", "day", "weekday", "hour", "minute"),
+    "s": ("year", "month", "day", "weekday", "hour", "minute"),
+}
+
+
+def _datetime_part_of(values, datetimes, draft):
+    """``(column, part)`` of the first datetime column of ``datetimes`` (column ->
+    timestamps) that ``values`` equals a part of on every row, missing exactly where
+    it is missing; or None.  ``values`` are integers, or dates (then the part is the
+    ``"date"`` of a finer datetime)."""
+    absent = values.isna().to_numpy()
+    is_date = pd.api.types.is_datetime64_any_dtype(values.dtype)
+    for of, stamps in datetimes.items():
+        if not np.array_equal(absent, stamps.isna().to_numpy()):
+            continue
+        present, known = values[~absent].to_numpy(), stamps[~absent]
+        if is_date:
+            parts = () if draft[of]["resolution"] == "D" else ("date",)
+        else:
+            parts = _DRAFT_PARTS[draft[of]["resolution"]]
+        for part in parts:
+            name = {"date": "normalize", "weekday": "day_of_week"}.get(part, part)
+            computed = getattr(known.dt, name)
+            if (present == (computed() if part == "date" else computed).to_numpy()).all():
+                return of, part
+    return None
+
+
+def _draft_parts(draft, columns, lines):
+    """Declare as a part of a datetime column, in place, every integer column (and
+    every date column) equal to that part of it on every row."""
+    datetimes = {
+        column: pd.to_datetime(columns[column], format="ISO8601")
+        for column, spec in draft.items()
+        if isinstance(spec, dict) and spec.get("type") == "datetime"
+    }
+    dates = [c for c in datetimes if draft[c]["resolution"] == "D"]
+    integers = [
+        c
+        for c, values in columns.items()
+        if c not in datetimes
+        and pd.api.types.is_numeric_dtype(values.dtype)
+        and not pd.api.types.is_bool_dtype(values.dtype)
+        and _is_integral(values.dropna().to_numpy(dtype=np.float64))
+    ]
+    for column in dates + integers:  # a date that becomes a part is no datetime to others
+        targets = {c: v for c, v in datetimes.items() if c != column and "part_of" not in draft[c]}
+        values = datetimes.get(column, columns[column])
+        found = _datetime_part_of(values, targets, draft)
+        if found is None:
+            continue
+        of, part = found
+        missing = {"missing": True} if draft[of].get("missing") else {}
+        draft[column] = {"part_of": of, "part": part, **missing}
+        lines[column] = (
+            f"{column!r}: part_of: equals the {part} of {of!r} on every row: computed from "
+            "it (no codes, no budget; the synthetic column always agrees with it)"
+        )
+
+
 def _draft_domain(data):
     """A domain drafted from ``data`` (not public: to be reviewed).
 
@@ -984,26 +1050,29 @@ def _draft_domain(data):
         numbers as ``{"type": "float", ...}``, rounded outwards), ISO
         dates and timestamps as datetime ranges with the coarsest resolution every
         value sits on, booleans, categoricals in their order, other text as sorted
-        levels; ``"missing": true`` where cells are missing.
+        levels; ``"missing": true`` where cells are missing; an integer (or date)
+        column equal to a part of an ISO datetime column on every row (missing where
+        it is missing) as ``{"part_of": column, "part": ...}``.
     lines : list of str
         One line per column: what was inferred and why (left-out columns included).
     """
-    n, draft, lines = len(data), {}, []
+    n, draft, lines, columns = len(data), {}, {}, {}
     for column in data.columns:
         series, read_as_missing = _missing_text(data[column])
         spec, why = _draft_column(series, n)
         if spec is None:
-            lines.append(f"{column!r}: left out: {why}; drop it before synthesis")
+            lines[column] = f"{column!r}: left out: {why}; drop it before synthesis"
             continue
         missing = int(series.isna().sum())
         if missing:
             spec = {"levels": spec} if isinstance(spec, list) else spec
             spec = {**spec, "missing": True}
             why += f"; {missing} missing cells{read_as_missing}: missing is a level"
-        draft[column] = spec
+        draft[column], columns[column] = spec, series
         kind = spec.get("type", "levels") if isinstance(spec, dict) else "levels"
-        lines.append(f"{column!r}: {kind}: {why}")
-    return draft, lines
+        lines[column] = f"{column!r}: {kind}: {why}"
+    _draft_parts(draft, columns, lines)
+    return draft, list(lines.values())
 
 
 def _domain(args):

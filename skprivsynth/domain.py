@@ -16,7 +16,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-__all__ = ["MAX_INTEGER_LEVELS", "MISSING", "Bins", "Domain", "Levels", "Range"]
+__all__ = ["MAX_INTEGER_LEVELS", "MISSING", "Bins", "DatetimePart", "Domain", "Levels", "Range"]
 
 #: Largest number of integers ``hi - lo + 1`` of a ``{"type": "integer", "range": [lo,
 #: hi]}`` column declared without bins that becomes one level per integer; a wider
@@ -25,6 +25,11 @@ MAX_INTEGER_LEVELS = 64
 
 #: Seconds of each datetime ``"resolution"``: decoded datetimes are rounded down to it.
 RESOLUTIONS = {"D": 86400, "h": 3600, "min": 60, "s": 1}
+
+#: The parts of a datetime that a ``{"part_of": column, "part": part}`` column may be:
+#: integers as pandas' ``Series.dt`` gives them (``"weekday"``: Monday = 0), and the
+#: calendar ``"date"`` (the datetime at midnight).
+DATETIME_PARTS = ("year", "month", "day", "hour", "minute", "weekday", "date")
 
 #: What pandas reads as missing by default (pandas.read_csv, ``na_values``).
 _NA_MARKERS = (
@@ -35,7 +40,8 @@ _NA_MARKERS = (
 _ACCEPTED = (
     "an int K (codes 0..K-1), a list of levels, a pandas.CategoricalDtype, "
     "{'bins': [e0, ..., eB], 'clip': bool}, {'levels': [...], 'ordered': bool} or "
-    "{'type': 'integer' | 'float' | 'datetime' | 'boolean', ...}"
+    "{'type': 'integer' | 'float' | 'datetime' | 'boolean', ...} or "
+    "{'part_of': datetime column, 'part': ...}"
 )
 
 
@@ -136,6 +142,46 @@ class Range:
 
 
 @dataclass(frozen=True)
+class DatetimePart:
+    """A column that is a part of a datetime column of the same domain (its year, month
+    ...), declared ``{"part_of": column, "part": part}``.
+
+    It is a deterministic, public function of that column, so it has no codes of its
+    own (``len`` is 0): encoders leave it out (no model and no budget are spent on it)
+    and compute it from the decoded datetime, so the two always agree
+    (:class:`~skprivsynth.preprocessing.BooleanEncoder` ``datetime_parts="modelled"``
+    models it as the levels it can take instead, and still decodes it from the
+    datetime).  Read more in the :ref:`User Guide <domain_file>`.
+
+    Parameters
+    ----------
+    of : column name
+        The datetime column (a datetime kind of the same domain, not itself a part).
+    part : {"year", "month", "day", "hour", "minute", "weekday", "date"}
+        As pandas' ``Series.dt`` gives it (``"weekday"``: Monday = 0); ``"date"`` is
+        the calendar date, the datetime at midnight.
+    missing : bool, default=False
+        Must be that of the datetime column: the part is missing where it is.
+    """
+
+    of: object
+    part: str
+    missing: bool = False
+
+    @property
+    def kind(self):
+        """``"datetime"`` for the date, ``"integer"`` for the other parts."""
+        return "datetime" if self.part == "date" else "integer"
+
+    def __len__(self):
+        """No codes of its own: 0."""
+        return 0
+
+    def __iter__(self):
+        return iter(())
+
+
+@dataclass(frozen=True)
 class Levels:
     """Levels of a column with a declared order, kind or missing level.
 
@@ -182,8 +228,10 @@ class Domain(Mapping):
     codes ``0..K-1``; :class:`Levels` (levels with an order, a kind ``"integer"`` or
     ``"boolean"``, or a missing level); :class:`Bins` (public numeric bin edges); or
     :class:`Range` (a public numeric range whose bins are chosen with differential
-    privacy at fit time).  The number of codes of a column, ``len(domain[column])``,
-    is its number of levels or bins, the missing level included.
+    privacy at fit time); or :class:`DatetimePart` (a part of a datetime column, such
+    as its month: a function of that column, without codes of its own).  The number
+    of codes of a column, ``len(domain[column])``, is its number of levels or bins,
+    the missing level included (0 for a :class:`DatetimePart`).
 
     Read more in the :ref:`User Guide <domain_file>`.
 
@@ -198,8 +246,11 @@ class Domain(Mapping):
         "ordered": bool}``, ``{"type": "integer", "range": [lo, hi]}`` (optional
         ``"bins"``), ``{"type": "float", "range": [lo, hi]}`` (or ``"bins"``),
         ``{"type": "datetime", "range": [iso, iso], "resolution": "D" | "h" | "min" |
-        "s"}`` (optional ``"bins"``: ISO strings), ``{"type": "boolean"}``, or a
-        value of another ``Domain``.  Every dict form may add ``"missing": true``.
+        "s"}`` (optional ``"bins"``: ISO strings), ``{"type": "boolean"}``,
+        ``{"part_of": column, "part": "year" | "month" | "day" | "hour" | "minute" |
+        "weekday" | "date"}`` (``column`` a datetime column of the domain), or a
+        value of another ``Domain``.  Every dict form may add ``"missing": true`` (a
+        part declares it exactly when its datetime column does).
         :func:`skprivsynth.datasets.load_adult` ``.domain`` and the ``--domain``
         file of the command line are such dicts.
 
@@ -209,7 +260,8 @@ class Domain(Mapping):
         Column names, in order.
     sizes : tuple of int or None
         Number of codes (levels or bins, the missing level included) of each
-        column; None for a :class:`Range` (its bins are chosen at fit time).
+        column; None for a :class:`Range` (its bins are chosen at fit time); 0 for a
+        :class:`DatetimePart` (encoded through its datetime column, not on its own).
 
     See Also
     --------
@@ -243,6 +295,16 @@ class Domain(Mapping):
     (12, 3, None, None)
     >>> mixed.to_dict()["day"]
     {'type': 'datetime', 'range': ['2013-01-01', '2013-12-31'], 'resolution': 'D'}
+
+    Parts of a datetime column (computed from it, no codes of their own):
+
+    >>> flights = Domain({
+    ...     "time_hour": {"type": "datetime", "range": ["2013-01-01", "2013-12-31T23:00"],
+    ...                   "resolution": "h"},
+    ...     "month": {"part_of": "time_hour", "part": "month"},
+    ... })
+    >>> flights["month"], flights.kind("month"), flights.sizes
+    (DatetimePart(of='time_hour', part='month', missing=False), 'integer', (None, 0))
     """
 
     _specs: tuple
@@ -287,7 +349,9 @@ class Domain(Mapping):
 
     def kind(self, column):
         """The kind of ``column``: ``"categorical"``, ``"integer"``, ``"float"``,
-        ``"datetime"`` or ``"boolean"`` (integer codes ``K`` are ``"integer"``).
+        ``"datetime"`` or ``"boolean"`` (integer codes ``K`` are ``"integer"``; a
+        :class:`DatetimePart` is ``"datetime"`` for its ``"date"``, else
+        ``"integer"``).
 
         Parameters
         ----------
@@ -361,7 +425,8 @@ class Domain(Mapping):
         Returns
         -------
         list of str
-            ``len(domain[column])`` labels (a :class:`Range` has none before the fit).
+            ``len(domain[column])`` labels (a :class:`Range` has none before the fit;
+            a :class:`DatetimePart`, without codes of its own, has none: ``[]``).
 
         Examples
         --------
@@ -474,8 +539,41 @@ def _labels(spec):
     return labels + [str(MISSING)] * spec.missing
 
 
+#: The values of the integer parts of a datetime (a year's are those of its range).
+_PART_VALUES = {"month": (1, 12), "day": (1, 31), "hour": (0, 23), "minute": (0, 59),
+                "weekday": (0, 6)}  # fmt: skip
+
+
+def _part_values(spec, of):
+    """The parsed spec of the values that the part ``spec`` of the datetime spec ``of``
+    can take, read from the declaration only: its integers (the years of the range),
+    or the dates of the range.  For comparing a part as a column of its own."""
+    lo, hi = (of.lo, of.hi) if isinstance(of, Range) else (of.edges[0], of.edges[-1])
+    missing = {"missing": True} if spec.missing else {}
+    if spec.part == "date":
+        first, last = (np.floor(x / 86400) * 86400 for x in (lo, hi))
+        days = [first, last] if first < last else [first, first + 86400]  # one day: one bin
+        key = "range" if first < last else "bins"
+        dates = {"type": "datetime", key: [_iso(d) for d in days], "resolution": "D"}
+        return _parse_column({**dates, **missing}, "part")
+    if spec.part == "year":
+        bounds = [pd.Timestamp(x, unit="s").year for x in (lo, hi)]
+    else:
+        bounds = list(_PART_VALUES[spec.part])
+    return _parse_column({"type": "integer", "range": bounds, **missing}, "part")
+
+
+def _values_domain(domain):
+    """``domain`` with every :class:`DatetimePart` replaced by the spec of its values
+    (:func:`_part_values`), for metrics that compare it as a column of its own."""
+    return _fitted_domain(
+        (c, _part_values(s, domain[s.of]) if isinstance(s, DatetimePart) else s)
+        for c, s in domain.items()
+    )
+
+
 def _kind(spec):
-    if isinstance(spec, Levels | Bins | Range):
+    if isinstance(spec, Levels | Bins | Range | DatetimePart):
         return spec.kind
     return "integer" if isinstance(spec, range) else "categorical"
 
@@ -487,6 +585,8 @@ def _to_spec(spec):
     if isinstance(spec, tuple):
         return list(spec)
     missing = {"missing": True} if spec.missing else {}
+    if isinstance(spec, DatetimePart):
+        return {"part_of": spec.of, "part": spec.part, **missing}
     if isinstance(spec, Levels):
         if spec.kind == "boolean":
             return {"type": "boolean", **missing}
@@ -522,13 +622,42 @@ def _parse_domain(spec, name):
         raise TypeError(
             f"{name} must be a dict column -> spec, a list of specs or a Domain; got {spec!r}."
         )
-    return tuple((column, _parse_column(value, f"{name}[{column!r}]")) for column, value in items)
+    specs = tuple((column, _parse_column(value, f"{name}[{column!r}]")) for column, value in items)
+    _check_parts(specs, name)
+    return specs
+
+
+def _check_parts(specs, name):
+    """Every :class:`DatetimePart` names a datetime column of ``specs`` that is not a
+    part itself, and declares missing values as it does."""
+    by_name = dict(specs)
+    for column, spec in specs:
+        if not isinstance(spec, DatetimePart):
+            continue
+        where = f"{name}[{column!r}]"
+        of = by_name.get(spec.of)
+        if spec.of not in by_name or _kind(of) != "datetime" or isinstance(of, DatetimePart):
+            datetimes = [
+                c for c, s in specs if _kind(s) == "datetime" and not isinstance(s, DatetimePart)
+            ]
+            raise ValueError(
+                f"{where}['part_of'] must name a datetime column of the same domain "
+                f"(declared {{'type': 'datetime', ...}}); got {spec.of!r}, and the datetime "
+                f"columns are {datetimes!r}."
+            )
+        if spec.missing != bool(of.missing):
+            raise ValueError(
+                f"{where}: a part is missing exactly where its datetime column "
+                f'{spec.of!r} is, so it declares "missing": true if and only if that '
+                f"column does; got {spec.missing} for the part and {bool(of.missing)} for "
+                "the datetime."
+            )
 
 
 def _parse_column(spec, where):
     """Levels (a tuple, ``range(K)`` or :class:`Levels`), :class:`Bins` or
     :class:`Range` from one column spec."""
-    if isinstance(spec, Levels | Bins | Range):
+    if isinstance(spec, Levels | Bins | Range | DatetimePart):
         spec = _to_spec(spec)  # validated again: a spec may be built by hand
     elif isinstance(spec, range) and spec.start == 0 and spec.step == 1:
         spec = len(spec)
@@ -580,7 +709,29 @@ _KEYS = {
 }
 
 
+def _parse_part(spec, where):
+    """A :class:`DatetimePart` from ``{"part_of": column, "part": part}`` (its column is
+    checked against the whole domain by :func:`_check_parts`)."""
+    unknown = set(spec) - {"part_of", "part", "missing"}
+    if unknown or "part" not in spec:
+        raise ValueError(
+            f"{where} given with 'part_of' must be {{'part_of': column, 'part': ...}} with "
+            f"optional 'missing': bool; got keys {sorted(map(str, spec))}."
+        )
+    part = spec["part"]
+    if not isinstance(part, str) or part not in DATETIME_PARTS:
+        raise ValueError(f"{where}['part'] must be one of {list(DATETIME_PARTS)}; got {part!r}.")
+    of = spec["part_of"]
+    try:
+        hash(of)
+    except TypeError as exc:
+        raise TypeError(f"{where}['part_of'] must be a column name; got {of!r}.") from exc
+    return DatetimePart(of, part, _flag(spec, "missing", where))
+
+
 def _parse_dict(spec, where):
+    if "part_of" in spec:
+        return _parse_part(spec, where)
     kind = spec.get("type")
     form = "levels" if "levels" in spec and kind is None else kind
     if form not in _KEYS:
@@ -734,6 +885,11 @@ def _codes(values, spec):
     """
     if isinstance(spec, Range):
         raise TypeError("a Range has no codes before its bins are chosen at fit time.")
+    if isinstance(spec, DatetimePart):
+        raise TypeError(
+            f"a part of a datetime column ({spec.part} of {spec.of!r}) has no codes of its "
+            "own: it is encoded through that column."
+        )
     missing = getattr(spec, "missing", False) and _isna(values)
     if isinstance(spec, Bins):
         edges = np.asarray(spec.edges)

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .base import BaseSynthesizer
 from .chunks import as_chunks
-from .domain import Bins, Domain, Range
+from .domain import Bins, DatetimePart, Domain, Range, _part_values
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
 from .privacy import warn_privacy_leak
@@ -216,7 +216,8 @@ class SynthesisPipeline(Pipeline):
         by :meth:`sample` and compared with ``X`` over every pair of columns by
         :func:`~skprivsynth.metrics.categorical_marginal_tvd`; behind a
         :class:`~skprivsynth.preprocessing.BooleanEncoder` the columns are read in its
-        fitted domain (numeric columns binned by its bin edges).  Greater is better,
+        fitted domain (numeric columns binned by its bin edges; parts of a datetime
+        column, functions of it, left out).  Greater is better,
         at most 0; it lets ``cross_val_score(pipe, X)`` run without ``scoring``.  The
         score is an exact function of ``X``: for a differentially private
         synthesizer it warns :class:`~skprivsynth.PrivacyLeakWarning`, as the marginal
@@ -245,7 +246,9 @@ class SynthesisPipeline(Pipeline):
             domain = {
                 label: column.spec
                 for label, column in zip(real.columns, encoder._encoding, strict=True)
+                if column.kind != "part"  # a function of its datetime column, left out
             }
+            real, synthetic = real[list(domain)], synthetic[list(domain)]
         return -categorical_marginal_tvd(
             real, synthetic, degree=min(2, real.shape[1]), domain=domain
         )
@@ -380,14 +383,15 @@ class _FitTimeTransform:
 def declared_code_sizes(transformer):
     """Number of integer codes of each output column that ``transformer`` declares.
 
-    ``BooleanEncoder(encoding="ordinal")``: its ``n_codes_``; scikit-learn's
+    ``BooleanEncoder(encoding="ordinal")``: its ``n_codes_`` of the encoded columns
+    (a part of a datetime column has no code and no output column); scikit-learn's
     :class:`~sklearn.preprocessing.OrdinalEncoder` with declared ``categories``: the
     number of categories of each column.  None otherwise -- in particular for a
     domain learned from the data, whose sizes would depend on private records.
     """
     if isinstance(transformer, BooleanEncoder):
         if transformer.encoding == "ordinal" and not transformer.learned_columns_:
-            return list(transformer.n_codes_)
+            return [k for k in transformer.n_codes_ if k]
         return None
     if isinstance(transformer, OrdinalEncoder) and not isinstance(transformer.categories, str):
         return [len(c) for c in transformer.categories_]
@@ -407,7 +411,11 @@ def declared_numeric_codes(transformer):
         and transformer.encoding == "ordinal"
         and not transformer.learned_columns_
     ):
-        return [c.n_values if c.kind == "bins" else 0 for c in transformer._encoding]
+        return [
+            c.n_values if c.kind == "bins" else 0
+            for c, k in zip(transformer._encoding, transformer.n_codes_, strict=True)
+            if k  # a part of a datetime column has no code and no output column
+        ]
     return None
 
 
@@ -472,6 +480,7 @@ def _binary_width(domain, max_bins):
             else min(len(spec), max_bins)
         )
         for spec in domain.values()
+        if not isinstance(spec, DatetimePart)  # computed from its datetime: no bits
     )
 
 
@@ -498,6 +507,7 @@ def make_private_pipeline(
     max_bins="auto",
     decode_epsilon=0.1,
     binning_epsilon=0.25,
+    datetime_parts="modelled",
     allow_learned_domain=False,
     random_state=None,
 ):
@@ -544,6 +554,11 @@ def make_private_pipeline(
     binning_epsilon : float, default=0.25
         Budget (> 0) of the bins of the declared ranges (see
         :class:`~skprivsynth.preprocessing.BooleanEncoder`); unused without ranges.
+    datetime_parts : {"computed", "modelled"}, default="modelled"
+        Parts of a datetime column (``{"part_of": ..., "part": ...}``) computed from
+        the decoded datetime only, or also modelled as levels, the datetime decoded
+        to agree with them (see :class:`~skprivsynth.preprocessing.BooleanEncoder`).
+        Decoded parts agree with their datetime either way.
     allow_learned_domain : bool, default=False
         As in :class:`SynthesisPipeline`: by default, columns missing from ``domain``
         are refused for a differentially private synthesizer, before any release.
@@ -586,15 +601,23 @@ def make_private_pipeline(
         else ("onehot", None)
     )
     codes = encoding == "ordinal"
+    encoded = domain  # the codes the encoder gives each column
+    if datetime_parts == "modelled":  # parts but the date are the levels they can take
+        encoded = {
+            c: _part_values(s, domain[s.of])
+            if isinstance(s, DatetimePart) and s.part != "date"
+            else s
+            for c, s in domain.items()
+        }
     if isinstance(max_bins, str) and max_bins == "auto":
         if budget is not None:
-            max_bins = _binary_max_bins(domain, budget)
+            max_bins = _binary_max_bins(encoded, budget)
         else:
             max_bins = 8 if private and not codes else None
     weighted = any(
         isinstance(spec, Bins)
         or (not isinstance(spec, Range) and max_bins is not None and len(spec) > max_bins)
-        for spec in domain.values()
+        for spec in encoded.values()
     )
     encoder = BooleanEncoder(
         categories=domain if declared else "auto",
@@ -604,6 +627,7 @@ def make_private_pipeline(
         decode_epsilon=decode_epsilon if decode_epsilon > 0 else 0.1,
         binning_epsilon=binning_epsilon,
         noise=synthesizer.get_params().get("noise", "continuous"),
+        datetime_parts=datetime_parts,
         random_state=random_state,
     )
     pipe = make_synthesis_pipeline(encoder, synthesizer, allow_learned_domain=allow_learned_domain)

@@ -499,7 +499,9 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
         }
     )
     draft, lines = _draft(tmp_path, capsys, data)
-    assert draft["year"] == [2013]  # a constant year stays that year
+    # The constant year is the year of every timestamp: a part of it (see
+    # test_domain_draft_proposes_the_parts_of_a_datetime); a constant otherwise.
+    assert draft["year"] == {"part_of": "time_hour", "part": "year"}
     assert draft["month"] == {"type": "integer", "range": [1, 12]}  # never 0 or 13
     assert draft["day"] == {"type": "integer", "range": [1, 31]}
     assert draft["age"] == {"type": "integer", "range": [10, 90]}  # rounded outwards
@@ -777,3 +779,51 @@ def test_ranges_drafted_and_released_with_private_bins(tmp_path, capsys):
     low, high = pd.to_datetime(draft["time_hour"]["range"])
     assert synthetic["time_hour"].between(low, high).all()
     assert (synthetic["time_hour"] == synthetic["time_hour"].dt.floor("h")).all()
+
+
+def test_domain_draft_proposes_the_parts_of_a_datetime(tmp_path, capsys):
+    """Integer (and date) columns equal to a part of an ISO timestamp column on every row
+    are drafted as parts of it, and the run decodes them from the synthetic timestamp."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    when = pd.Series(pd.Timestamp("2013-01-01") + pd.to_timedelta(rng.integers(0, 8760, n), "h"))
+    when[rng.random(n) < 0.05] = pd.NaT
+    data = pd.DataFrame(
+        {
+            "year": when.dt.year,  # float with NaN where the timestamp is missing
+            "month": when.dt.month,
+            "day": when.dt.day,
+            "hour": when.dt.hour,
+            "weekday": when.dt.day_of_week,
+            "time_hour": when.dt.strftime("%Y-%m-%d %H:%M:%S"),
+            "date": when.dt.strftime("%Y-%m-%d"),
+            "slot": (when.dt.hour.fillna(0) // 6).astype(int),  # a function, but no part
+            "dep": rng.integers(0, 24, n),  # an hour, but of no timestamp
+        }
+    )
+    data.loc[data.index[~when.isna()][0], "hour"] += 1  # one disagreeing row: no part
+    draft, lines = _draft(tmp_path, capsys, data)
+    for part in ["year", "month", "day", "weekday", "date"]:
+        assert draft[part] == {"part_of": "time_hour", "part": part, "missing": True}, part
+    assert draft["hour"] == {"type": "integer", "range": [0, 23], "missing": True}
+    assert draft["slot"]["type"] == draft["dep"]["type"] == "integer"
+    assert draft["time_hour"]["type"] == "datetime"
+    line = next(x for x in lines if "'month':" in x)
+    assert "part_of: equals the month of 'time_hour' on every row" in line
+    # The draft runs: the parts come back consistent with the synthetic timestamp.
+    domain, target = tmp_path / "domain.json", tmp_path / "out.csv"
+    domain.write_text(json.dumps(draft))
+    argv = ["synthesize", str(tmp_path / "data.csv"), "-o", str(target), "--domain", str(domain)]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "-q", "--seed", "0"]) == 0
+    synthetic = pd.read_csv(target, parse_dates=["time_hour", "date"])
+    assert list(synthetic.columns) == list(data.columns)
+    stamps = synthetic["time_hour"]
+    assert stamps.isna().any() and synthetic["month"].isna().equals(stamps.isna())
+    known = synthetic[stamps.notna()]
+    assert (known["month"] == known["time_hour"].dt.month).all()
+    assert (known["weekday"] == known["time_hour"].dt.day_of_week).all()
+    assert (known["date"] == known["time_hour"].dt.normalize()).all()
+    # Evaluated with the domain file: each part compared as a column of its values.
+    assert main(["evaluate", str(tmp_path / "data.csv"), str(target), "--domain", str(domain)]) == 0
+    assert "tvd2" in capsys.readouterr().out
