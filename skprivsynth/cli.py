@@ -25,7 +25,7 @@ import pandas as pd
 from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range, _values_domain
+from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
 from .exceptions import PrivacyLeakWarning
 from .metrics import categorical_marginal_tvd, observed_levels
 from .pipeline import _seeded_releases, make_private_pipeline
@@ -771,8 +771,6 @@ def _evaluate(args):
         _check_output(args.report, inputs, option="--report")
         _check_matplotlib()
     real, domain, _ = _read_table(args.real, "real CSV", args.domain, refuse_missing=False)
-    if domain is not None:  # a part of a datetime is compared as a column of its values
-        domain = _values_domain(domain)
     synthetic, _, _ = _read_table(
         args.synthetic, "synthetic CSV", args.domain, refuse_missing=False
     )

@@ -917,3 +917,12 @@ def test_modelled_parts_of_a_time_zone_aware_datetime_are_computed():
     assert encoder.n_codes_[4:8] == [0, 0, 0, 0]
     for part in PARTS:  # of the local time
         assert back[part].equals(_part(back["time_hour"], part).astype(back[part].dtype)), part
+
+
+def test_metrics_compare_a_part_by_its_values():
+    from skprivsynth.metrics import categorical_marginal_tvd, evaluation_domain
+
+    real = flights(2000)
+    domain = flights_domain()
+    assert categorical_marginal_tvd(real, real, domain=domain) == 0.0
+    assert tuple(evaluation_domain(real, real, domain=domain)["month"].levels) == tuple(range(1, 13))

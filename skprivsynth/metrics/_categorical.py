@@ -7,11 +7,17 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, _as_domain, _codes
+from ..domain import Bins, _codes
 from ._boolean import _STATISTICS, MarginalErrors, _clip_round_off
 from ._combinations import _column_sets
-from ._domain import _as_numbers
-from ._validation import _as_frame, _check_degree, _check_max_marginals, _check_option
+from ._domain import _as_numbers, _ranges_in_bins
+from ._validation import (
+    _as_frame,
+    _as_values_domain,
+    _check_degree,
+    _check_max_marginals,
+    _check_option,
+)
 
 # Largest number of cells counted with a dense bincount for one categorical marginal.
 _MAX_BINCOUNT_CELLS = 2**22
@@ -171,7 +177,7 @@ def categorical_marginal_errors(
         )
     synth = synth[list(real.columns)]
     if domain is not None:
-        domain = _as_domain(domain, "domain")
+        domain = _ranges_in_bins(_as_values_domain(domain, "domain"), real, synth)
     else:
         _warn_float_levels(real)
     p = real.shape[1]

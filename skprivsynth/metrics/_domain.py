@@ -6,8 +6,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, Domain, Range, _as_domain
-from ._validation import _as_frame, _check_count
+from ..domain import Bins, Domain, Range
+from ._validation import _as_frame, _as_values_domain, _check_count
 
 
 def _as_numbers(values):
@@ -146,7 +146,7 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
     """
     real = _as_frame(real_df, "real_df")
     synth = None if synth_df is None else _as_frame(synth_df, "synth_df")
-    declared = {} if domain is None else _as_domain(domain, "domain")
+    declared = {} if domain is None else _as_values_domain(domain, "domain")
     max_levels = _check_count(max_levels, "max_levels", 1)
     n_bins = _check_count(n_bins, "n_bins", 1)
     specs, binned = {}, []
@@ -175,3 +175,13 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
             stacklevel=2,
         )
     return Domain(specs)
+
+
+def _ranges_in_bins(domain, real, synth):
+    """``domain`` with each column declared by a range only (no codes before a fit) in
+    the quantile bins of :func:`evaluation_domain`."""
+    ranged = [c for c, spec in domain.items() if isinstance(spec, Range)]
+    if not ranged:
+        return domain
+    binned = evaluation_domain(real[ranged], synth[ranged], {c: domain[c] for c in ranged})
+    return Domain({c: binned[c] if c in binned else spec for c, spec in domain.items()})

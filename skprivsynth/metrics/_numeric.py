@@ -5,9 +5,9 @@ every numeric column (:func:`numeric_column_errors`) and the missing rates
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, _as_domain
+from ..domain import Bins
 from ._domain import _as_numbers, _is_numeric_or_datetime
-from ._validation import _as_frame, _as_table_pair, _check_count
+from ._validation import _as_frame, _as_table_pair, _as_values_domain, _check_count
 
 #: The real quantile above which ``tail_ratio`` counts synthetic values.
 _TAIL_QUANTILE = 0.999
@@ -49,7 +49,7 @@ def distribution_columns(real_df, domain, max_levels=20):
     ['income']
     """
     real = _as_frame(real_df, "real_df")
-    eval_domain = _as_domain(domain, "domain")
+    eval_domain = _as_values_domain(domain, "domain")
     max_levels = _check_count(max_levels, "max_levels", 1)
     return [
         c

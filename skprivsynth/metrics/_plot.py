@@ -12,12 +12,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, Range, _as_domain
+from ..domain import Bins, Range
 from ._categorical import _encode_categorical, categorical_marginal_errors
 from ._domain import _as_numbers, evaluation_domain
 from ._numeric import distribution_columns, missing_rates, numeric_column_errors
 from ._utility import train_synthetic_test_real
-from ._validation import _as_table_pair, _check_count
+from ._validation import _as_table_pair, _as_values_domain, _check_count
 
 __all__ = ["MarginalErrorDisplay"]
 
@@ -227,7 +227,7 @@ class MarginalErrorDisplay:
         MarginalErrorDisplay
         """
         real, synthetic = _as_table_pair(real, synthetic, "real", "synthetic")
-        domain = None if domain is None else _as_domain(domain, "domain")
+        domain = None if domain is None else _as_values_domain(domain, "domain")
         max_marginals = _check_count(max_marginals, "max_marginals", 1)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -4,11 +4,17 @@
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, _as_domain
+from ..domain import Bins
 from ._categorical import _domain_codes
-from ._domain import _is_numeric, evaluation_domain, observed_levels
+from ._domain import _is_numeric, _ranges_in_bins, evaluation_domain, observed_levels
 from ._scorer import warn_if_differentially_private
-from ._validation import _as_table_pair, _check_count, _check_option, _check_target
+from ._validation import (
+    _as_table_pair,
+    _as_values_domain,
+    _check_count,
+    _check_option,
+    _check_target,
+)
 
 _UTILITY_METRICS = ("accuracy", "balanced_accuracy", "roc_auc")
 # HistGradientBoostingClassifier's limit on the levels of a categorical feature.
@@ -193,7 +199,8 @@ def train_synthetic_test_real(
 
     real, synth = _as_table_pair(real_df, synth_df, "real_df", "synth_df")
     _check_target(target, real, "real_df")
-    declared = {} if domain is None else _as_domain(domain, "domain")
+    declared = {} if domain is None else _as_values_domain(domain, "domain")
+    declared = _ranges_in_bins(declared, real, synth) if declared else declared
     if holdout is None:
         if not (isinstance(test_size, float) and 0.0 < test_size < 1.0):
             raise ValueError(f"test_size must be a float in (0, 1); got {test_size!r}.")
@@ -280,7 +287,7 @@ class UtilityScorer:
             synthetic = pd.DataFrame(np.asarray(synthetic), columns=real.columns)
         real, synthetic = _as_table_pair(real, synthetic, "X", "the synthetic sample")
         _check_target(self.target, real, "X")
-        declared = {} if self.domain is None else _as_domain(self.domain, "domain")
+        declared = {} if self.domain is None else _as_values_domain(self.domain, "domain")
         spec = _target_spec(self.target, real, synthetic, declared)
         (X_synth, X_real), (y_synth, y_real), categorical = _utility_arrays(
             [synthetic, real], ["the synthetic sample", "X"], self.target, declared, spec
@@ -358,7 +365,7 @@ domain=None, estimator=None, random_state=0)
     if n_samples is not None:
         n_samples = _check_count(n_samples, "n_samples", 1)
     if domain is not None:
-        domain = _as_domain(domain, "domain")
+        domain = _as_values_domain(domain, "domain")
     return UtilityScorer(
         target=target,
         metric=metric,
