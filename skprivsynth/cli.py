@@ -914,6 +914,15 @@ def _missing_text(series):
     return series, ""
 
 
+def _decimals(values, most=6):
+    """The fewest decimals (at most ``most``) that write every value exactly, or None."""
+    for k in range(most + 1):
+        scaled = values * 10.0**k
+        if np.allclose(scaled, np.round(scaled), rtol=0, atol=1e-6):
+            return k
+    return None
+
+
 def _draft_column(series, n):
     """``(spec, why)`` of one column, or ``(None, why)`` for a column left out."""
     present = series.dropna()
@@ -936,9 +945,13 @@ def _draft_column(series, n):
             value = int(low) if _is_integral(values) else low
             return [value], "constant: one level"
         if not _is_integral(values):
-            return {"type": "float", "range": _round_range(low, high)}, (
-                "fractional numbers: a range rounded outwards (bins chosen privately at fit)"
-            )
+            spec = {"type": "float", "range": _round_range(low, high)}
+            why = "fractional numbers: a range rounded outwards (bins chosen privately at fit)"
+            decimals = _decimals(values)
+            if decimals is not None:
+                spec["decimals"] = decimals
+                why += f"; {decimals} decimal(s), as every value"
+            return spec, why
         low, high = int(low), int(high)
         if present.nunique() == n and n > 1:
             return None, "integers all distinct: identifier-like (a row number?)"

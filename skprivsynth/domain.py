@@ -83,6 +83,9 @@ class Bins:
         down to it.
     missing : bool, default=False
         Whether missing values are one more code, after the bins.
+    decimals : int or None, default=None
+        Float columns only: decoded values are rounded to this many decimals (prices
+        in cents: 2; a length of stay in tenths of a day: 1).
     """
 
     edges: tuple[float, ...]
@@ -90,6 +93,7 @@ class Bins:
     kind: str = "float"
     resolution: str | None = None
     missing: bool = False
+    decimals: int | None = None
 
     def __len__(self):
         """Number of codes: the bins ``B``, plus one when missing is declared."""
@@ -98,7 +102,12 @@ class Bins:
     def __repr__(self):
         extra = "".join(
             f", {name}={getattr(self, name)!r}"
-            for name, default in (("kind", "float"), ("resolution", None), ("missing", False))
+            for name, default in (
+                ("kind", "float"),
+                ("resolution", None),
+                ("missing", False),
+                ("decimals", None),
+            )
             if getattr(self, name) != default
         )
         return f"Bins(edges={self.edges!r}, clip={self.clip!r}{extra})"
@@ -125,6 +134,8 @@ class Range:
         they are outside the domain).
     missing : bool, default=False
         Whether missing values are one more code, after the bins.
+    decimals : int or None, default=None
+        Float columns only: decoded values are rounded to this many decimals.
     """
 
     lo: float
@@ -133,6 +144,7 @@ class Range:
     resolution: str | None = None
     clip: bool = False
     missing: bool = False
+    decimals: int | None = None
 
     def __len__(self):
         raise TypeError(
@@ -597,6 +609,8 @@ def _to_spec(spec):
     number = _iso if spec.kind == "datetime" else _integer if spec.kind == "integer" else float
     clip = {"clip": True} if spec.clip else {}
     resolution = {"resolution": spec.resolution} if spec.kind == "datetime" else {}
+    if spec.decimals is not None:
+        resolution = {"decimals": spec.decimals}
     if isinstance(spec, Range):
         bounds = {"range": [number(spec.lo), number(spec.hi)]}
     else:
@@ -700,11 +714,11 @@ def _parse_levels(spec, where, shown):
 
 
 _KEYS = {
-    None: {"bins", "clip", "range", "missing"},
+    None: {"bins", "clip", "range", "missing", "decimals"},
     "levels": {"levels", "ordered", "missing"},
     "boolean": {"type", "missing"},
     "integer": {"type", "range", "bins", "clip", "missing"},
-    "float": {"type", "range", "bins", "clip", "missing"},
+    "float": {"type", "range", "bins", "clip", "missing", "decimals"},
     "datetime": {"type", "range", "bins", "resolution", "clip", "missing"},
 }
 
@@ -764,6 +778,11 @@ def _parse_dict(spec, where):
                 f"{where}['resolution'] must be one of {list(RESOLUTIONS)}; got {resolution!r}."
             )
     clip = _flag(spec, "clip", where)
+    decimals = spec.get("decimals")
+    if decimals is not None and (
+        isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 15
+    ):
+        raise ValueError(f"{where}['decimals'] must be an int from 0 to 15; got {decimals!r}.")
     bounds = _parse_numbers(spec["range"], f"{where}['range']", kind) if "range" in spec else None
     if bounds is not None and (bounds.size != 2 or bounds[0] > bounds[1]):
         raise ValueError(f"{where}['range'] must be [lo, hi] with lo <= hi; got {spec['range']!r}.")
@@ -782,7 +801,7 @@ def _parse_dict(spec, where):
                 f"{where}['range'] must hold at least two values"
                 f"{' at its resolution' if step else ''}; got {spec['range']!r}."
             )
-        return Range(lo, hi, kind, resolution, clip, missing)
+        return Range(lo, hi, kind, resolution, clip, missing, decimals)
     edges = _parse_numbers(spec["bins"], f"{where}['bins']", kind, integers=False)
     if edges.size < 2:
         raise ValueError(f"{where}['bins'] needs at least 2 edges; got {spec['bins']!r}.")
@@ -795,7 +814,7 @@ def _parse_dict(spec, where):
             f"{where}['range'] must be the first and last of its 'bins'; got range "
             f"{spec['range']!r} and bins {spec['bins']!r}."
         )
-    return Bins(tuple(edges.tolist()), clip, kind, resolution, missing)
+    return Bins(tuple(edges.tolist()), clip, kind, resolution, missing, decimals)
 
 
 def _flag(spec, key, where):

@@ -863,7 +863,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             weights = weights[: edges.size - 1]  # the bins that hold grid points
             weights[-1] = _truncate_weights(weights[-1], fraction)
             edges = tuple(edges.tolist())
-            column.spec = Bins(edges, spec.clip, spec.kind, spec.resolution, spec.missing)
+            column.spec = Bins(
+                edges, spec.clip, spec.kind, spec.resolution, spec.missing, spec.decimals
+            )
             column.edges = np.asarray(edges)
             column.sub_weights = weights
         return report
@@ -1350,6 +1352,9 @@ def _decode_column(idx, column, dtype, rng):
             # wide, such as a range's bound [lo, lo⁺), decodes to its lower edge).
             below = np.nextafter(e[idx + 1], -np.inf)
             values = np.where(idx == e.size - 2, values, np.minimum(values, below))
+            decimals = getattr(column.spec, "decimals", None)
+            if decimals is not None:  # the declared precision, inside the declared edges
+                values = np.clip(np.round(values, decimals), e[0], e[-1])
         else:
             values = _grid_values(idx, t, column, dtype)
         values[missing] = np.nan

@@ -494,6 +494,7 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
             "delay": np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 5, n)),
             "city": np.where(rng.random(n) < 0.1, None, rng.choice(["Lyon", "Paris"], n)),
             "flag": rng.random(n) < 0.5,
+            "price": np.round(rng.uniform(1, 50, n), 2),
             "row": np.arange(n) + 1000,
             "name": [f"x{i}" for i in range(n)],
         }
@@ -519,6 +520,7 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
     assert draft["delay"] == {"type": "integer", "range": [0, 4], "missing": True}
     assert draft["city"] == {"levels": ["Lyon", "Paris"], "missing": True}
     assert draft["flag"] == {"type": "boolean"}
+    assert draft["price"]["decimals"] == 2 and "decimals" not in draft["income"]
     assert "row" not in draft and "name" not in draft
     # One line per column on stderr, saying what was inferred and why.
     for column in data.columns:

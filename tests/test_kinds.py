@@ -925,4 +925,27 @@ def test_metrics_compare_a_part_by_its_values():
     real = flights(2000)
     domain = flights_domain()
     assert categorical_marginal_tvd(real, real, domain=domain) == 0.0
-    assert tuple(evaluation_domain(real, real, domain=domain)["month"].levels) == tuple(range(1, 13))
+    assert tuple(evaluation_domain(real, real, domain=domain)["month"].levels) == tuple(
+        range(1, 13)
+    )
+
+
+def test_float_decimals_round_trip_and_decode_at_the_declared_precision():
+    spec = {"type": "float", "range": [0, 365], "decimals": 1}
+    domain = Domain({"stay": spec, "price": {"bins": [0, 10, 100], "decimals": 2}})
+    assert Domain(domain.to_dict()) == domain and domain.to_dict()["stay"] == spec
+    assert domain["price"].decimals == 2
+    with pytest.raises(ValueError, match=r"\['decimals'\] must be an int from 0 to 15"):
+        Domain({"x": {"type": "float", "range": [0, 1], "decimals": 1.5}})
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame(
+        {"stay": np.round(rng.lognormal(1.0, 0.6, 4000), 1), "price": rng.uniform(0, 100, 4000)}
+    )
+    real["price"] = real["price"].round(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded for the test
+        pipe = make_private_pipeline(MarginalSynthesizer(epsilon=2.0), domain, random_state=0)
+        out = pipe.fit(real).sample(random_state=1)
+    for column, k in (("stay", 1), ("price", 2)):
+        np.testing.assert_allclose(out[column], out[column].round(k), atol=1e-9)
+    assert out["stay"].between(0, 365).all() and out["price"].between(0, 100).all()
