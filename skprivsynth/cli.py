@@ -25,9 +25,9 @@ import pandas as pd
 from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range
+from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range, observed_levels
 from .exceptions import PrivacyLeakWarning
-from .metrics import categorical_marginal_tvd, observed_levels
+from .metrics import categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
 from .validation import is_differentially_private
 

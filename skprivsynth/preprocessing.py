@@ -52,6 +52,8 @@ from .domain import (
     _numbers,
     _object_array,
     _part_values,
+    observed_levels,
+    quantile_bins,
 )
 from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak, zcdp_rho
 from .validation import check_random_generator, check_unit_interval
@@ -286,19 +288,8 @@ def _learn_column(series, n_bins):
     if isinstance(dtype, pd.CategoricalDtype):
         return _Column(tuple(dtype.categories), learned=True)
     if _is_float_dtype(dtype):
-        values = series.to_numpy(dtype=np.float64)
-        # Quantiles that are data values (no interpolation): edges never overflow.
-        quantiles = np.linspace(0.0, 1.0, n_bins + 1)
-        edges = np.unique(np.quantile(values, quantiles, method="inverted_cdf"))
-        if edges.size == 1:
-            edges = np.array([edges[0], edges[0]])
-        return _Column(Bins(tuple(edges.tolist()), clip=True), learned=True)
-    uniques = pd.unique(series.to_numpy())
-    try:
-        uniques = sorted(uniques)
-    except TypeError:
-        pass  # mixed, unorderable types: keep the order of first appearance
-    return _Column(tuple(uniques), learned=True)
+        return _Column(quantile_bins(series.to_numpy(dtype=np.float64), n_bins), learned=True)
+    return _Column(tuple(observed_levels(series.to_numpy())), learned=True)
 
 
 def _coarsen(column, max_bins):

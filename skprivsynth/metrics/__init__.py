@@ -40,7 +40,7 @@ is the warning of every exact score of a differentially private synthesizer.
 
 :func:`evaluation_domain` is the domain two tables are compared in (declared levels and
 bins; undeclared numeric columns in quantile bins, never one category per float;
-other undeclared columns with their :func:`observed_levels`).
+other undeclared columns with their :func:`~skprivsynth.domain.observed_levels`).
 :func:`numeric_column_errors` compares the distribution of every numeric column
 (Kolmogorov-Smirnov, Wasserstein-1, spread, range and tail; the columns of
 :func:`distribution_columns`) and :func:`missing_rates` the share of missing values of
@@ -52,7 +52,7 @@ rows, tested on real ones) and :func:`make_utility_scorer` makes it a scorer.
 from ._boolean import MarginalErrors, marginal_error, marginal_errors
 from ._categorical import categorical_marginal_errors, categorical_marginal_tvd
 from ._covariance import covariance_loss
-from ._domain import evaluation_domain, observed_levels
+from ._domain import evaluation_domain
 from ._numeric import distribution_columns, missing_rates, numeric_column_errors
 from ._scorer import MarginalScorer, make_marginal_scorer, warn_if_differentially_private
 from ._utility import UtilityScorer, make_utility_scorer, train_synthetic_test_real
@@ -72,7 +72,6 @@ __all__ = [
     "marginal_errors",
     "missing_rates",
     "numeric_column_errors",
-    "observed_levels",
     "train_synthetic_test_real",
     "warn_if_differentially_private",
 ]

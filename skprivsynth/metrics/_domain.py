@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, Domain, Range
+from ..domain import Domain, Range, observed_levels, quantile_bins
 from ._validation import _as_frame, _as_values_domain, _check_count
 
 
@@ -33,59 +33,6 @@ def _is_numeric(values):
 
 def _is_numeric_or_datetime(values):
     return _is_numeric(values) or pd.api.types.is_datetime64_any_dtype(values)
-
-
-def observed_levels(values):
-    """The distinct values of a column, sorted when they can be compared.
-
-    The levels :func:`evaluation_domain` gives an undeclared column it does not bin.
-    Public so that a domain drafted from a table elsewhere (the ``skprivsynth domain``
-    command) reads levels by the same rule.
-
-    Parameters
-    ----------
-    values : pandas.Series or 1-D numpy.ndarray
-        The values of one column; a missing value, if any, is one of the levels.
-
-    Returns
-    -------
-    list
-        The distinct values, sorted, or in order of first appearance when they cannot
-        be sorted (e.g. numbers and strings mixed).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from skprivsynth.metrics import observed_levels
-    >>> observed_levels(pd.Series(["b", "a", "b"]))
-    ['a', 'b']
-    >>> observed_levels(pd.Series(["b", 1, "b"]))
-    ['b', 1]
-    """
-    levels = pd.unique(values)
-    try:
-        return sorted(levels)
-    except TypeError:
-        return list(levels)
-
-
-def _quantile_bins(values, n_bins):
-    """Bins at the ``n_bins``-quantiles of ``values``, edges rounded to the fewest
-    significant digits that keep them distinct; values beyond fall in the end bins.
-
-    A value holding more than one quantile (a point mass, such as the zeros of an
-    income column) gets a bin of its own: an edge is added at the next larger value.
-    """
-    quantiles = np.quantile(values, np.linspace(0.0, 1.0, n_bins + 1))
-    raw, counts = np.unique(quantiles, return_counts=True)
-    distinct = np.unique(values)
-    after = np.searchsorted(distinct, raw[counts > 1], side="right")
-    raw = np.union1d(raw, distinct[after[after < distinct.size]])
-    for digits in range(2, 17):
-        edges = np.unique([float(f"{edge:.{digits}g}") for edge in raw])
-        if edges.size == raw.size:  # rounding is monotone: distinct means increasing
-            break
-    return Bins(tuple(edges.tolist()), clip=True)
 
 
 def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_bins=10):
@@ -158,7 +105,7 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
             values.nunique() > max_levels
         ):
             numbers = _as_numbers(values)
-            specs[column] = _quantile_bins(numbers[~np.isnan(numbers)], n_bins)
+            specs[column] = quantile_bins(numbers[~np.isnan(numbers)], n_bins)
             binned.append(column)
         else:
             if synth is not None and column in synth.columns:

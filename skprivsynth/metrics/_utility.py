@@ -4,9 +4,9 @@
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins
+from ..domain import Bins, observed_levels
 from ._categorical import _domain_codes
-from ._domain import _is_numeric, _ranges_in_bins, evaluation_domain, observed_levels
+from ._domain import _is_numeric, _ranges_in_bins, evaluation_domain
 from ._scorer import warn_if_differentially_private
 from ._validation import (
     _as_table_pair,
