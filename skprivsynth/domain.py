@@ -596,7 +596,11 @@ def quantile_bins(values, n_bins):
     (0.0, 0.5, 1.0, 4.2, 8.0)
     """
     values = np.asarray(values, dtype=np.float64)
-    quantiles = np.quantile(values, np.linspace(0.0, 1.0, n_bins + 1))
+    levels = np.linspace(0.0, 1.0, n_bins + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        quantiles = np.quantile(values, levels)
+    if not np.all(np.isfinite(quantiles)):  # interpolation overflowed (values near ±1e308)
+        quantiles = np.quantile(values, levels, method="inverted_cdf")
     raw, counts = np.unique(quantiles, return_counts=True)
     distinct = np.unique(values)
     after = np.searchsorted(distinct, raw[counts > 1], side="right")
