@@ -195,6 +195,7 @@ class BaseSynthesizer(BaseEstimator):
     # Merged by every subclass: ``{**BaseSynthesizer._parameter_constraints, ...}``.
     _parameter_constraints: dict = {
         "random_state": ["random_state", np.random.Generator],
+        "verbose": ["verbose"],
     }
 
     def _validate_fit_source(self, X, domain=None):

@@ -98,16 +98,6 @@ def _make_synthesizer(method, params, seed, quiet=False):
     return synthesizer
 
 
-def _announce_fit(command, synthesizer, n_rows, quiet):
-    """A line on standard error before the fit of a synthesizer without phase lines of
-    its own (``verbose``), unless ``--quiet``."""
-    if not quiet and "verbose" not in synthesizer.get_params():
-        print(
-            f"skprivsynth {command}: fitting {type(synthesizer).__name__} on {n_rows} rows",
-            file=sys.stderr,
-        )
-
-
 def _tvd_table(real, synthetic, domain, seed):
     return {
         f"tvd{d}": categorical_marginal_tvd(
@@ -197,7 +187,6 @@ def _demo(args):
     params = _parse_params(args.param)
     synthesizer = _make_synthesizer(args.method, params, args.seed, args.quiet)
     pipe = _pipeline(args, adult.domain, synthesizer)
-    _announce_fit("demo", synthesizer, len(data), args.quiet)
     start = time.perf_counter()
     pipe.fit(data)
     fit_time = time.perf_counter() - start
@@ -729,7 +718,6 @@ def _synthesize(args):
             stacklevel=2,
         )
     _warn_if_seeded(args.seed, pipe)
-    _announce_fit("synthesize", synthesizer, len(data), args.quiet)
     with warnings.catch_warnings():
         if domain is None:  # warned above; a partial domain warns from the encoder,
             warnings.simplefilter("ignore", PrivacyLeakWarning)  # naming the columns

@@ -271,7 +271,6 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         "max_universe": [Interval(Integral, 1, MAX_UNIVERSE, closed="both")],
         "noise_allocation": [StrOptions({"optimal", "paper"})],
         "noise": [StrOptions({"continuous", "discrete"})],
-        "verbose": ["verbose"],
     }
 
     def __init__(

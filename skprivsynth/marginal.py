@@ -229,7 +229,6 @@ class MarginalSynthesizer(BaseSynthesizer):
         "noise": [StrOptions(set(NOISE_OPTIONS))],
         "iterations": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
-        "verbose": ["verbose"],
     }
 
     def __init__(

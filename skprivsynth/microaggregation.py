@@ -101,6 +101,9 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         If False, it returns group means themselves (real-valued data allowed).
     random_state : None, int or numpy.random.Generator, default=None
         Seed of the sampling stream (the fit itself is deterministic).
+    verbose : int, default=0
+        0 is silent; 1 prints one line per phase of ``fit`` with its time on
+        standard error (public quantities only).
 
     Attributes
     ----------
@@ -183,12 +186,15 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         "rounding": ["boolean"],
     }
 
-    def __init__(self, k=10, *, t="auto", alpha="auto", rounding=True, random_state=None):
+    def __init__(
+        self, k=10, *, t="auto", alpha="auto", rounding=True, random_state=None, verbose=0
+    ):
         self.k = k
         self.t = t
         self.alpha = alpha
         self.rounding = rounding
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     @one_blas_thread()  # see _moments
@@ -211,7 +217,9 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         rounding = bool(self.rounding)
         data = self._validate_fit_source(X, domain="unit" if rounding else "real")
         data.check_reiterable()  # two passes: the moments, then the groups
+        self._log()
         moments = data.reduce(_moments, _merge_moments)
+        self._log("moments of the rows (pass 1 over the data)")
         state, _ = data.fitted_state()
         n, p = data.n_samples, data.n_features
         check_enough_rows(n, self.k, "k", self.k)
@@ -234,11 +242,13 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         covering = _Covering(n, moments, t, alpha)
         # Every chunk is grouped on its own (on its worker for a Dask source); chunks
         # of fewer than k rows are pooled until the pool has k rows.
+        self._log("principal components and lattice")
         groups = data.reduce(
             partial(_group_partition, covering=covering, k=self.k),
             partial(_merge_groups, covering=covering, k=self.k),
         )
         means, sizes, cells = groups.finish(covering)
+        self._log(f"{sizes.size} groups of at least {self.k} rows (pass 2 over the data)")
         weights = sizes / n
         group_second_moment = _weighted_second_moment(means, weights)
         # Σ_X − Σ_Y = E[XXᵀ] − E[YYᵀ]: the means cancel because E[Y] = E[X].

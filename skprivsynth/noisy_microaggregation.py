@@ -347,6 +347,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         Seed of the fit (projection and noise) and of the default sampling stream.  For tests and
         audits only: a seed known to others lets them regenerate the noise; leave it None for a
         release.
+    verbose : int, default=0
+        0 is silent; 1 prints one line per phase of ``fit`` with its time on
+        standard error (public quantities only).
 
     Attributes
     ----------
@@ -438,6 +441,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         row_l1_bound=None,
         noise="continuous",
         random_state=None,
+        verbose=0,
     ):
         self.epsilon = epsilon
         self.t = t
@@ -446,6 +450,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         self.row_l1_bound = row_l1_bound
         self.noise = noise
         self.random_state = random_state
+        self.verbose = verbose
 
     def _row_bound(self, p):
         """The ℓ1 bound ``B`` of the rows: the declared one capped at ``p``, else ``p``.
@@ -512,7 +517,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         bound = self._row_bound(p)
         declared_bound = None if self.row_l1_bound is None else bound
         # Pass 1 over the data: the Gram matrix XᵀX, summed over the chunks.
+        self._log()
         gram = data.reduce(_RowGram(declared_bound))
+        self._log("Gram matrix of the rows (pass 1 over the data)")
         state, rng = data.fitted_state()
         n = data.n_samples
         t, alpha, b = self._resolve_parameters(n, p, epsilon, bound)
@@ -527,7 +534,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         # Steps 2-3: data-independent covering, partition, damped means.  Pass 2 over
         # the data: the count and the sum of the rows of each cell, summed over chunks.
         points = _covering(p, t, alpha)
+        self._log(f"private projection; {points.shape[0]} cells")
         counts, sums = data.reduce(_CellSums(components, points, alpha, declared_bound))
+        self._log("cell counts and sums (pass 2 over the data)")
         s = points.shape[0]
 
         release = self._release_cells(counts, sums, n, p, b, bound, eps_step, rng, report)

@@ -240,6 +240,9 @@ class PrivateSampler(BaseSynthesizer):
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the reduced space (fit) and the release (:meth:`sample`).  For tests and audits only:
         a seed known to others lets them regenerate the draws; leave it None for a release.
+    verbose : int, default=0
+        0 is silent; 1 prints one line per phase of ``fit`` with its time on
+        standard error (public quantities only).
 
     Attributes
     ----------
@@ -368,6 +371,7 @@ class PrivateSampler(BaseSynthesizer):
         n_samples=None,
         max_tries=10,
         random_state=None,
+        verbose=0,
     ):
         self.epsilon = epsilon
         self.m = m
@@ -376,6 +380,7 @@ class PrivateSampler(BaseSynthesizer):
         self.n_samples = n_samples
         self.max_tries = max_tries
         self.random_state = random_state
+        self.verbose = verbose
 
     def _reduced_space_size(self, p):
         """``m``, or for ``m="auto"`` ``max(1000, 2L)`` from the public width ``p``."""
@@ -476,13 +481,16 @@ class PrivateSampler(BaseSynthesizer):
         # over the chunks of X (exactly), and the counts of the distinct rows, for the
         # largest row frequency (a diagnostic, not released).  The fit is charged to
         # the active accountant after it, before anything is drawn.
+        self._log()
         sums, row_counts = data.reduce(_SamplerStatistics(d), _merge_sampler_statistics)
+        self._log(f"Fourier sums of {L} Walsh functions (one pass over the data)")
         state, rng = data.fitted_state()
         n = data.n_samples
 
         # 1. Reduced space: only ``rng`` (from random_state) is used, never the data.
         subsets = walsh_subsets(p, d)
         signs, W, diagnostics = self._draw_reduced_space(m, p, d, subsets, L, rng)
+        self._log(f"reduced space of {m} records ({diagnostics['n_tries_']} draw(s))")
         reduced_space = signs_to_boolean(signs)
 
         # 2. Fourier coefficients of the data.
@@ -490,6 +498,7 @@ class PrivateSampler(BaseSynthesizer):
 
         # 3-4. Shrinkage LP and proximal QP.
         solution = self._solve(W, c, reduced_space, low, high, subsets)
+        self._log("shrinkage LP and proximal QP solved")
 
         # Budget (Theorem 12.2): k ≤ C·ε with C from public quantities only.
         constant = _sample_constant(n, m, p, d, (low, high))

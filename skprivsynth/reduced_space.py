@@ -232,7 +232,6 @@ class ReducedSpaceLP(BaseSynthesizer):
         "time_limit": [Interval(Real, 0, None, closed="neither")],
         "solver": [StrOptions({"ipm", "simplex", "choose"})],
         "noise": [StrOptions({"continuous", "discrete"})],
-        "verbose": ["verbose"],
     }
 
     def __init__(

@@ -570,10 +570,8 @@ def test_warnings_print_as_one_line(tmp_path, adult):
         line.startswith("skprivsynth: warning: PrivacyLeakWarning: ") for line in warning_lines
     )
     others = [line for line in lines if line not in warning_lines]
-    assert others == [
-        "skprivsynth synthesize: fitting NoisyMicroaggregation on 300 rows",
-        others[-1],
-    ] and others[-1].startswith("wrote 300")
+    assert all(line.startswith("[NoisyMicroaggregation] ") for line in others[:-1])
+    assert len(others) >= 3 and others[-1].startswith("wrote 300")  # phase lines, then done
     assert ".py" not in run.stderr and "warnings.warn" not in run.stderr
 
 
