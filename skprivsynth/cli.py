@@ -1094,71 +1094,69 @@ def _domain(args):
     return 0
 
 
-def _build_parser():
-    parser = argparse.ArgumentParser(
-        prog="skprivsynth", description="Private and anonymous synthetic data."
+def _add_method_options(sub, seed_default, seed_help, method_default):
+    """The options shared by demo and synthesize: the synthesizer, its parameters,
+    the seed and the encoder's budgets."""
+    sub.add_argument(
+        "--method",
+        default=method_default,
+        help=f"synthesizer (default: {method_default}): marginal (the accurate "
+        "DP synthesizer: select-measure-generate over marginals; needs a declared "
+        "domain of every column), microaggregation, noisy-microaggregation, "
+        "reduced-space-lp, private-sampler, correlated-gaussian",
     )
-    parser.add_argument("--version", action="version", version=f"skprivsynth {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    sub.add_argument(
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
+        help="synthesizer parameter, repeatable (e.g. --param k=10)",
+    )
+    sub.add_argument(
+        "--max-bins",
+        type=int,
+        default=None,
+        help="coarsen columns with more levels to this many bins (default: "
+        "8 for DP synthesizers, no coarsening for microaggregation; 0 = none). "
+        "correlated-gaussian works on the whole cube {0,1}^p (2^p <= its "
+        "max_universe, default 2^20), so it always uses the binary encoding "
+        "(ceil(log2 K) bits per column) and by default the largest power-of-two "
+        "max-bins that fits: 2 on Adult, i.e. 14 bits",
+    )
+    sub.add_argument(
+        "--decode-epsilon",
+        type=float,
+        default=0.1,
+        help="extra budget for noisy level frequencies used to decode "
+        "coarsened columns (0: uniform decoding)",
+    )
+    sub.add_argument(
+        "--binning-epsilon",
+        type=float,
+        default=0.25,
+        help="budget of the bins chosen with differential privacy for the columns "
+        'declared with a range only ({"type": "float", "range": [lo, hi]}), and of '
+        "their within-bin decoding weights (default 0.25, added to the synthesizer's "
+        "epsilon; spent only when such columns are declared)",
+    )
+    sub.add_argument(
+        "--seed",
+        type=int,
+        default=seed_default,
+        help=seed_help,
+    )
+    sub.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress lines on standard error (by default, the synthesizers "
+        "with long fits print one line per phase with its time)",
+    )
 
-    def add_method_options(sub, seed_default, seed_help, method_default):
-        sub.add_argument(
-            "--method",
-            default=method_default,
-            help=f"synthesizer (default: {method_default}): marginal (the accurate "
-            "DP synthesizer: select-measure-generate over marginals; needs a declared "
-            "domain of every column), microaggregation, noisy-microaggregation, "
-            "reduced-space-lp, private-sampler, correlated-gaussian",
-        )
-        sub.add_argument(
-            "--param",
-            action="append",
-            metavar="KEY=VALUE",
-            help="synthesizer parameter, repeatable (e.g. --param k=10)",
-        )
-        sub.add_argument(
-            "--max-bins",
-            type=int,
-            default=None,
-            help="coarsen columns with more levels to this many bins (default: "
-            "8 for DP synthesizers, no coarsening for microaggregation; 0 = none). "
-            "correlated-gaussian works on the whole cube {0,1}^p (2^p <= its "
-            "max_universe, default 2^20), so it always uses the binary encoding "
-            "(ceil(log2 K) bits per column) and by default the largest power-of-two "
-            "max-bins that fits: 2 on Adult, i.e. 14 bits",
-        )
-        sub.add_argument(
-            "--decode-epsilon",
-            type=float,
-            default=0.1,
-            help="extra budget for noisy level frequencies used to decode "
-            "coarsened columns (0: uniform decoding)",
-        )
-        sub.add_argument(
-            "--binning-epsilon",
-            type=float,
-            default=0.25,
-            help="budget of the bins chosen with differential privacy for the columns "
-            'declared with a range only ({"type": "float", "range": [lo, hi]}), and of '
-            "their within-bin decoding weights (default 0.25, added to the synthesizer's "
-            "epsilon; spent only when such columns are declared)",
-        )
-        sub.add_argument(
-            "--seed",
-            type=int,
-            default=seed_default,
-            help=seed_help,
-        )
-        sub.add_argument(
-            "-q",
-            "--quiet",
-            action="store_true",
-            help="no progress lines on standard error (by default, the synthesizers "
-            "with long fits print one line per phase with its time)",
-        )
 
+def _add_demo_command(commands):
+    """The ``demo`` command."""
     demo = commands.add_parser("demo", help="fit on the bundled Adult data and score it")
-    add_method_options(demo, 0, "random seed (the demo data is public)", "marginal")
+    _add_method_options(demo, 0, "random seed (the demo data is public)", "marginal")
     demo.add_argument("--n-rows", type=int, default=None, help="use only the first rows")
     demo.add_argument(
         "--verbose",
@@ -1167,6 +1165,9 @@ def _build_parser():
     )
     demo.set_defaults(handler=_demo)
 
+
+def _add_synthesize_command(commands):
+    """The ``synthesize`` command."""
     synth = commands.add_parser("synthesize", help="CSV in, synthetic CSV out")
     synth.add_argument("input", help="input CSV file (header row)")
     synth.add_argument("-o", "--output", required=True, help="output CSV file")
@@ -1187,7 +1188,7 @@ def _build_parser():
         default=None,
         help="number of synthetic rows (default: as many as the input)",
     )
-    add_method_options(
+    _add_method_options(
         synth,
         None,
         "random seed, for reproducible tests only (default: fresh entropy); a seed "
@@ -1214,6 +1215,9 @@ def _build_parser():
     )
     synth.set_defaults(handler=_synthesize)
 
+
+def _add_evaluate_command(commands):
+    """The ``evaluate`` command."""
     evaluate = commands.add_parser(
         "evaluate", help="marginal TVD between two CSVs, utility, and an HTML report"
     )
@@ -1250,12 +1254,31 @@ def _build_parser():
     )
     evaluate.set_defaults(handler=_evaluate)
 
+
+def _add_domain_command(commands):
+    """The ``domain`` command."""
     domain = commands.add_parser(
         "domain",
         help="draft a domain file from a CSV (to review and replace by public knowledge)",
     )
     domain.add_argument("input", help="input CSV file (header row)")
     domain.set_defaults(handler=_domain)
+
+
+def _build_parser():
+    parser = argparse.ArgumentParser(
+        prog="skprivsynth", description="Private and anonymous synthetic data."
+    )
+    parser.add_argument("--version", action="version", version=f"skprivsynth {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    for add_command in (
+        _add_demo_command,
+        _add_synthesize_command,
+        _add_evaluate_command,
+        _add_domain_command,
+    ):
+        add_command(commands)
     return parser
 
 
