@@ -16,42 +16,174 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 
-__all__ = ["Bins", "Domain"]
+__all__ = ["MAX_INTEGER_LEVELS", "MISSING", "Bins", "Domain", "Levels", "Range"]
+
+#: Largest number of integers ``hi - lo + 1`` of a ``{"type": "integer", "range": [lo,
+#: hi]}`` column declared without bins that becomes one level per integer; a wider
+#: range is binned (declared ``"bins"``, or bins chosen with differential privacy).
+MAX_INTEGER_LEVELS = 64
+
+#: Seconds of each datetime ``"resolution"``: decoded datetimes are rounded down to it.
+RESOLUTIONS = {"D": 86400, "h": 3600, "min": 60, "s": 1}
+
+#: What pandas reads as missing by default (pandas.read_csv, ``na_values``).
+_NA_MARKERS = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
 
 _ACCEPTED = (
-    "an int K (codes 0..K-1), a list of levels, a pandas.CategoricalDtype or "
-    "{'bins': [e0, ..., eB], 'clip': bool}"
+    "an int K (codes 0..K-1), a list of levels, a pandas.CategoricalDtype, "
+    "{'bins': [e0, ..., eB], 'clip': bool}, {'levels': [...], 'ordered': bool} or "
+    "{'type': 'integer' | 'float' | 'datetime' | 'boolean', ...}"
 )
 
 
-@dataclass(frozen=True)
+class _Missing:
+    """The missing level of a column declared with ``"missing": true`` (a singleton)."""
+
+    def __repr__(self):
+        return "MISSING"
+
+    def __str__(self):
+        return "<missing>"
+
+    def __reduce__(self):
+        return "MISSING"
+
+
+#: The last level of a column declared with ``"missing": true``: iterating over its
+#: :class:`Levels` gives the levels, then ``MISSING`` (the code of NaN, None, NaT, pd.NA).
+MISSING = _Missing()
+
+
+@dataclass(frozen=True, repr=False)
 class Bins:
     """Public numeric bins ``[e_k, e_{k+1})`` of a column (the last bin is closed).
 
     Parameters
     ----------
     edges : tuple of float
-        Strictly increasing, finite, at least two.
+        Strictly increasing, finite, at least two (seconds since 1970-01-01 for a
+        datetime column).
     clip : bool, default=False
         Whether values outside ``[e_0, e_B]`` fall in the end bins (else they are
         outside the domain).
+    kind : {"float", "integer", "datetime"}, default="float"
+        ``"integer"`` and ``"datetime"`` columns decode to integers (to multiples of
+        the resolution) inside ``[e_0, e_B]``.
+    resolution : {"D", "h", "min", "s"} or None, default=None
+        Datetime columns only (``"s"`` when not given): decoded values are rounded
+        down to it.
+    missing : bool, default=False
+        Whether missing values are one more code, after the bins.
     """
 
     edges: tuple[float, ...]
     clip: bool = False
+    kind: str = "float"
+    resolution: str | None = None
+    missing: bool = False
 
     def __len__(self):
-        """Number of bins ``B``."""
-        return len(self.edges) - 1
+        """Number of codes: the bins ``B``, plus one when missing is declared."""
+        return len(self.edges) - 1 + self.missing
+
+    def __repr__(self):
+        extra = "".join(
+            f", {name}={getattr(self, name)!r}"
+            for name, default in (("kind", "float"), ("resolution", None), ("missing", False))
+            if getattr(self, name) != default
+        )
+        return f"Bins(edges={self.edges!r}, clip={self.clip!r}{extra})"
+
+
+@dataclass(frozen=True)
+class Range:
+    """A public numeric range ``[lo, hi]`` whose bins are chosen at fit time.
+
+    The bins are released with differential privacy by
+    :class:`~skprivsynth.preprocessing.BooleanEncoder` (its ``binning_epsilon``), so
+    the number of codes is not known before the fit: ``len`` raises ``TypeError``.
+
+    Parameters
+    ----------
+    lo, hi : float
+        The bounds, ``lo <= hi`` (seconds since 1970-01-01 for a datetime column;
+        both included for integer and datetime columns).
+    kind : {"float", "integer", "datetime"}, default="float"
+    resolution : {"D", "h", "min", "s"} or None, default=None
+        Datetime columns only.
+    clip : bool, default=False
+        Whether values outside ``[lo, hi]`` are moved to the nearest bound (else
+        they are outside the domain).
+    missing : bool, default=False
+        Whether missing values are one more code, after the bins.
+    """
+
+    lo: float
+    hi: float
+    kind: str = "float"
+    resolution: str | None = None
+    clip: bool = False
+    missing: bool = False
+
+    def __len__(self):
+        raise TypeError(
+            "a Range has no number of codes before the fit: its bins are chosen with "
+            "differential privacy by BooleanEncoder.fit (see its domain_)."
+        )
+
+
+@dataclass(frozen=True)
+class Levels:
+    """Levels of a column with a declared order, kind or missing level.
+
+    Plain unordered levels without missing values are a tuple; integer codes
+    ``0..K-1`` are ``range(K)``.
+
+    Parameters
+    ----------
+    levels : tuple
+        The levels, in the order of the codes.
+    ordered : bool, default=False
+        Whether the order is meaningful (kept in the output dtype and reports).
+        Integer and boolean levels are ordered.
+    kind : {"categorical", "integer", "boolean"}, default="categorical"
+        ``"integer"``: the consecutive integers of a ``{"type": "integer"}`` range;
+        ``"boolean"``: ``(False, True)``.
+    missing : bool, default=False
+        Whether missing values are one more level, :data:`MISSING`, the last.
+    """
+
+    levels: tuple
+    ordered: bool = False
+    kind: str = "categorical"
+    missing: bool = False
+
+    def __len__(self):
+        """Number of codes: the levels, plus one when missing is declared."""
+        return len(self.levels) + self.missing
+
+    def __iter__(self):
+        yield from self.levels
+        if self.missing:
+            yield MISSING
+
+    def __getitem__(self, index):
+        return tuple(self)[index]
 
 
 @dataclass(frozen=True, init=False, repr=False, eq=False)
 class Domain(Mapping):
     """Immutable, ordered mapping of column names to their public domain.
 
-    Each column is either a tuple of **levels** (``range(K)`` for integer codes
-    ``0..K-1``) or :class:`Bins` (public numeric bin edges).  The number of codes of
-    a column, ``len(domain[column])``, is its number of levels or bins.
+    Each column is one of: a tuple of unordered **levels**; ``range(K)`` for integer
+    codes ``0..K-1``; :class:`Levels` (levels with an order, a kind ``"integer"`` or
+    ``"boolean"``, or a missing level); :class:`Bins` (public numeric bin edges); or
+    :class:`Range` (a public numeric range whose bins are chosen with differential
+    privacy at fit time).  The number of codes of a column, ``len(domain[column])``,
+    is its number of levels or bins, the missing level included.
 
     Read more in the :ref:`User Guide <domain_file>`.
 
@@ -61,16 +193,22 @@ class Domain(Mapping):
         A dict maps column names to specs; a list gives one spec per column, named
         ``0, 1, ...``.  A spec is an int ``K`` (codes ``0..K-1``), a list of levels
         (or a :class:`pandas.CategoricalDtype`), ``{"bins": [e0, ..., eB]}`` with an
-        optional ``"clip": bool`` (see :class:`Bins`), or a value of another
-        ``Domain``.  :func:`skprivsynth.datasets.load_adult` ``.domain`` and the
-        ``--domain`` file of the command line are such dicts.
+        optional ``"clip": bool`` (see :class:`Bins`), ``{"levels": [...],
+        "ordered": bool}``, ``{"type": "integer", "range": [lo, hi]}`` (optional
+        ``"bins"``), ``{"type": "float", "range": [lo, hi]}`` (or ``"bins"``),
+        ``{"type": "datetime", "range": [iso, iso], "resolution": "D" | "h" | "min" |
+        "s"}`` (optional ``"bins"``: ISO strings), ``{"type": "boolean"}``, or a
+        value of another ``Domain``.  Every dict form may add ``"missing": true``.
+        :func:`skprivsynth.datasets.load_adult` ``.domain`` and the ``--domain``
+        file of the command line are such dicts.
 
     Attributes
     ----------
     columns : tuple
         Column names, in order.
-    sizes : tuple of int
-        Number of codes (levels or bins) of each column.
+    sizes : tuple of int or None
+        Number of codes (levels or bins, the missing level included) of each
+        column; None for a :class:`Range` (its bins are chosen at fit time).
 
     See Also
     --------
@@ -88,6 +226,22 @@ class Domain(Mapping):
     Domain({'income': {'bins': [0.0, 10000.0, 1000000.0]}, 'sex': ['F', 'M']})
     >>> Domain(domain.to_dict()) == domain
     True
+
+    Kinds and missing values:
+
+    >>> mixed = Domain({
+    ...     "month": {"type": "integer", "range": [1, 12]},
+    ...     "grade": {"levels": ["low", "mid", "high"], "ordered": True},
+    ...     "income": {"type": "float", "range": [0, 20000], "missing": True},
+    ...     "day": {"type": "datetime", "range": ["2013-01-01", "2013-12-31"],
+    ...             "resolution": "D"},
+    ... })
+    >>> [mixed.kind(c) for c in mixed], [mixed.missing(c) for c in mixed]
+    (['integer', 'categorical', 'float', 'datetime'], [False, False, True, False])
+    >>> mixed.sizes
+    (12, 3, None, None)
+    >>> mixed.to_dict()["day"]
+    {'type': 'datetime', 'range': ['2013-01-01', '2013-12-31'], 'resolution': 'D'}
     """
 
     _specs: tuple
@@ -128,7 +282,49 @@ class Domain(Mapping):
 
     @property
     def sizes(self):
-        return tuple(len(spec) for _, spec in self._specs)
+        return tuple(None if isinstance(spec, Range) else len(spec) for _, spec in self._specs)
+
+    def kind(self, column):
+        """The kind of ``column``: ``"categorical"``, ``"integer"``, ``"float"``,
+        ``"datetime"`` or ``"boolean"`` (integer codes ``K`` are ``"integer"``).
+
+        Parameters
+        ----------
+        column : column name
+
+        Returns
+        -------
+        str
+        """
+        return _kind(self[column])
+
+    def missing(self, column):
+        """Whether ``column`` declares missing values as its last code.
+
+        Parameters
+        ----------
+        column : column name
+
+        Returns
+        -------
+        bool
+        """
+        return bool(getattr(self[column], "missing", False))
+
+    def ordered(self, column):
+        """Whether the codes of ``column`` are ordered (every kind but unordered
+        categorical levels).
+
+        Parameters
+        ----------
+        column : column name
+
+        Returns
+        -------
+        bool
+        """
+        spec = self[column]
+        return not isinstance(spec, tuple) and getattr(spec, "ordered", True)
 
     def project(self, columns):
         """The domain of ``columns`` only, in the order given.
@@ -151,14 +347,52 @@ class Domain(Mapping):
             )
         return Domain({c: self[c] for c in columns})
 
+    def read_csv_options(self):
+        """Keyword arguments of :func:`pandas.read_csv` that read each declared column as
+        its kind.
+
+        A column of string levels is read as text (a level ``"NA"``, ``"null"`` or
+        ``"01"`` stays that string) where only an empty cell is missing; numeric,
+        datetime and boolean columns also read pandas' usual missing markers (``"NA"``,
+        ``"N/A"``, ``"null"``, ...) as missing.  Datetime columns stay ISO text, which
+        the encoder reads.  Columns not declared get no missing marker.
+
+        Returns
+        -------
+        dict
+            ``keep_default_na``, ``na_values`` and ``dtype``, e.g. for
+            ``pandas.read_csv(path, **domain.read_csv_options())`` or
+            :meth:`Chunks.from_csv <skprivsynth.Chunks.from_csv>`.
+
+        Examples
+        --------
+        >>> import io, pandas as pd
+        >>> from skprivsynth import Domain
+        >>> domain = Domain({"answer": {"levels": ["NA", "yes"], "missing": True},
+        ...                  "n": {"type": "integer", "range": [0, 5], "missing": True}})
+        >>> pd.read_csv(io.StringIO("answer,n\\nNA,NA\\n,3\\n"), **domain.read_csv_options())
+          answer    n
+        0     NA  NaN
+        1    NaN  3.0
+        """
+        na_values, dtype = {}, {}
+        for name, spec in self._specs:
+            if _kind(spec) == "categorical":
+                na_values[name] = [""]
+                if all(isinstance(v, str) for v in getattr(spec, "levels", spec)):
+                    dtype[name] = str
+            else:
+                na_values[name] = list(_NA_MARKERS)
+        return {"keep_default_na": False, "na_values": na_values, "dtype": dtype}
+
     def to_dict(self):
         """The domain as a JSON-ready dict of specs (``Domain(d.to_dict()) == d``).
 
         Returns
         -------
         dict
-            Column -> int ``K``, list of levels or ``{"bins": [...]}`` (with
-            ``"clip": True`` when set).
+            Column -> int ``K``, list of levels, or a dict in the forms of the
+            parameter ``spec`` (datetimes as ISO strings).
         """
         return {name: _to_spec(spec) for name, spec in self._specs}
 
@@ -195,16 +429,52 @@ def _as_domain(spec, name):
     return domain
 
 
+def _fitted_domain(items):
+    """A :class:`Domain` of already parsed ``(column, spec)`` pairs, unvalidated (a
+    fitted encoder's: a learned constant column has the bins ``(c, c)``)."""
+    domain = object.__new__(Domain)
+    object.__setattr__(domain, "_specs", tuple(items))
+    return domain
+
+
+def _kind(spec):
+    if isinstance(spec, Levels | Bins | Range):
+        return spec.kind
+    return "integer" if isinstance(spec, range) else "categorical"
+
+
 def _to_spec(spec):
-    if isinstance(spec, Bins):
-        return {"bins": list(spec.edges), **({"clip": True} if spec.clip else {})}
+    """The JSON-ready form of a parsed column spec."""
     if isinstance(spec, range):
         return len(spec)
-    return list(spec)
+    if isinstance(spec, tuple):
+        return list(spec)
+    missing = {"missing": True} if spec.missing else {}
+    if isinstance(spec, Levels):
+        if spec.kind == "boolean":
+            return {"type": "boolean", **missing}
+        if spec.kind == "integer":
+            return {"type": "integer", "range": [spec.levels[0], spec.levels[-1]], **missing}
+        ordered = {"ordered": True} if spec.ordered else {}
+        return {"levels": list(spec.levels), **ordered, **missing}
+    number = _iso if spec.kind == "datetime" else _integer if spec.kind == "integer" else float
+    clip = {"clip": True} if spec.clip else {}
+    resolution = {"resolution": spec.resolution} if spec.kind == "datetime" else {}
+    if isinstance(spec, Range):
+        bounds = {"range": [number(spec.lo), number(spec.hi)]}
+    else:
+        bounds = {"bins": [number(e) for e in spec.edges]}
+    kind = {} if spec.kind == "float" and isinstance(spec, Bins) else {"type": spec.kind}
+    return {**kind, **bounds, **resolution, **clip, **missing}
+
+
+def _integer(value):
+    """An integral float as an int (a released integer bin may start half a step early)."""
+    return int(value) if value == int(value) else float(value)
 
 
 def _parse_domain(spec, name):
-    """``((column, levels or Bins), ...)`` from a dict or list of specs."""
+    """``((column, spec), ...)`` from a dict or list of specs."""
     if isinstance(spec, Domain):
         return spec._specs
     if isinstance(spec, Mapping):
@@ -219,9 +489,10 @@ def _parse_domain(spec, name):
 
 
 def _parse_column(spec, where):
-    """Levels (a tuple, or ``range(K)``) or :class:`Bins` from one column spec."""
-    if isinstance(spec, Bins):
-        spec = _to_spec(spec)  # validated again: a Bins may be built by hand
+    """Levels (a tuple, ``range(K)`` or :class:`Levels`), :class:`Bins` or
+    :class:`Range` from one column spec."""
+    if isinstance(spec, Levels | Bins | Range):
+        spec = _to_spec(spec)  # validated again: a spec may be built by hand
     elif isinstance(spec, range) and spec.start == 0 and spec.step == 1:
         spec = len(spec)
     if isinstance(spec, Integral | np.integer) and not isinstance(spec, bool | np.bool_):
@@ -231,65 +502,227 @@ def _parse_column(spec, where):
             )
         return range(int(spec))
     if isinstance(spec, Mapping):
-        return _parse_bins(spec, where)
+        return _parse_dict(spec, where)
     if isinstance(spec, pd.CategoricalDtype):
         spec = list(spec.categories)
+    return _parse_levels(spec, where, spec)
+
+
+def _parse_levels(spec, where, shown):
     try:
         if isinstance(spec, str | bytes | bool | np.bool_ | Set):
             raise TypeError
         levels = tuple(v.item() if isinstance(v, np.generic) else v for v in spec)
     except TypeError as exc:
-        raise TypeError(f"{where} must be {_ACCEPTED}; got {spec!r}.") from exc
+        raise TypeError(f"{where} must be {_ACCEPTED}; got {shown!r}.") from exc
     if not levels:
-        raise ValueError(f"{where} must list at least one level; got {spec!r}.")
+        raise ValueError(f"{where} must list at least one level; got {shown!r}.")
     try:
         hash(levels)
     except TypeError as exc:
-        raise TypeError(f"{where} must list hashable levels; got {spec!r}.") from exc
-    if pd.isna(_object_array(levels)).any():
-        raise ValueError(f"{where} must not contain missing values; got {spec!r}.")
+        raise TypeError(f"{where} must list hashable levels; got {shown!r}.") from exc
+    if pd.isna(_object_array(levels)).any() or MISSING in levels:
+        raise ValueError(
+            f'{where} must not contain missing values (declare them with "missing": true); '
+            f"got {shown!r}."
+        )
     if pd.Index(_object_array(levels)).has_duplicates:
-        raise ValueError(f"{where} lists a level twice; got {spec!r}.")
+        raise ValueError(f"{where} lists a level twice; got {shown!r}.")
     return levels
 
 
-def _parse_bins(spec, where):
-    unknown = set(spec) - {"bins", "clip"}
-    if "bins" not in spec or unknown:
+_KEYS = {
+    None: {"bins", "clip", "range", "missing"},
+    "levels": {"levels", "ordered", "missing"},
+    "boolean": {"type", "missing"},
+    "integer": {"type", "range", "bins", "clip", "missing"},
+    "float": {"type", "range", "bins", "clip", "missing"},
+    "datetime": {"type", "range", "bins", "resolution", "clip", "missing"},
+}
+
+
+def _parse_dict(spec, where):
+    kind = spec.get("type")
+    form = "levels" if "levels" in spec and kind is None else kind
+    if form not in _KEYS:
+        raise ValueError(
+            f"{where}['type'] must be one of 'integer', 'float', 'datetime', 'boolean'; "
+            f"got {kind!r}."
+        )
+    unknown = set(spec) - _KEYS[form]
+    if unknown or (
+        form in (None, "float", "integer", "datetime") and not {"bins", "range"} & set(spec)
+    ):
         raise ValueError(
             f"{where} given as a dict must be {{'bins': [e0, ..., eB]}} with optional "
-            f"'clip': bool; got keys {sorted(map(str, spec))}."
+            "'clip': bool, {'levels': [...], 'ordered': bool} or {'type': ..., 'range': "
+            f"[lo, hi]}}, each with optional 'missing': bool; got keys {sorted(map(str, spec))}."
         )
-    try:
-        edges = np.asarray(spec["bins"], dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"{where}['bins'] must be a list of numbers; got {spec['bins']!r}."
-        ) from exc
-    if edges.ndim != 1 or edges.size < 2:
+    missing = _flag(spec, "missing", where)
+    if form == "levels":
+        ordered = _flag(spec, "ordered", where)
+        levels = _parse_levels(spec["levels"], f"{where}['levels']", spec["levels"])
+        return Levels(levels, ordered, "categorical", missing) if ordered or missing else levels
+    if form == "boolean":
+        return Levels((False, True), True, "boolean", missing)
+    kind = form or "float"
+    resolution = None
+    if kind == "datetime":
+        resolution = spec.get("resolution", "s")
+        if resolution not in RESOLUTIONS:
+            raise ValueError(
+                f"{where}['resolution'] must be one of {list(RESOLUTIONS)}; got {resolution!r}."
+            )
+    clip = _flag(spec, "clip", where)
+    bounds = _parse_numbers(spec["range"], f"{where}['range']", kind) if "range" in spec else None
+    if bounds is not None and (bounds.size != 2 or bounds[0] > bounds[1]):
+        raise ValueError(f"{where}['range'] must be [lo, hi] with lo <= hi; got {spec['range']!r}.")
+    if "bins" not in spec:
+        lo, hi = bounds.tolist()
+        if kind == "integer" and hi - lo + 1 <= MAX_INTEGER_LEVELS:
+            if clip:
+                raise ValueError(
+                    f"{where}: an integer range of at most {MAX_INTEGER_LEVELS} values is "
+                    f"one level per integer, which has no 'clip'; got {spec!r}."
+                )
+            return Levels(tuple(range(int(lo), int(hi) + 1)), True, "integer", missing)
+        step = RESOLUTIONS[resolution] if kind == "datetime" else 0
+        if (lo >= hi) if step == 0 else (np.floor(hi / step) <= np.ceil(lo / step)):
+            raise ValueError(
+                f"{where}['range'] must hold at least two values"
+                f"{' at its resolution' if step else ''}; got {spec['range']!r}."
+            )
+        return Range(lo, hi, kind, resolution, clip, missing)
+    edges = _parse_numbers(spec["bins"], f"{where}['bins']", kind, integers=False)
+    if edges.size < 2:
         raise ValueError(f"{where}['bins'] needs at least 2 edges; got {spec['bins']!r}.")
-    if not np.isfinite(edges).all() or not (np.diff(edges) > 0).all():
+    if not (np.diff(edges) > 0).all():
         raise ValueError(
             f"{where}['bins'] must be finite and strictly increasing; got {spec['bins']!r}."
         )
-    clip = spec.get("clip", False)
-    if not isinstance(clip, bool | np.bool_):
-        raise TypeError(f"{where}['clip'] must be a bool; got {clip!r}.")
-    return Bins(tuple(edges.tolist()), bool(clip))
+    if bounds is not None and (bounds[0] != edges[0] or bounds[1] != edges[-1]):
+        raise ValueError(
+            f"{where}['range'] must be the first and last of its 'bins'; got range "
+            f"{spec['range']!r} and bins {spec['bins']!r}."
+        )
+    return Bins(tuple(edges.tolist()), clip, kind, resolution, missing)
+
+
+def _flag(spec, key, where):
+    value = spec.get(key, False)
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{where}[{key!r}] must be a bool; got {value!r}.")
+    return bool(value)
+
+
+def _parse_numbers(values, where, kind, integers=True):
+    """Float64 array of the finite numbers (datetimes: ISO strings, as seconds)."""
+    if isinstance(values, str | bytes) or not hasattr(values, "__len__"):
+        raise TypeError(f"{where} must be a list; got {values!r}.")
+    if kind == "datetime":
+        out = np.array([_iso_seconds(v, where) for v in values], dtype=np.float64)
+    else:
+        try:
+            if any(isinstance(v, bool | np.bool_) for v in values):
+                raise TypeError
+            out = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{where} must be a list of numbers; got {values!r}.") from exc
+    if out.ndim != 1 or not np.isfinite(out).all():
+        raise ValueError(f"{where} must be finite and strictly increasing; got {values!r}.")
+    if integers and kind == "integer" and not (out == np.round(out)).all():
+        raise ValueError(f"{where} must be integers for an integer column; got {values!r}.")
+    return out
+
+
+def _iso_seconds(value, where):
+    """Seconds since 1970-01-01 of a naive ISO date or datetime."""
+    try:
+        stamp = pd.Timestamp(value) if isinstance(value, str) else None
+    except ValueError:
+        stamp = None
+    if stamp is None or pd.isna(stamp) or stamp.tz is not None:
+        raise ValueError(
+            f"{where} must hold ISO dates or datetimes without a time zone "
+            f"('2013-01-01', '2013-12-31T23:00'); got {value!r}."
+        )
+    return (stamp - pd.Timestamp(0)) / pd.Timedelta(1, "s")
+
+
+def _iso(seconds):
+    """ISO text of seconds since 1970-01-01: a date when at midnight, else to the second
+    (to the microsecond when fractional)."""
+    if seconds % 86400 == 0:
+        return str(np.datetime64(int(seconds // 86400), "D"))
+    if seconds % 1 == 0:
+        return str(np.datetime64(int(seconds), "s"))
+    return str(np.datetime64(round(seconds * 1e6), "us"))
+
+
+def _to_seconds(values):
+    """Float seconds since 1970-01-01 of datetimes (datetime64 of any unit, Timestamps
+    or ISO strings); NaN for missing or unreadable values."""
+    values = pd.Series(values, copy=False)
+    if not pd.api.types.is_datetime64_any_dtype(values.dtype):
+        text = values.map(lambda v: v if isinstance(v, str) else None)
+        parsed = pd.to_datetime(text, errors="coerce", format="ISO8601")
+        stamps = pd.to_datetime(values.where(text.isna()), errors="coerce")
+        values = parsed.fillna(stamps) if len(values) else parsed
+    if getattr(values.dt, "tz", None) is not None:
+        values = values.dt.tz_convert(None)
+    seconds = (values - pd.Timestamp(0)) / pd.Timedelta(1, "s")
+    return seconds.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _isna(values):
+    """Missing entries (NaN, None, NaT, pd.NA) of a 1-D array-like."""
+    return np.asarray(pd.isna(pd.Series(values, copy=False)), dtype=bool)
+
+
+def _numbers(values, spec):
+    """Float64 values of a numeric column (datetimes as seconds); NaN when missing."""
+    if spec.kind == "datetime":
+        return _to_seconds(values)
+    values = pd.Series(values, copy=False)
+    if values.dtype == object:
+        values = pd.to_numeric(values, errors="coerce")
+    return values.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _codes(values, spec):
-    """Code of each value of a column under ``spec`` (levels or Bins); -1 outside."""
+    """Code of each value of a column under ``spec``; -1 outside.
+
+    Missing values (NaN, None, NaT, pd.NA) get the last code when the spec declares
+    them (``missing=True``), else -1.  A :class:`Range` has no codes before its bins
+    are chosen.
+    """
+    if isinstance(spec, Range):
+        raise TypeError("a Range has no codes before its bins are chosen at fit time.")
+    missing = getattr(spec, "missing", False) and _isna(values)
     if isinstance(spec, Bins):
         edges = np.asarray(spec.edges)
-        values = np.asarray(values, dtype=np.float64)
+        values = _numbers(values, spec)
         if spec.clip:
             values = np.clip(values, edges[0], edges[-1])
         codes = np.minimum(np.searchsorted(edges, values, side="right") - 1, edges.size - 2)
         codes[~((values >= edges[0]) & (values <= edges[-1]))] = -1  # NaN is outside too
-        return codes
-    levels = pd.Index(np.arange(len(spec)) if isinstance(spec, range) else _object_array(spec))
-    return levels.get_indexer(np.asarray(values))
+    elif isinstance(spec, Levels) and spec.kind == "integer":
+        values = _numbers(values, spec)
+        codes = values - spec.levels[0]
+        inside = (codes >= 0) & (codes < len(spec.levels)) & (codes == np.floor(codes))
+        codes = np.where(inside, codes, -1).astype(np.int64)
+    else:
+        if isinstance(spec, range):
+            levels = np.arange(len(spec))
+        else:
+            levels = _object_array(spec.levels if isinstance(spec, Levels) else spec)
+        values = pd.Series(values, copy=False)
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        codes = pd.Index(levels).get_indexer(values.to_numpy())
+    if missing is not False:
+        codes[missing] = len(spec) - 1
+    return codes
 
 
 def _object_array(values):

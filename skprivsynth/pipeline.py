@@ -21,8 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 from ._math.sampling import sample_weighted_records
 from .base import BaseSynthesizer, check_random_generator, is_differentially_private
 from .chunks import as_chunks
-from .domain import Bins, Domain
-from .preprocessing import BooleanEncoder, _n_bits
+from .domain import Bins, Domain, Range
+from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
 from .privacy import warn_privacy_leak
 from .validation import BooleanValidator, UnitIntervalValidator, check_n_samples
 
@@ -340,6 +340,11 @@ def _fit_on_chunks(transformers, chunks, y, params):
             chunks.check_reiterable(
                 f"step {step_name!r} (level_weights='private') reads X, then the synthesizer"
             )
+        if isinstance(step, BooleanEncoder) and _ranged_columns(step.categories):
+            chunks.check_reiterable(
+                f"step {step_name!r} (bins chosen from declared ranges) reads X, then the "
+                "synthesizer"
+            )
     for step_name, step in transformers.steps:
         if step is None or step == "passthrough":
             continue
@@ -447,8 +452,15 @@ def _cube_bits(synthesizer):
 
 def _binary_width(domain, max_bins):
     """Bits of the binary encoding of the declared ``domain`` coarsened to ``max_bins``."""
+    # A declared range gets at most max_bins codes from its private bins.
     return sum(
-        _n_bits(len(spec) if isinstance(spec, Bins) else min(len(spec), max_bins))
+        _n_bits(
+            max_bins
+            if isinstance(spec, Range)
+            else len(spec)
+            if isinstance(spec, Bins)
+            else min(len(spec), max_bins)
+        )
         for spec in domain.values()
     )
 
@@ -475,6 +487,7 @@ def make_private_pipeline(
     *,
     max_bins="auto",
     decode_epsilon=0.1,
+    binning_epsilon=0.25,
     allow_learned_domain=False,
     random_state=None,
 ):
@@ -499,7 +512,12 @@ def make_private_pipeline(
       budget (``BooleanEncoder(level_weights="private")``, composed into the
       pipeline's ``privacy_report_``); ``decode_epsilon=0`` decodes uniformly within
       a range or bin and spends nothing.  Only declared columns with bins or with
-      more than ``max_bins`` levels are released.
+      more than ``max_bins`` levels are released;
+    - **bins of declared ranges** (``{"type": "float", "range": [lo, hi]}``, a wide
+      integer or a datetime range declared without bins): chosen at fit time with
+      ``binning_epsilon`` (PrivTree bins and within-bin decoding weights,
+      ``BooleanEncoder(binning_epsilon=...)``), composed into ``privacy_report_``;
+      the synthesizer then sees the released number of codes.
 
     Parameters
     ----------
@@ -513,6 +531,9 @@ def make_private_pipeline(
         Coarsening of the columns of levels (see above); None: none.
     decode_epsilon : float, default=0.1
         Budget (>= 0) of the level frequencies used for decoding coarsened columns.
+    binning_epsilon : float, default=0.25
+        Budget (> 0) of the bins of the declared ranges (see
+        :class:`~skprivsynth.preprocessing.BooleanEncoder`); unused without ranges.
     allow_learned_domain : bool, default=False
         As in :class:`SynthesisPipeline`: by default, columns missing from ``domain``
         are refused for a differentially private synthesizer, before any release.
@@ -558,7 +579,8 @@ def make_private_pipeline(
         else:
             max_bins = 8 if private and not codes else None
     weighted = any(
-        isinstance(spec, Bins) or (max_bins is not None and len(spec) > max_bins)
+        isinstance(spec, Bins)
+        or (not isinstance(spec, Range) and max_bins is not None and len(spec) > max_bins)
         for spec in domain.values()
     )
     encoder = BooleanEncoder(
@@ -567,6 +589,7 @@ def make_private_pipeline(
         encoding=encoding,
         level_weights="private" if weighted and decode_epsilon > 0 else None,
         decode_epsilon=decode_epsilon if decode_epsilon > 0 else 0.1,
+        binning_epsilon=binning_epsilon,
         noise=synthesizer.get_params().get("noise", "continuous"),
         random_state=random_state,
     )
@@ -589,7 +612,8 @@ def _seeded_releases(pipe):
     A step counts when its ``random_state`` is an int and it releases something
     under differential privacy: a differentially private synthesizer, or a
     :class:`~skprivsynth.preprocessing.BooleanEncoder` with
-    ``level_weights="private"``.  Read from the parameters only (public).
+    ``level_weights="private"`` or declared ranges (private bins).  Read from the
+    parameters only (public).
 
     Parameters
     ----------
@@ -608,7 +632,8 @@ def _seeded_releases(pipe):
         if not isinstance(seed, Integral) or isinstance(seed, bool):
             continue
         releases = is_differentially_private(step) or (
-            isinstance(step, BooleanEncoder) and step.level_weights == "private"
+            isinstance(step, BooleanEncoder)
+            and (step.level_weights == "private" or bool(_ranged_columns(step.categories)))
         )
         if releases:
             seeded.append(f"{type(step).__name__}(random_state={seed})")

@@ -1,0 +1,353 @@
+"""Bins of a numeric column chosen with differential privacy from its public range.
+
+The caller counts a fine histogram of the column over its public range, ``2**depth``
+equal cells (a mergeable ``np.bincount``, memory independent of ``n``).  Then
+
+* :func:`privtree_bins` chooses bins as the leaves of a PrivTree decomposition of the
+  dyadic hierarchy over the cells (Zhang, Xiao & Xie, "PrivTree: a differentially
+  private algorithm for hierarchical decompositions", SIGMOD 2016, Algorithm 2):
+  dense regions get fine bins, empty ones coarse bins;
+* :func:`consistent_sub_bin_weights` estimates, inside every bin, the frequencies of
+  equal sub-bins from their Gaussian noisy counts, summed up the dyadic tree of each
+  bin (least squares, Hay, Rastogi, Miklau & Suciu, "Boosting the accuracy of
+  differentially private histograms through consistency", PVLDB 2010) and split
+  top-down into non-negative shares, so that noise in empty regions does not become
+  mass.
+
+Neighbours are replace-one (same public ``n``, one row changed); the derivations are in
+the docstrings and in the user guide (``doc/user_guide/private_binning.rst``).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral
+
+import numpy as np
+
+from ..privacy import check_epsilon, gaussian_mechanism, gaussian_sigma_for_rho, laplace_noise
+
+__all__ = ["consistent_sub_bin_weights", "privtree_bins", "privtree_scale", "sub_bin_counts"]
+
+#: Fanout of the hierarchy: every node splits into two halves (dyadic cells).
+FANOUT = 2
+
+#: L2 sensitivity of the sub-bin counts under replace-one: one count -1, one +1.
+SUB_BIN_L2_SENSITIVITY = math.sqrt(2)
+
+
+def privtree_scale(epsilon):
+    """Laplace scale ``λ`` and bias step ``δ`` of PrivTree, ε-DP for replace-one neighbours.
+
+    PrivTree with fanout ``β``, scale ``λ`` and bias ``δ = λ·ln β`` is
+    ``(2β − 1)/((β − 1)·λ)``-DP for add/remove neighbours (Zhang, Xiao & Xie 2016,
+    the privacy theorem of Algorithm 2): adding a row raises the counts of the nodes
+    on one root-to-leaf path by 1, and along a path the biased counts fall by at least
+    ``δ`` per level, so the costs of the split tests form a geometric series.
+
+    Replace-one (derivation).  Replacing row ``t`` by ``t'`` leaves the counts of the
+    common ancestors unchanged, lowers by 1 the counts of the nodes below them on the
+    path of ``t`` and raises by 1 those on the path of ``t'``; the two sets are
+    disjoint and every output tree's probability is a product of independent per-node
+    split decisions.  For ``ln P_D'(T)/P_D(T)``: the raised path is a suffix of an
+    add/remove path, cost ``<= (2β − 1)/((β − 1)·λ)``; on the lowered path every split
+    becomes less likely (terms ``<= 0``) and only its one leaf (a "no split" decision)
+    can become more likely, by at most ``1/λ`` (the Laplace log-CDF is
+    ``1/λ``-Lipschitz and a biased count moves by at most 1).  By symmetry the other
+    direction is the same, so the release is
+    ``ε = ((2β − 1)/(β − 1) + 1)/λ = (3β − 2)/((β − 1)·λ)``-DP: for ``β = 2``,
+    ``λ = 4/ε`` (add/remove would have ``3/ε``: replace-one costs 4/3, not 2, times).
+
+    Returns
+    -------
+    scale : float
+        ``λ = (3β − 2)/((β − 1)·ε)``.
+    bias : float
+        ``δ = λ·ln β``.
+    """
+    epsilon = check_epsilon(epsilon)
+    scale = (3 * FANOUT - 2) / ((FANOUT - 1) * epsilon)
+    return scale, scale * math.log(FANOUT)
+
+
+def _check_fine_counts(fine_counts):
+    counts = np.asarray(fine_counts)
+    if counts.ndim != 1 or counts.size == 0 or counts.size & (counts.size - 1):
+        raise ValueError(
+            "fine_counts must be a 1-D array whose length is a power of two; "
+            f"got shape {counts.shape}."
+        )
+    if not np.issubdtype(counts.dtype, np.integer):
+        raise TypeError(f"fine_counts must be an integer array; got dtype {counts.dtype}.")
+    if np.any(counts < 0):
+        raise ValueError("fine_counts must be non-negative counts.")
+    return counts.astype(np.int64)
+
+
+def _check_positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def privtree_bins(
+    fine_counts, epsilon, rng, *, report, theta=0.0, min_width=1, step="PrivTree bins"
+):
+    """Bin boundaries (indices into the fine grid) chosen by PrivTree, ε-DP.
+
+    Algorithm 2 of Zhang, Xiao & Xie (SIGMOD 2016) on the dyadic hierarchy over the
+    ``2**depth`` cells: a node at depth ``d`` with count ``c`` has the biased count
+    ``b = max(c − d·δ, θ − δ)`` and splits into its two halves iff
+    ``b + Lap(λ) > θ``; a node whose halves would be narrower than ``min_width`` cells
+    is a leaf without a test (the depth is capped by the public grid).  ``λ = 4/ε`` and
+    ``δ = λ·ln 2`` make the release ε-DP for replace-one neighbours
+    (:func:`privtree_scale` has the derivation); ``θ = 0`` as the paper recommends.
+    Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.
+
+    Parameters
+    ----------
+    fine_counts : array-like of int, shape (2**depth,)
+        Exact count of each fine cell over the public range.
+    epsilon : float
+        Budget of the release (pure ε-DP).
+    rng : numpy.random.Generator
+    report : PrivacyReport
+        Receives one entry.  In a zCDP report (``report.zcdp_delta`` set) the entry is
+        ``ρ = ε²/2`` (ε-DP implies ε²/2-zCDP, Bun & Steinke 2016, Prop. 1.4), composed
+        with the report's other ρ; otherwise pure ``ε``.
+    theta : float, default=0.0
+        Split threshold ``θ`` (public).
+    min_width : int, default=1
+        Narrowest bin in cells (e.g. the cells of one integer of an integer column).
+    step : str, default="PrivTree bins"
+        Name of the report entry.
+
+    Returns
+    -------
+    boundaries : ndarray of int64
+        Strictly increasing leaf edges, ``0`` and ``len(fine_counts)`` included; bin
+        ``k`` is the cells ``boundaries[k]:boundaries[k + 1]``.
+    """
+    counts = _check_fine_counts(fine_counts)
+    epsilon = check_epsilon(epsilon)
+    min_width = _check_positive_int(min_width, "min_width")
+    theta = float(theta)
+    if not math.isfinite(theta):
+        raise ValueError(f"theta must be a finite number; got {theta!r}.")
+    scale, bias = privtree_scale(epsilon)
+    size = counts.size
+    level = counts  # counts of the nodes of the current depth, refined bottom-up below
+    levels = [level]
+    while level.size > 1:
+        level = level[0::2] + level[1::2]
+        levels.append(level)
+    levels.reverse()  # levels[d]: the 2**d node counts at depth d
+    edges = []
+    active = np.zeros(1, dtype=np.int64)  # nodes of the current depth still to decide
+    for depth, node_counts in enumerate(levels):
+        width = size >> depth
+        if width // FANOUT < min_width:  # halves too narrow: leaves, no test
+            edges.append(active * width)
+            break
+        biased = np.maximum(node_counts[active] - depth * bias, theta - bias)
+        split = biased + laplace_noise(scale, active.size, rng) > theta
+        edges.append(active[~split] * width)
+        active = (FANOUT * active[split])[:, None] + np.arange(FANOUT)
+        active = active.ravel()
+        if active.size == 0:
+            break
+    boundaries = np.sort(np.concatenate([*edges, [size]]))
+    derivation = (
+        f"PrivTree (Zhang, Xiao & Xie 2016, Alg. 2), fanout 2, θ = {theta:g}, "
+        f"Laplace scale λ = 4/ε = {scale:.6g}, bias δ = λ ln 2 = {bias:.6g}; replace-one "
+        "moves a row between two root-to-leaf paths: the raised path costs "
+        "(2β−1)/((β−1)λ) = 3/λ (the paper's add/remove bound), the lowered path only "
+        "at its leaf, 1/λ; total ε = 4/λ"
+    )
+    if report.zcdp_delta is None:
+        report.add(step, "PrivTree (Laplace split tests)", 1, epsilon, scale, derivation)
+    else:
+        report.add(
+            step,
+            "PrivTree (Laplace split tests)",
+            1,
+            None,
+            scale,
+            derivation + f" = {epsilon:.6g}; ε-DP is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4)",
+            rho=epsilon**2 / 2,
+        )
+    return boundaries.astype(np.int64)
+
+
+def _check_boundaries(boundaries, size):
+    b = np.asarray(boundaries)
+    if (
+        b.ndim != 1
+        or b.size < 2
+        or not np.issubdtype(b.dtype, np.integer)
+        or b[0] != 0
+        or b[-1] != size
+        or np.any(np.diff(b) <= 0)
+    ):
+        raise ValueError(
+            "boundaries must be strictly increasing integer indices into the fine grid "
+            f"from 0 to len(fine_counts) = {size}."
+        )
+    return b.astype(np.int64)
+
+
+def _tree_matrix(n_leaves):
+    """Node-by-leaf 0/1 matrix of the binary tree over ``n_leaves`` leaves, root first.
+
+    Level ``l`` (``0`` = the root) has ``2**l`` nodes, node ``i`` summing the leaves
+    ``i·n_leaves/2**l`` up to the first leaf of node ``i + 1``.
+    """
+    rows = []
+    width = n_leaves
+    while width >= 1:
+        rows.append(np.kron(np.eye(n_leaves // width), np.ones((1, width))))
+        width //= 2
+    return np.vstack(rows)
+
+
+def sub_bin_counts(fine_counts, boundaries, n_sub):
+    """Exact sub-bin counts measured by :func:`consistent_sub_bin_weights`.
+
+    Bin ``k`` of width ``w`` cells has ``s = min(n_sub, w)`` equal groups of cells: its
+    ``n_sub`` sub-bins, or its cells when it has fewer.  Bins of one cell have nothing
+    to measure.
+
+    Returns
+    -------
+    groups : dict of int -> (ndarray of int, ndarray of int of shape (m, s))
+        For each group count ``s > 1``: the indices of its ``m`` bins and their counts.
+    """
+    counts = _check_fine_counts(fine_counts)
+    b = _check_boundaries(boundaries, counts.size)
+    n_sub = _check_positive_int(n_sub, "n_sub")
+    if n_sub & (n_sub - 1):
+        raise ValueError(f"n_sub must be a power of two; got {n_sub}.")
+    widths = np.diff(b)
+    groups = np.minimum(widths, n_sub)
+    if np.any(widths % groups) or np.any(n_sub % groups):
+        raise ValueError(
+            f"every bin must be a multiple of n_sub = {n_sub} cells wide or have a "
+            "power-of-two width below it (the leaves of privtree_bins are)."
+        )
+    first = np.cumsum(groups) - groups  # position of each bin's first group
+    offsets = np.arange(groups.sum()) - np.repeat(first, groups)
+    starts = np.repeat(b[:-1], groups) + offsets * np.repeat(widths // groups, groups)
+    group_counts = np.add.reduceat(counts, starts)
+    measured = {}
+    for s in np.unique(groups[groups > 1]):
+        bins = np.flatnonzero(groups == s)
+        measured[int(s)] = (bins, group_counts[first[bins][:, None] + np.arange(s)])
+    return measured
+
+
+def consistent_sub_bin_weights(
+    fine_counts, boundaries, n_sub, rho, rng, *, report, cutoff=1.5, step="sub-bin weights"
+):
+    """Within-bin weights of ``n_sub`` equal sub-bins, non-negative and noise-aware, ρ-zCDP.
+
+    The sub-bin counts of every bin get Gaussian noise.  The hierarchy of each bin is
+    the binary tree of dyadic groups of its sub-bins (its total, its halves, ...); with
+    every sub-bin measured once and no other node, the least-squares consistent
+    estimate of a node (Hay, Rastogi, Miklau & Suciu, PVLDB 2010) is the sum of its
+    sub-bins' noisy counts, with standard deviation ``σ·sqrt(size)``.  Then, top-down,
+    a node's mass ``p`` goes to its two children ``(a, p − a)`` by the Euclidean
+    projection of their estimates onto ``{a + b = p, a >= 0, b >= 0}``, except that a
+    child whose estimate is below ``cutoff`` of its standard deviations while its
+    sibling's is not gets nothing.  A region without rows thus receives mass only when
+    its noisy total stands out of its noise, tested once per maximal empty dyadic
+    region rather than once per sub-bin.  A bin whose total is not significant falls
+    back to uniform.  Measuring the inner nodes too (Hay's full tree) would raise the
+    sensitivity to ``sqrt(2·(log2(n_sub) + 1))`` and, at ``n_sub <= 64``, lose more
+    accuracy on the sub-bins than the tree gains (Qardaji, Yang & Li, PVLDB 2013).
+
+    Sensitivity (replace-one).  Moving one row lowers one sub-bin count by 1 and raises
+    one by 1 (the same one: no change): L2 sensitivity ``sqrt(2)``, so
+    ``σ = sqrt(2)/sqrt(2ρ) = 1/sqrt(ρ)`` gives ρ-zCDP (Bun & Steinke 2016, Prop. 1.6).
+    Everything after the noise is post-processing.
+
+    Parameters
+    ----------
+    fine_counts : array-like of int, shape (2**depth,)
+        Exact count of each fine cell.
+    boundaries : array-like of int
+        Bin edges into the fine grid (output of :func:`privtree_bins`).
+    n_sub : int
+        Sub-bins per bin, a power of two.
+    rho : float
+        zCDP budget of the release.
+    rng : numpy.random.Generator
+    report : PrivacyReport
+        A zCDP report (``zcdp_delta`` set); receives the Gaussian release.
+    cutoff : float, default=1.5
+        Significance of a node, in standard deviations of its estimate.
+    step : str, default="sub-bin weights"
+        Name of the report entry.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_bins, n_sub)
+        Non-negative, rows sum to 1; sub-bin ``j`` of bin ``k`` is the fraction
+        ``[j/n_sub, (j + 1)/n_sub)`` of the bin (a bin narrower than ``n_sub`` cells
+        spreads each cell's weight evenly over its sub-bins).
+    """
+    if report.zcdp_delta is None:
+        raise ValueError("report must be a zCDP report (with zcdp_delta) for a ρ release.")
+    groups = sub_bin_counts(fine_counts, boundaries, n_sub)
+    cutoff = float(cutoff)
+    if not (math.isfinite(cutoff) and cutoff >= 0):
+        raise ValueError(f"cutoff must be a finite number >= 0; got {cutoff!r}.")
+    n_bins = np.asarray(boundaries).size - 1
+    weights = np.full((n_bins, n_sub), 1.0 / n_sub)
+    if not groups:  # every bin is one cell: nothing to measure
+        return weights
+    sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
+    flat = np.concatenate([c.ravel() for _, c in groups.values()])
+    noisy, scale = gaussian_mechanism(flat, sigma, rng)
+    report.add(
+        step,
+        "Gaussian mechanism",
+        SUB_BIN_L2_SENSITIVITY,
+        None,
+        scale,
+        "sub-bin counts of every bin; replace-one lowers one count by 1 and raises one "
+        f"by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = {sigma:.6g} gives ρ = {rho:.6g} "
+        "(Bun & Steinke 2016, Prop. 1.6); the dyadic sums (least squares, Hay et al. "
+        "2010) and the top-down non-negative split are post-processing",
+        rho=rho,
+    )
+    start = 0
+    for s, (bins, c) in groups.items():
+        y = noisy[start : start + c.size].reshape(c.shape)
+        start += c.size
+        weights[bins] = np.repeat(_top_down(y, sigma, cutoff), n_sub // s, axis=1) / (n_sub // s)
+    return weights
+
+
+def _top_down(y, sigma, cutoff):
+    """Non-negative leaf shares from noisy leaf counts ``y`` of shape (m, s), rows sum to 1."""
+    m, s = y.shape
+    tree = _tree_matrix(s)
+    estimates = y @ tree.T  # least squares: every node is the sum of its noisy leaves
+    tau = cutoff * sigma * np.sqrt(tree.sum(axis=1))  # cutoff · sd of each node
+    mass = estimates[:, :1]
+    empty = (mass[:, 0] < tau[0]) | (mass[:, 0] <= 0)
+    first = 1
+    while mass.shape[1] < s:
+        k = mass.shape[1]
+        left, right = (
+            estimates[:, first : first + 2 * k : 2],
+            estimates[:, first + 1 : first + 2 * k : 2],
+        )
+        keep_left = left >= tau[first : first + 2 * k : 2]
+        keep_right = right >= tau[first + 1 : first + 2 * k : 2]
+        a = np.clip((left - right + mass) / 2, 0.0, mass)
+        a = np.where(keep_left & ~keep_right, mass, np.where(keep_right & ~keep_left, 0.0, a))
+        mass = np.stack([a, mass - a], axis=2).reshape(m, 2 * k)
+        first += 2 * k
+    mass[empty] = 1.0
+    return mass / mass.sum(axis=1, keepdims=True)
