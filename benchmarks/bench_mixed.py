@@ -351,7 +351,12 @@ def column_errors(real, synthetic, domain):
     rows = {}
     for c, spec in domain.items():
         if mixed_tables.column_kind(spec) == "numeric":
-            rows[c] = numeric_errors(_numeric(real[c]), _numeric(synthetic[c]))
+            values = _numeric(synthetic[c])
+            rows[c] = numeric_errors(_numeric(real[c]), values)
+            lo, hi = spec["range"]
+            if spec["type"] == "datetime":
+                lo, hi = _numeric(pd.to_datetime(pd.Series([lo, hi])))
+            rows[c]["outside_declared"] = np.mean((values < lo) | (values > hi))
     missing = {
         c: abs(pd.Series(real[c]).isna().mean() - pd.Series(synthetic[c]).isna().mean())
         for c in domain
@@ -404,8 +409,9 @@ HEADER = (
 def column_table(results):
     """Per-column numeric errors: one row per (column, method)."""
     lines = [
-        "| column | method | KS | W1/IQR | std ratio | outside | tail | missing err |",
-        "|---|---|---|---|---|---|---|---|",
+        "| column | method | KS | W1/IQR | std ratio | outside real | outside declared "
+        "| tail | missing err |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for method, result in results.items():
         if result is None:
@@ -415,6 +421,7 @@ def column_table(results):
             lines.append(
                 f"| {c} | {method} | {_fmt(row['ks'])} | {_fmt(row['w1_iqr'])} "
                 f"| {_fmt(row['std_ratio'], 2)} | {_fmt(row['outside'])} "
+                f"| {_fmt(row['outside_declared'])} "
                 f"| {_fmt(row['tail'], 1)} | {_fmt(missing[c])} |"
             )
     return "\n".join(lines)
@@ -456,7 +463,7 @@ def bench_table(name, args):
     ]
     if clipped:
         lines.append(f"Clipped to the declared ranges before anything (public): {clipped}.")
-    results, rows = {}, []
+    results, rows, runs = {}, [], []
     real_acc = tstr_accuracy(real, test, domain, target)
     real_dates = date_consistency(real, dates)
     for seed in args.seeds:
@@ -485,6 +492,7 @@ def bench_table(name, args):
                     result = evaluate(real, test, synth, domain, target, dates)
             label = LABEL[method] + (f" (seed {seed})" if len(args.seeds) > 1 else "")
             results[label] = result
+            runs.append((method, seed, result, seconds, note))
             rows.append(summary_row(label, RELATION[method], result, seconds, note))
             if note and result is not None:
                 rows[-1] += f" <!-- {note} -->"
@@ -500,12 +508,94 @@ def bench_table(name, args):
         column_table(results),
         "",
     ]
-    return "\n".join(lines), results
+    facts = {"n": len(real_all), "real_dates": real_dates, "runs": runs}
+    return "\n".join(lines), facts
 
 
 def _majority(test, domain, target):
     codes = _codes(test[target], mixed_tables.levels_of(domain[target]))
     return float(np.bincount(codes).max() / codes.size)
+
+
+def summary(tables):
+    """One row per (table, method, seed): the headline numbers side by side."""
+    lines = [
+        "| table | method | median KS | std ratio range | max tail | max missing err "
+        "| tvd2 (deciles) | TSTR acc | date consistent | time_s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, facts in tables.items():
+        for method, seed, result, seconds, note in facts["runs"]:
+            label = LABEL[method] + (
+                f" (seed {seed})" if len(set(r[1] for r in facts["runs"])) > 1 else ""
+            )
+            if result is None:
+                lines.append(f"| {name} | {label} | {note} | | | | | | | |")
+                continue
+            numeric = result["numeric"]
+            std = numeric["std_ratio"].dropna()
+            lines.append(
+                f"| {name} | {label} | {_fmt(numeric['ks'].median())} "
+                f"| {_fmt(std.min(), 2)}–{_fmt(std.max(), 2)} "
+                f"| {_fmt(numeric['tail'].max(), 1)} | {_fmt(result['missing'].max())} "
+                f"| {_fmt(result['tvd2'])} | {_fmt(result['tstr'])} "
+                f"| {_fmt(result['dates'])} | {seconds:.1f} |"
+            )
+    return "\n".join(lines)
+
+
+def targets(tables, min_rows=20_000):
+    """Issue 22's targets at ε = 1 for our runs on tables of at least ``min_rows``."""
+    lines = [
+        "| table | median KS ≤ 0.03 | std ratios in [0.9, 1.1] | none outside declared "
+        "| tail ≤ 3 | missing err ≤ 0.01 | dates within 5 points | tvd2 ≤ dpmm best "
+        "| median KS ≤ dpmm best | faster than dpmm |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def mark(ok, text):
+        return f"{'yes' if ok else '**no**'} ({text})"
+
+    for name, facts in tables.items():
+        if facts["n"] < min_rows:
+            continue
+        ours = [r for r in facts["runs"] if r[0] == "ours" and r[2] is not None]
+        peers = [r for r in facts["runs"] if r[0] != "ours" and r[2] is not None]
+        for _, _, result, seconds, _ in ours:
+            numeric = result["numeric"]
+            ks = numeric["ks"].median()
+            std = numeric["std_ratio"].dropna()
+            bad_std = std[(std < 0.9) | (std > 1.1)]
+            outside = numeric["outside_declared"].max()
+            tail = numeric["tail"].max()
+            missing = result["missing"].max()
+            cells = [
+                mark(ks <= 0.03, _fmt(ks)),
+                mark(bad_std.empty, ", ".join(f"{c} {v:.2f}" for c, v in bad_std.items()) or "all"),
+                mark(outside == 0, _fmt(outside, 4)),
+                mark(tail <= 3, f"max {_fmt(tail, 1)}"),
+                mark(missing <= 0.01, f"max {_fmt(missing)}"),
+            ]
+            if result["dates"] is None:
+                cells.append("–")
+            else:
+                gap = facts["real_dates"] - result["dates"]
+                cells.append(
+                    mark(gap <= 0.05, f"{_fmt(result['dates'])} vs {_fmt(facts['real_dates'])}")
+                )
+            if peers:
+                best_tvd = min(r[2]["tvd2"] for r in peers)
+                best_ks = min(r[2]["numeric"]["ks"].median() for r in peers)
+                fastest = min(r[3] for r in peers)
+                cells += [
+                    mark(result["tvd2"] <= best_tvd, f"{_fmt(result['tvd2'])} vs {_fmt(best_tvd)}"),
+                    mark(ks <= best_ks, f"{_fmt(ks)} vs {_fmt(best_ks)}"),
+                    mark(seconds < fastest, f"{seconds:.1f} s vs {fastest:.1f} s"),
+                ]
+            else:
+                cells += ["no dpmm run"] * 3
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def write_results(text):
@@ -551,10 +641,23 @@ def main(argv=None):
         "(its own; weaker at the same ε).  dpmm: 0.1 ε PrivTree binning + 0.9 ε model.",
         "",
     ]
+    tables, texts = {}, []
     for name in args.tables:
-        text, _ = bench_table(name, args)
+        text, tables[name] = bench_table(name, args)
         print(text, flush=True)
-        sections.append(text)
+        texts.append(text)
+    head = [
+        "### Summary",
+        "",
+        summary(tables),
+        "",
+        "### Issue 22's targets (ours, tables of at least 20,000 rows, ε = 1)",
+        "",
+        targets(tables),
+        "",
+    ]
+    print("\n".join(head), flush=True)
+    sections += head + texts
     if args.write_results:
         write_results("\n".join(sections))
     return 0
