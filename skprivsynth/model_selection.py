@@ -40,6 +40,7 @@ runs, their number ``K`` and their scores are never released.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
@@ -351,9 +352,36 @@ def _release_costs(estimator, n_samples, n_features):
     states a cost (``_fit_cost``), then the synthesizer (whose input width is known
     only without an encoder)."""
     steps = list(estimator) if isinstance(estimator, Pipeline) else [estimator]
+    for step in steps[:-1]:
+        if _encoder_releases(step):
+            raise ValueError(
+                f"{type(step).__name__} in the candidate pipeline releases private bins or "
+                "decoding weights in its fit, which private selection does not account "
+                "for; declare public bins or levels for every column and use "
+                "level_weights=None (make_private_pipeline(..., decode_epsilon=0)). Refused "
+                "before anything is charged."
+            )
     width = n_features if len(steps) == 1 else None
     costs = [step._fit_cost(n_samples, width) for step in steps if hasattr(step, "_fit_cost")]
     return [c for c in costs if c is not None]
+
+
+def _encoder_releases(step):
+    """Whether a transformer's fit makes a DP release of its own: a
+    :class:`~skprivsynth.preprocessing.BooleanEncoder` with private decoding weights
+    or a declared range (its bins are chosen privately).  From its parameters only."""
+    from .domain import Range, _as_domain
+    from .preprocessing import BooleanEncoder
+
+    if not isinstance(step, BooleanEncoder):
+        return False
+    if step.level_weights == "private":
+        return True
+    categories = step.categories
+    if isinstance(categories, Mapping):
+        declared = {k: v for k, v in categories.items() if not isinstance(v, str | type(None))}
+        return any(isinstance(spec, Range) for spec in _as_domain(declared, "categories").values())
+    return False
 
 
 def _check_run_charges(charges, expected, params):

@@ -317,3 +317,34 @@ def test_a_run_failing_before_any_release_is_raised():
     )
     with pytest.raises(ValueError, match="'t' parameter"):
         search.fit(_boolean())
+
+
+@pytest.mark.parametrize(
+    "domain, decode_epsilon",
+    [
+        ({"x": {"type": "float", "range": [0, 10]}, "c": 3}, 0),
+        ({"x": {"bins": [0, 5, 10]}, "c": 3}, 0.1),
+    ],
+)
+def test_a_pipeline_whose_encoder_releases_is_refused_before_any_charge(domain, decode_epsilon):
+    # Private bins of a range, or private decoding weights: releases the selection's
+    # total does not account for.  Refused before anything is charged.
+    import pandas as pd
+
+    from skprivsynth import make_private_pipeline
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.uniform(0, 10, 300), "c": rng.integers(0, 3, 300)})
+    pipe = make_private_pipeline(
+        MarginalSynthesizer(epsilon=1.0), domain, decode_epsilon=decode_epsilon
+    )
+    accountant = PrivacyAccountant(epsilon=10.0, delta=1e-6)
+    search = PrivateSelectionSearch(
+        pipe,
+        {"marginalsynthesizer__epsilon": [0.5, 1.0]},
+        scoring=make_marginal_scorer(space="decoded", epsilon=0.1),
+        delta=1e-6,
+    )
+    with accountant, pytest.raises(ValueError, match="releases private bins or decoding"):
+        search.fit(df)
+    assert accountant.charges == []
