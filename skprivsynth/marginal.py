@@ -65,10 +65,12 @@ class _Compression:
     A level is *kept* when its noisy 1-way count reaches ``threshold``; the others form
     one extra code (when there are any), decoded back to one of them drawn
     proportionally to their clipped noisy counts.  The first ``numeric[j]`` codes of
-    column ``j`` are numeric bins in increasing order: their rare codes below the
-    first kept bin or above the last are merged into that bin instead, so that the
-    noise of empty tails of a generous public range is not decoded as far values the
-    data does not have.  Post-processing of the 1-way release.
+    column ``j`` are numeric bins in increasing order: the rare codes below the first
+    kept bin, or above the last, whose noisy total is not significant either (below
+    ``threshold·√k`` for ``k`` bins: an empty tail of a generous public range) are
+    merged into that bin instead, so that their noise is not decoded as far values the
+    data does not have; a sparse tail that does hold rows stays rare levels.
+    Post-processing of the 1-way release.
     """
 
     def __init__(self, noisy_one_way, threshold, numeric):
@@ -78,8 +80,11 @@ class _Compression:
             bins = np.flatnonzero(keep[:n_bins])  # the kept numeric bins
             tails = np.zeros(y.size, dtype=bool)
             if bins.size:
-                tails[: bins[0]] = True
-                tails[bins[-1] + 1 : n_bins] = True
+                for tail in (slice(0, bins[0]), slice(bins[-1] + 1, n_bins)):
+                    # A tail whose noisy total stands out of its noise (threshold·√k
+                    # for k bins) holds rows: its bins stay rare levels.
+                    k = tail.stop - tail.start
+                    tails[tail] = k > 0 and y[tail].sum() < threshold * math.sqrt(k)
             kept, rare = np.flatnonzero(keep), np.flatnonzero(~keep & ~tails)
             encode = np.empty(y.size, dtype=np.int64)
             encode[kept] = np.arange(kept.size)

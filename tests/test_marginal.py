@@ -276,3 +276,16 @@ def test_pipeline_passes_the_numeric_codes_of_its_encoder():
 
     make_synthesis_pipeline(encoder, Spy(epsilon=1.0, random_state=0)).fit(frame)
     assert seen["numeric_codes"] == [5, 0]
+
+
+def test_a_sparse_tail_that_holds_rows_is_kept():
+    # Noisy 1-way counts of 40 numeric bins, kept above 150 (3 sigma, sigma = 50):
+    # bins 10..39 are each rare, but 30 x 50 = 1,500 rows stand out of the tail's noise
+    # (above 150 sqrt(30) = 822): they stay rare levels; a tail of noise is merged.
+    from skprivsynth.marginal import _Compression
+
+    sparse = np.r_[np.full(10, 1000.0), np.full(30, 50.0)]
+    empty = np.r_[np.full(10, 1000.0), np.tile([20.0, -20.0], 15)]
+    kept = _Compression([sparse, empty], 150.0, [40, 40])
+    assert kept.rare[0].tolist() == list(range(10, 40))  # decoded by their weights
+    assert kept.rare[1].size == 0 and set(kept.encode[1][10:]) == {kept.encode[1][9]}
