@@ -89,9 +89,10 @@ class _Compression:
             encode = np.empty(y.size, dtype=np.int64)
             encode[kept] = np.arange(kept.size)
             encode[rare] = kept.size
-            if bins.size:  # the outermost kept bins absorb the tails
-                encode[: bins[0]] = encode[bins[0]]
-                encode[bins[-1] + 1 : n_bins] = encode[bins[-1]]
+            if tails.any():  # the outermost kept bins absorb the merged tails
+                index = np.arange(y.size)
+                encode[tails & (index < bins[0])] = encode[bins[0]]
+                encode[tails & (index > bins[-1])] = encode[bins[-1]]
             w = np.clip(y[rare], 0, None)
             self.kept.append(kept)
             self.rare.append(rare)
