@@ -288,4 +288,5 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
     empty = np.r_[np.full(10, 1000.0), np.tile([20.0, -20.0], 15)]
     kept = _Compression([sparse, empty], 150.0, [40, 40])
     assert kept.rare[0].tolist() == list(range(10, 40))  # decoded by their weights
+    assert np.all(kept.one_way(0, sparse, 50.0).sigma > 0)  # no empty compressed code
     assert kept.rare[1].size == 0 and set(kept.encode[1][10:]) == {kept.encode[1][9]}
