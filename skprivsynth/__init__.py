@@ -2,6 +2,8 @@
 
 Synthesizers (``fit`` then ``sample``):
 
+- :class:`MarginalSynthesizer` — (epsilon, delta)-DP select-measure-generate over noisy
+  marginals (McKenna, Sheldon & Miklau; MST and AIM): start here for a DP release.
 - :class:`MicroaggregationSynthesizer` — k-anonymous microaggregation (Boedihardjo,
   Strohmer & Vershynin, *Covariance's loss is privacy's gain*).
 - :class:`NoisyMicroaggregation` — epsilon-DP microaggregation (same paper, Sect. 5).
@@ -16,7 +18,8 @@ Data larger than memory: :class:`Chunks` (and Dask collections) in any ``fit``; 
 :mod:`skprivsynth.chunks`.
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`,
 :func:`make_private_pipeline`.
-Encoders in :mod:`skprivsynth.preprocessing`, metrics and scorers in
+Public domains (column kinds, missing values) in :mod:`skprivsynth.domain`; encoders in
+:mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, the quality report in :mod:`skprivsynth.report`, noise and
 accounting in :mod:`skprivsynth.privacy`.
 """
