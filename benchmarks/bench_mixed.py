@@ -264,27 +264,21 @@ def _codes(series, levels):
 
 
 def numeric_errors(real, synthetic):
-    """KS, W1 / IQR, std ratio, share outside [min, max], tail ratio of one column.
+    """KS, W1 / IQR, std ratio, share outside [min, max], tail ratio of one column (float
+    arrays, NaN for missing), as ``skprivsynth.metrics.numeric_column_errors`` defines
+    them."""
+    from skprivsynth.metrics import numeric_column_errors
 
-    The definitions of ``skprivsynth.metrics.numeric_column_errors`` (branch report):
-    W1 over the real std when the real IQR is 0 (a column of mostly zeros); a std
-    ratio of 1 when both stds are 0.
-    """
-    from scipy.stats import ks_2samp, wasserstein_distance
-
-    r, s = real[~np.isnan(real)], synthetic[~np.isnan(synthetic)]
-    if r.size == 0 or s.size == 0:
+    errors = numeric_column_errors(pd.DataFrame({"x": real}), pd.DataFrame({"x": synthetic}))
+    if errors.empty:  # no real value
         return dict.fromkeys(("ks", "w1_iqr", "std_ratio", "outside", "tail"), np.nan)
-    q25, q75, q999 = np.quantile(r, [0.25, 0.75, 0.999])
-    scale = q75 - q25 if q75 > q25 else r.std()
-    std_r, std_s = r.std(), s.std()
-    w1 = wasserstein_distance(r, s)
+    row = errors.iloc[0]
     return {
-        "ks": ks_2samp(r, s).statistic,
-        "w1_iqr": w1 / scale if scale > 0 else (0.0 if w1 == 0 else np.inf),
-        "std_ratio": std_s / std_r if std_r > 0 else (1.0 if std_s == 0 else np.inf),
-        "outside": np.mean((s < r.min()) | (s > r.max())),
-        "tail": np.mean(s > q999) / 0.001,
+        "ks": row["ks"],
+        "w1_iqr": row["wasserstein_iqr"],
+        "std_ratio": row["std_ratio"],
+        "outside": row["outside_range"],
+        "tail": row["tail_ratio"],
     }
 
 
