@@ -167,8 +167,8 @@ def sample_bingham(B, rng, size=None, return_acceptance=False):
     References
     ----------
     Kent, Ganeiber, Mardia (2018), JCGS 27(2):291–301.  Kapralov, Talwar (2013),
-    SODA, "On differentially private low rank approximation".  Seed 000
-    (Boedihardjo, Strohmer, Vershynin), Algorithm 2 and Lemma 5.1.
+    SODA, "On differentially private low rank approximation".  Boedihardjo,
+    Strohmer, Vershynin, *Covariance's loss is privacy's gain*, Algorithm 2 and Lemma 5.1.
 
     Examples
     --------
