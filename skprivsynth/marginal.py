@@ -108,7 +108,7 @@ class _Compression:
     def one_way(self, j, noisy, sigma):
         """The compressed 1-way measurement of column ``j`` (merged cells add variance)."""
         encode, size = self.encode[j], self.sizes[j]
-        if size == noisy.size:
+        if np.array_equal(encode, np.arange(noisy.size)):  # no level merged or moved
             return Measurement((j,), noisy, sigma)
         counts = np.bincount(encode, weights=noisy, minlength=size)
         sigmas = sigma * np.sqrt(np.bincount(encode, minlength=size))

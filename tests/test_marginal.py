@@ -145,6 +145,22 @@ def test_rare_levels_are_merged_and_decoded_by_noisy_frequencies():
     assert 0 < rare.mean() < 0.05 and set(np.unique(S[rare, 0])) <= set(range(2, 10))
 
 
+@pytest.mark.parametrize("selection", ["adaptive", "mst"])
+def test_one_rare_level_between_kept_ones_keeps_their_frequencies(selection):
+    # Level 1 of column 0 is empty: it becomes the rare code, the last compressed code,
+    # so level 2 moves to code 1 while the number of codes stays 3.  The 1-way
+    # measurement must follow the levels (it once kept the original order, and level 2
+    # was fitted to the empty level's count).
+    rng = np.random.default_rng(4)
+    n = 4000
+    X = np.column_stack([2 * rng.integers(0, 2, n), rng.integers(0, 2, n)])
+    est = MarginalSynthesizer(1.0, domain=[3, 2], selection=selection, random_state=0).fit(X)
+    assert est._compression.sizes[0] == 3 and est._compression.rare[0].tolist() == [1]
+    S = est.sample(100_000, random_state=1)
+    frequencies = np.bincount(S[:, 0], minlength=3) / len(S)
+    np.testing.assert_allclose(frequencies, [0.5, 0.0, 0.5], atol=0.03)
+
+
 def test_missing_domain_and_bad_codes_fail_before_any_release(codes, monkeypatch):
     def no_release(*args, **kwargs):
         raise AssertionError("a release was made before the input was checked")
