@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._math.budget import measurable_degree, plan_rounds
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
 from .base import BaseSynthesizer
@@ -21,8 +22,8 @@ __all__ = ["MarginalSynthesizer"]
 # so the table changes by −1 and +1: L2 sensitivity sqrt(2), L1 sensitivity 2.
 _TABLE_L2 = math.sqrt(2.0)
 _TABLE_L1 = 2.0
-# Share of ρ spent on the 1-way marginals (MST's split; the adaptive selection uses it too:
-# the compression of rare levels and every later model rest on them).
+# Share of ρ spent on the 1-way marginals by the MST selection (MST's split; the adaptive
+# selection plans its own from n, ρ and the sizes: skprivsynth/_math/budget.py).
 _ONE_WAY_SHARE = 1 / 3
 
 
@@ -473,18 +474,29 @@ class MarginalSynthesizer(BaseSynthesizer):
     def _fit_adaptive(self, data, sizes, numeric, one_way, rho, report, rng):
         """AIM (McKenna et al. 2022, Alg. 2) with replace-one sensitivities."""
         n, d = data.n_samples, len(sizes)
-        rounds = 16 * d
         alpha = 0.9  # share of each round's budget spent on measuring
-        rho_one_way = _ONE_WAY_SHARE * rho
+        # The 1-way share, the number of rounds and the degree follow from n, ρ and the
+        # declared sizes (skprivsynth/_math/budget.py; the User Guide derives them).
+        rho_one_way, rounds = plan_rounds(n, sizes, rho, alpha, max_rounds=16 * d)
         compression, measurements = self._measure_one_way(
             one_way, sizes, numeric, rho_one_way / d, report, rng
         )
+        data_sizes, sizes = sizes, compression.sizes
+        if rounds == 0:  # no marginal would stand above its noise: independent columns
+            model = estimate(measurements, sizes, n, iterations=self.iterations)
+            self._log("no selection rounds at this n and ρ; final estimation")
+            return model, [], compression
         used = rho_one_way
         # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
         sigma = math.sqrt(rounds / (alpha * (rho - used)))
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
-        data_sizes, sizes = sizes, compression.sizes
-        max_degree = (3 if d <= 20 else 2) if self.max_degree == "auto" else self.max_degree
+        if self.max_degree == "auto":
+            # 3-way tables if their median one stands above σ (on the compressed sizes,
+            # post-processing of the 1-way release), and for at most 20 columns: every
+            # round scores every candidate.
+            max_degree = measurable_degree(n, sizes, sigma, 3 if d <= 20 else 2)
+        else:
+            max_degree = self.max_degree
         candidates = [
             c for k in range(1, min(max_degree, d) + 1) for c in itertools.combinations(range(d), k)
         ]
