@@ -290,3 +290,24 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
     assert kept.rare[0].tolist() == list(range(10, 40))  # decoded by their weights
     assert np.all(kept.one_way(0, sparse, 50.0).sigma > 0)  # no empty compressed code
     assert kept.rare[1].size == 0 and set(kept.encode[1][10:]) == {kept.encode[1][9]}
+
+
+@pytest.mark.parametrize(
+    "max_degree, cliques, column_sums",
+    [
+        (
+            "auto",
+            [(0, 1, 2), (0, 2), (0, 2, 3), (2,), (0, 1, 2), (0, 3), (2, 3)],
+            [511, 555, 247, 582],
+        ),
+        (2, [(0, 1), (2, 3), (1,), (0,), (0, 1), (1,), (2, 3)], [515, 554, 245, 581]),
+    ],
+)
+def test_default_workload_gives_the_release_of_before_workloads(
+    codes, max_degree, cliques, column_sums
+):
+    # Pinned on main at d011453, before workload= existed (same seed, same data).
+    est = MarginalSynthesizer(1.0, domain=SIZES, max_degree=max_degree, random_state=0)
+    est.fit(codes)
+    assert est.cliques_ == cliques
+    assert est.sample(500, random_state=1).sum(axis=0).tolist() == column_sums
