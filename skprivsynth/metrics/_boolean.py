@@ -48,7 +48,7 @@ class MarginalErrors:
         Column names when the inputs were DataFrames (categorical metrics).
     """
 
-    column_sets: np.ndarray
+    column_sets: np.ndarray | list
     errors: np.ndarray
     form: str
     feature_names: np.ndarray | None = None
