@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import functools
 import itertools
 import math
 from numbers import Integral, Real
@@ -10,9 +12,10 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import measurable_degree, plan_rounds
+from ._math.budget import measurable, plan_rounds
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
+from ._math.workload import check_column_sets
 from .base import BaseSynthesizer
 from .privacy import NOISE_OPTIONS, PrivacyCost, PrivacyReport, zcdp_rho
 
@@ -25,6 +28,9 @@ _TABLE_L1 = 2.0
 # Share of ρ spent on the 1-way marginals by the MST selection (MST's split; the adaptive
 # selection plans its own from n, ρ and the sizes: skprivsynth/_math/budget.py).
 _ONE_WAY_SHARE = 1 / 3
+# Most (set, subset) pairs enumerated for the downward closure of a workload (10^6: about
+# 4 s and 0.5 GB, measured); every round then scores every candidate.
+_MAX_CLOSURE = 1_000_000
 
 
 class _CountTables:
@@ -127,6 +133,32 @@ class _Compression:
         return out
 
 
+def _workload_closure(workload, max_size):
+    """AIM's candidates of a workload and their weights (McKenna et al. 2022, Sect. 4).
+
+    Parameters
+    ----------
+    workload : list of tuple of int
+        Column sets, each sorted (as :func:`~skprivsynth._math.workload.check_column_sets`
+        returns them), each of weight 1.
+    max_size : int
+        Largest number of columns of a candidate.
+
+    Returns
+    -------
+    dict
+        Every non-empty subset ``r`` of a workload set with at most ``max_size`` columns
+        (the downward closure), by size then lexicographically, mapped to its integer
+        weight ``w_r = Σ_{s∈W} |r ∩ s| = Σ_{j∈r} m_j``, ``m_j`` the number of workload
+        sets holding column ``j``.
+    """
+    m = collections.Counter(j for s in workload for j in s)
+    closure = {
+        r for s in workload for k in range(1, max_size + 1) for r in itertools.combinations(s, k)
+    }
+    return {r: sum(m[j] for j in r) for r in sorted(closure, key=lambda r: (len(r), r))}
+
+
 class MarginalSynthesizer(BaseSynthesizer):
     """Differentially private synthetic data from noisy marginals (select–measure–generate).
 
@@ -149,14 +181,23 @@ class MarginalSynthesizer(BaseSynthesizer):
         ``0..K_j−1``).  None: given to :meth:`fit` by a
         :class:`~skprivsynth.SynthesisPipeline` from its encoder's declared domain.
     selection : {"adaptive", "mst"}, default="adaptive"
-        ``"adaptive"``: rounds of exponential-mechanism selection among all marginals
-        of up to ``max_degree`` columns, each measured at once and the model re-fitted,
+        ``"adaptive"``: rounds of exponential-mechanism selection among the candidate
+        marginals (see ``workload``), each measured at once and the model re-fitted,
         with budget annealing (AIM, McKenna et al. 2022).  ``"mst"``: a maximum
         spanning tree of 2-way marginals (MST, McKenna et al. 2021).
+    workload : None, int or list of column sets, default=None
+        The marginals the release will be judged on (``"adaptive"``).  The candidates
+        are its downward closure (every non-empty subset of a workload set), the
+        error of candidate ``r`` weighted by ``w_r = Σ_{s∈W} |r ∩ s|`` (AIM, McKenna
+        et al. 2022, Sect. 4).  A list of column sets, e.g. ``[(0, 1), (2, 3, 4)]``
+        (the spelling of :mod:`skprivsynth.workload`, each set weight 1); an int
+        ``k``: all ``k``-way marginals; None: all ``max_degree``-way marginals.
+        Public: it changes no privacy cost.
     max_degree : int or "auto", default="auto"
         Largest number of columns of a candidate marginal (``"adaptive"``).  "auto":
-        3 for tables of up to 20 columns, 2 for wider ones (every round scores every
-        candidate, and there are ``C(d, 3)`` 3-way ones).
+        with ``workload=None``, 3 for tables of up to 20 columns, 2 for wider ones
+        (every round scores every candidate, and there are ``C(d, 3)`` 3-way ones);
+        with a workload, no cap beyond its sets.
     max_model_size : int, default=1_000_000
         Largest number of cells of the graphical model (junction tree); a candidate
         that would exceed it is never selected.  Checked on the sizes after the
@@ -230,6 +271,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "domain": "no_validation",
         "selection": [StrOptions({"adaptive", "mst"})],
+        "workload": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
         "max_degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_model_size": [Interval(Integral, 1, None, closed="left")],
         "measurement": [StrOptions({"independent", "correlated"})],
@@ -245,6 +287,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         delta=1e-9,
         domain=None,
         selection="adaptive",
+        workload=None,
         max_degree="auto",
         max_model_size=1_000_000,
         measurement="independent",
@@ -258,6 +301,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.delta = delta
         self.domain = domain
         self.selection = selection
+        self.workload = workload
         self.max_degree = max_degree
         self.max_model_size = max_model_size
         self.measurement = measurement
@@ -359,6 +403,13 @@ class MarginalSynthesizer(BaseSynthesizer):
                 "onto residual subspaces, which the discrete Gaussian's guarantee does not "
                 "cover); got noise='discrete'."
             )
+        if self.selection == "mst" and self.workload is not None:
+            raise ValueError(
+                f"workload applies to selection='adaptive'; got workload={self.workload!r} "
+                "with selection='mst' (a spanning tree of all 2-way marginals)."
+            )
+        # The candidates and their weights: public, checked before any release.
+        weight = self._candidates(d) if self.selection == "adaptive" else None
         if d > 1 or self.selection == "adaptive":
             data.check_reiterable()  # two passes: before and after the compression
         # Pass 1 over the data: the exact 1-way count tables (integer codes checked
@@ -371,7 +422,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         if self.selection == "mst":
             fit = self._fit_mst
         else:
-            fit = self._fit_adaptive
+            fit = functools.partial(self._fit_adaptive, weight=weight)
         model, cliques, compression = fit(data, sizes, numeric, one_way, rho, report, rng)
         return self._set_fitted(
             state,
@@ -471,13 +522,42 @@ class MarginalSynthesizer(BaseSynthesizer):
         self._log(f"final estimation ({self.iterations} iterations)")
         return model, cliques, compression
 
-    def _fit_adaptive(self, data, sizes, numeric, one_way, rho, report, rng):
-        """AIM (McKenna et al. 2022, Alg. 2) with replace-one sensitivities."""
+    def _candidates(self, d):
+        """AIM's candidates of ``workload`` (capped at ``max_degree`` columns) and their
+        weights, divided by their greatest common divisor (the exponential mechanism
+        is unchanged: scores and their sensitivity scale together).  Public."""
+        workload, cap = self.workload, self.max_degree
+        if workload is None:  # all max_degree-way marginals: weights ∝ |r|
+            cap = (3 if d <= 20 else 2) if cap == "auto" else cap
+            workload = cap
+        if isinstance(workload, Integral) and not isinstance(workload, bool):
+            sets = list(itertools.combinations(range(d), min(workload, d)))
+        else:
+            sets = check_column_sets(workload, d, "workload")
+        cap = d if cap == "auto" else min(cap, d)
+        pairs = sum(math.comb(len(s), k) for s in sets for k in range(1, min(len(s), cap) + 1))
+        if pairs > _MAX_CLOSURE:
+            raise ValueError(
+                f"workload={self.workload!r} with max_degree={self.max_degree!r} gives "
+                f"{pairs:,} subsets of its sets to enumerate as candidates, above "
+                f"{_MAX_CLOSURE:,}; lower max_degree or use smaller sets."
+            )
+        weight = _workload_closure(sets, cap)
+        g = math.gcd(*weight.values())
+        return {r: w // g for r, w in weight.items()}
+
+    def _fit_adaptive(self, data, sizes, numeric, one_way, rho, report, rng, weight):
+        """AIM (McKenna et al. 2022, Alg. 2) with replace-one sensitivities; ``weight``:
+        the candidates with their weights (:meth:`_candidates`)."""
         n, d = data.n_samples, len(sizes)
         alpha = 0.9  # share of each round's budget spent on measuring
         # The 1-way share, the number of rounds and the degree follow from n, ρ and the
         # declared sizes (skprivsynth/_math/budget.py; the User Guide derives them).
-        rho_one_way, rounds = plan_rounds(n, sizes, rho, alpha, max_rounds=16 * d)
+        # The test is asked of the candidate pairs (of the smallest candidates when the
+        # workload has none), on the declared sizes.
+        small = min((len(c) for c in weight if len(c) > 1), default=1)
+        cells = [math.prod(sizes[a] for a in c) for c in weight if len(c) == small]
+        rho_one_way, rounds = plan_rounds(n, d, rho, alpha, 16 * d, cells)
         compression, measurements = self._measure_one_way(
             one_way, sizes, numeric, rho_one_way / d, report, rng
         )
@@ -490,24 +570,25 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
         sigma = math.sqrt(rounds / (alpha * (rho - used)))
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
-        if self.max_degree == "auto":
-            # 3-way tables if their median one stands above σ (on the compressed sizes,
-            # post-processing of the 1-way release), and for at most 20 columns: every
-            # round scores every candidate.
-            max_degree = measurable_degree(n, sizes, sigma, 3 if d <= 20 else 2)
-        else:
-            max_degree = self.max_degree
-        candidates = [
-            c for k in range(1, min(max_degree, d) + 1) for c in itertools.combinations(range(d), k)
-        ]
+        if self.workload is None and self.max_degree == "auto":
+            # 3-way candidates only if their median table on the compressed columns
+            # (post-processing of the 1-way release) stands above σ (_math/budget.py).
+            triples = [math.prod(sizes[a] for a in c) for c in weight if len(c) == 3]
+            if triples and not measurable(n, triples, sigma):
+                weight = {c: w for c, w in weight.items() if len(c) < 3}
+        # A candidate whose own table exceeds max_model_size cells can never be selected
+        # (every clique of the model stays within it): not counted.  Public sizes.
+        candidates = [c for c in weight if math.prod(sizes[a] for a in c) <= self.max_model_size]
         # Pass 2 over the data: every candidate's table of the compressed codes (the
         # compression is post-processing of the 1-way release).
         answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
         self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
-        # AIM's workload weights for the workload of all max_degree-way marginals are
-        # proportional to |r|; a score then has sensitivity |r|·2 <= max_degree·2.
-        weight = {c: len(c) for c in candidates}
-        score_sensitivity = _TABLE_L1 * max(weight.values())
+        # Score of r: w_r·(‖n·M_r − Y_r‖₁ − bias·cells), M_r the model's marginal (fitted
+        # to earlier releases) and bias public.  Replace-one moves the count table Y_r by
+        # at most 2 in L1 (_TABLE_L1), hence the score by at most 2·w_r (triangle
+        # inequality): sensitivity 2·max_r w_r.  The weights follow from the public
+        # workload: no privacy cost changes with it.
+        score_sensitivity = _TABLE_L1 * max(weight[c] for c in candidates)
         model = estimate(measurements, sizes, n, iterations=self.iterations // 10 or 1)
         cliques = []
         last = False

@@ -306,3 +306,35 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
     assert kept.rare[0].tolist() == list(range(10, 40))  # decoded by their weights
     assert np.all(kept.one_way(0, sparse, 50.0).sigma > 0)  # no empty compressed code
     assert kept.rare[1].size == 0 and set(kept.encode[1][10:]) == {kept.encode[1][9]}
+
+
+def test_budget_plan_follows_n_and_rho_only():
+    from skprivsynth._math.budget import ONE_WAY_FLOOR, plan_rounds
+
+    rho, d, cells = 0.015, 10, [16] * 45
+    # Few rows per cell: no pair can stand 3 sigma above its noise, all of rho to the
+    # 1-way tables.
+    assert plan_rounds(500, d, rho, 0.9, 16 * d, cells) == (rho, 0)
+    # Many rows per cell: AIM's 16 d rounds, the 1-way tables keep MST's third.
+    one_way, rounds = plan_rounds(10**6, d, rho, 0.9, 16 * d, cells)
+    assert rounds == 16 * d and one_way == pytest.approx(ONE_WAY_FLOOR * rho)
+    sizes_n = np.geomspace(500, 1e6, 40)
+    plans = [plan_rounds(n, d, rho, 0.9, 16 * d, cells) for n in sizes_n]
+    assert all(a[1] <= b[1] and a[0] >= b[0] for a, b in itertools.pairwise(plans))
+    for n, (_, rounds) in zip(sizes_n, plans, strict=True):
+        if 0 < rounds < 16 * d:  # the most rounds whose sigma stands 3 sigma below n / 16
+            for t, passes in ((rounds, True), (rounds + 1, False)):
+                share = max(ONE_WAY_FLOOR, d / (d + t / 0.9))
+                sigma = math.sqrt(t / (0.9 * (1 - share) * rho))
+                assert (3 * sigma <= n / 16) == passes
+
+
+def test_small_tables_get_the_independent_model_with_all_of_rho(codes):
+    # 300 rows at epsilon = 0.5, pairs of 11 cells (median): 27 rows per cell, below
+    # 3 sigma for any number of rounds (sigma >= 36 for one round).
+    X = codes[:300]
+    est = MarginalSynthesizer(0.5, domain=SIZES, random_state=0).fit(X)
+    assert est.cliques_ == []
+    entries = est.privacy_report_.entries
+    assert [e["mechanism"] for e in entries] == ["Gaussian mechanism"] * len(SIZES)
+    assert sum(e["rho"] for e in entries) == pytest.approx(est.rho_)

@@ -424,7 +424,7 @@ def test_scorer_on_bare_synthesizer():
     assert repr(scorer) == (
         "make_marginal_scorer(degree=3, form='conjunction', statistic='rms', "
         "space='encoded', n_samples=None, random_state=0, max_marginals=None, "
-        "epsilon=None, noise='continuous', noise_random_state=None)"
+        "epsilon=None, noise='continuous', noise_random_state=None, workload=None)"
     )
 
 

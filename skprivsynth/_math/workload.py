@@ -63,6 +63,7 @@ __all__ = [
     "MAX_WORKLOAD_QUERIES",
     "MarginalWorkload",
     "check_feature_blocks",
+    "check_column_sets",
     "check_workload",
     "project_one_hot",
 ]
@@ -219,34 +220,9 @@ class MarginalWorkload:
 
     @staticmethod
     def _custom_groups(column_sets, p):
-        if isinstance(column_sets, str | bytes) or not hasattr(column_sets, "__iter__"):
-            raise TypeError(
-                "column_sets must be a sequence of sequences of column indices; "
-                f"got {column_sets!r}."
-            )
-        seen, groups = set(), {}
-        for J in column_sets:
-            try:
-                cols = tuple(sorted(int(c) for c in J))
-                ok = all(
-                    isinstance(c, Integral | np.integer) and not isinstance(c, bool) for c in J
-                )
-            except TypeError:
-                ok = False
-            if not ok or not cols or len(set(cols)) != len(cols) or cols[0] < 0 or cols[-1] >= p:
-                raise ValueError(
-                    "column_sets must contain non-empty sets of distinct integer column "
-                    f"indices in [0, {p}); got {J!r}."
-                )
-            if cols in seen:
-                raise ValueError(
-                    f"column_sets contains the set {cols} twice; each set may "
-                    "appear once (a repeat would double its noise budget)."
-                )
-            seen.add(cols)
+        groups = {}
+        for cols in check_column_sets(column_sets, p):
             groups.setdefault(len(cols), []).append(cols)
-        if not groups:
-            raise ValueError("column_sets must contain at least one column set; got none.")
         return {k: np.array(v, dtype=np.intp).reshape(-1, k) for k, v in groups.items()}
 
     # ------------------------------------------------------------------ structure
@@ -796,6 +772,61 @@ class FunctionWorkload:
             f"FunctionWorkload(func={self.func!r}, n_features={self.n_features}, "
             f"n_queries={self.n_queries})"
         )
+
+
+def check_column_sets(column_sets, n_features, name="column_sets"):
+    """Validate a list of column sets; return them as sorted tuples, in the given order.
+
+    The one check of a workload spelled as column sets: :class:`MarginalWorkload`,
+    :class:`~skprivsynth.MarginalSynthesizer` and the marginal metrics call it.
+
+    Parameters
+    ----------
+    column_sets : sequence of sequences of int
+        At least one set; each non-empty, of distinct integer column indices in
+        ``[0, n_features)``, no set given twice (in any order).
+    n_features : int or None
+        Number of columns; None checks everything but the upper bound.
+    name : str, default="column_sets"
+        The parameter named in the messages.
+
+    Returns
+    -------
+    list of tuple of int
+    """
+    if isinstance(column_sets, str | bytes) or not hasattr(column_sets, "__iter__"):
+        raise TypeError(
+            f"{name} must be a sequence of sequences of column indices; got {column_sets!r}."
+        )
+    upper = "" if n_features is None else f", below {n_features}"
+    seen, out = set(), []
+    for i, J in enumerate(column_sets):
+        try:
+            cols = tuple(sorted(int(c) for c in J))
+            ok = all(isinstance(c, Integral | np.integer) and not isinstance(c, bool) for c in J)
+        except TypeError:
+            ok = False
+        if (
+            not ok
+            or not cols
+            or len(set(cols)) != len(cols)
+            or cols[0] < 0
+            or (n_features is not None and cols[-1] >= n_features)
+        ):
+            raise ValueError(
+                f"{name} must contain non-empty sets of distinct integer column indices "
+                f"(from 0{upper}); got {name}[{i}]={J!r}."
+            )
+        if cols in seen:
+            raise ValueError(
+                f"{name} contains the set {cols} twice (again at {name}[{i}]); each set may "
+                "appear once."
+            )
+        seen.add(cols)
+        out.append(cols)
+    if not out:
+        raise ValueError(f"{name} must contain at least one column set; got {column_sets!r}.")
+    return out
 
 
 def _check_n(n):

@@ -31,7 +31,9 @@ lexicographic order (the order of :func:`itertools.combinations`).  With an inte
 without replacement: the lexicographic ranks ``numpy.random.default_rng(random_state)
 .choice(C(p, d), size=M, replace=False)`` are sorted and unranked, so the result is a
 reproducible, sorted subset of the full list.  (When ``C(p, d) ≥ 2^62`` distinct uniform
-sets are drawn by rejection instead.)
+sets are drawn by rejection instead.)  With ``workload=[(0, 1), (2, 3, 4), ...]`` exactly
+those sets are evaluated, in that order: the marginals declared to
+:class:`~skprivsynth.MarginalSynthesizer` ``(workload=...)``.
 
 :func:`covariance_loss` is the Frobenius distance of the two covariance matrices (BSV
 2022, Sect. 3).  :func:`make_marginal_scorer` turns a marginal metric into a scorer for

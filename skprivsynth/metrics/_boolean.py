@@ -7,11 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._combinations import _column_sets
+from ._combinations import _metric_sets
 from ._validation import (
-    _check_degree,
     _check_matrix,
-    _check_max_marginals,
     _check_option,
     _check_weights,
     _check_widths,
@@ -37,8 +35,10 @@ class MarginalErrors:
 
     Attributes
     ----------
-    column_sets : ndarray of shape (M, d), int64
-        Column indices of each set, each row increasing, rows in lexicographic order.
+    column_sets : ndarray of shape (M, d), int64, or list of M tuples
+        Column indices of each set, each row increasing, rows in lexicographic order;
+        with ``workload=``, its sets in its order (a list of tuples when their sizes
+        differ).
     errors : ndarray of shape (M,), float64
         Error of each set: absolute difference (conjunction form) or total variation
         distance (table form), in ``[0, 1]``.
@@ -48,7 +48,7 @@ class MarginalErrors:
         Column names when the inputs were DataFrames (categorical metrics).
     """
 
-    column_sets: np.ndarray
+    column_sets: np.ndarray | list
     errors: np.ndarray
     form: str
     feature_names: np.ndarray | None = None
@@ -164,6 +164,16 @@ def _chunked_errors(blocks, sets, form):
     return 0.5 * np.abs(acc).sum(axis=1)
 
 
+def _errors(blocks, p, sets, form):
+    """Errors of ``sets``, an (M, d) array of sets of one size d: the fastest kernel."""
+    d = sets.shape[1]
+    if d == 1:
+        return np.abs(_means(blocks, p)[sets[:, 0]])
+    if d == 2 and p <= _GRAM_MAX_FEATURES:
+        return _degree2_gram_errors(blocks, p, sets, form)
+    return _chunked_errors(blocks, sets, form)
+
+
 _ROUND_OFF = 1e-9
 
 
@@ -192,6 +202,7 @@ def marginal_errors(
     random_state=None,
     sample_weight_X=None,
     sample_weight_Y=None,
+    workload=None,
 ):
     """Error of every d-way marginal of ``Y`` against ``X`` (Boolean-matrix data).
 
@@ -215,6 +226,11 @@ def marginal_errors(
     sample_weight_X, sample_weight_Y : array-like of shape (n_x,) / (n_y,), optional
         Non-negative row weights (normalised here); e.g. ``Y`` = candidate records of a
         synthesizer with their probabilities.
+    workload : list of column sets, optional
+        Evaluate exactly these sets (e.g. ``[(0, 1), (2, 3, 4)]``, the ``workload`` of
+        :class:`~skprivsynth.MarginalSynthesizer`), in this order, instead of the
+        ``degree``-way sets; ``degree`` is then ignored and ``max_marginals`` must be
+        None.
 
     Returns
     -------
@@ -242,24 +258,21 @@ def marginal_errors(
     Y = _check_matrix(Y, "Y")
     _check_widths(X, Y)
     p = X.shape[1]
-    d = _check_degree(degree, p)
-    max_marginals = _check_max_marginals(max_marginals)
     w_x = _check_weights(sample_weight_X, X.shape[0], "sample_weight_X")
     w_y = _check_weights(sample_weight_Y, Y.shape[0], "sample_weight_Y")
-    sets = _column_sets(p, d, max_marginals, random_state)
-    if form == "table" and sets.shape[0] * 2**d > _MAX_TABLE_ENTRIES:
+    sets, groups = _metric_sets(p, degree, max_marginals, random_state, workload)
+    cells = sum(g.shape[0] * 2 ** g.shape[1] for _, g in groups)
+    if form == "table" and cells > _MAX_TABLE_ENTRIES:
         raise ValueError(
-            f"form='table' with degree={d} and {sets.shape[0]} column sets needs "
-            f"{sets.shape[0] * 2**d} table cells (limit {_MAX_TABLE_ENTRIES}); lower "
-            "degree or max_marginals, or use form='conjunction'."
+            f"form='table' with {sum(g.shape[0] for _, g in groups)} column sets of up to "
+            f"{groups[-1][1].shape[1]} columns needs {cells} table cells (limit "
+            f"{_MAX_TABLE_ENTRIES}); lower degree or max_marginals, use fewer sets, or "
+            "use form='conjunction'."
         )
     blocks = [(X, w_x, 1.0), (Y, w_y, -1.0)]
-    if d == 1:
-        errors = np.abs(_means(blocks, p)[sets[:, 0]])
-    elif d == 2 and p <= _GRAM_MAX_FEATURES:
-        errors = _degree2_gram_errors(blocks, p, sets, form)
-    else:
-        errors = _chunked_errors(blocks, sets, form)
+    errors = np.empty(sum(g.shape[0] for _, g in groups))
+    for positions, group in groups:
+        errors[positions] = _errors(blocks, p, group, form)
     # Round-off may leave a tiny overshoot above 1 for total variation distance.
     errors = _clip_round_off(errors, "marginal_errors")
     return MarginalErrors(column_sets=sets, errors=errors, form=form)
@@ -275,6 +288,7 @@ def marginal_error(
     random_state=None,
     sample_weight_X=None,
     sample_weight_Y=None,
+    workload=None,
 ):
     """Summary of :func:`marginal_errors`: ``"mean"``, ``"max"`` or ``"rms"``.
 
@@ -307,5 +321,6 @@ def marginal_error(
         random_state=random_state,
         sample_weight_X=sample_weight_X,
         sample_weight_Y=sample_weight_Y,
+        workload=workload,
     )
     return result.summary(statistic)

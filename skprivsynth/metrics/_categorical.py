@@ -9,15 +9,9 @@ import pandas as pd
 
 from ..domain import Bins, _codes
 from ._boolean import _STATISTICS, MarginalErrors, _clip_round_off
-from ._combinations import _column_sets
+from ._combinations import _metric_sets
 from ._domain import _as_numbers, _ranges_in_bins
-from ._validation import (
-    _as_frame,
-    _as_values_domain,
-    _check_degree,
-    _check_max_marginals,
-    _check_option,
-)
+from ._validation import _as_frame, _as_values_domain, _check_option
 
 # Largest number of cells counted with a dense bincount for one categorical marginal.
 _MAX_BINCOUNT_CELLS = 2**22
@@ -119,7 +113,7 @@ def _categorical_tvd(real_codes, synth_codes, sizes):
 
 
 def categorical_marginal_errors(
-    real_df, synth_df, degree=2, domain=None, max_marginals=None, random_state=None
+    real_df, synth_df, degree=2, domain=None, max_marginals=None, random_state=None, workload=None
 ):
     """Total variation distance of every d-way table of categorical columns.
 
@@ -145,6 +139,11 @@ def categorical_marginal_errors(
     max_marginals, random_state
         Random subset of column sets, as in :func:`marginal_errors`;
         ``max_marginals=200, random_state=0`` is the tvd3 benchmark choice.
+    workload : list of column sets, optional
+        Evaluate exactly these sets of column positions (e.g. ``[(0, 1), (2, 3, 4)]``,
+        the ``workload`` of :class:`~skprivsynth.MarginalSynthesizer`), in this order,
+        instead of the ``degree``-way sets; ``degree`` is then ignored and
+        ``max_marginals`` must be None.
 
     Returns
     -------
@@ -180,13 +179,10 @@ def categorical_marginal_errors(
         domain = _ranges_in_bins(_as_values_domain(domain, "domain"), real, synth)
     else:
         _warn_float_levels(real)
-    p = real.shape[1]
-    d = _check_degree(degree, p)
-    max_marginals = _check_max_marginals(max_marginals)
-    sets = _column_sets(p, d, max_marginals, random_state)
+    sets, _ = _metric_sets(real.shape[1], degree, max_marginals, random_state, workload)
     real_codes, synth_codes, sizes = _encode_categorical(real, synth, domain)
     errors = np.array(
-        [_categorical_tvd(real_codes[:, J], synth_codes[:, J], sizes[J]) for J in sets]
+        [_categorical_tvd(real_codes[:, J], synth_codes[:, J], sizes[J]) for J in map(list, sets)]
     )
     return MarginalErrors(
         column_sets=sets,
@@ -204,6 +200,7 @@ def categorical_marginal_tvd(
     max_marginals=None,
     random_state=None,
     statistic="mean",
+    workload=None,
 ):
     """Mean (or max / rms) total variation distance of d-way categorical tables.
 
@@ -233,5 +230,6 @@ def categorical_marginal_tvd(
         domain=domain,
         max_marginals=max_marginals,
         random_state=random_state,
+        workload=workload,
     )
     return result.summary(statistic)

@@ -1,11 +1,14 @@
-"""Column sets of a marginal metric: all ``C(p, d)`` sets in lexicographic order, or a
-reproducible uniform random subset of them (see :mod:`skprivsynth.metrics`)."""
+"""Column sets of a marginal metric: all ``C(p, d)`` sets in lexicographic order, a
+reproducible uniform random subset of them (see :mod:`skprivsynth.metrics`), or the
+sets of a declared workload."""
 
 import math
 
 import numpy as np
 
+from .._math.workload import check_column_sets
 from ..validation import check_random_generator
+from ._validation import _check_degree, _check_max_marginals
 
 # Refuse to enumerate more column sets than this (memory (M, d) ints + the work M·n);
 # the error message asks for ``max_marginals``.
@@ -70,3 +73,36 @@ def _column_sets(p, d, max_marginals, random_state):
         ranks = np.sort(rng.choice(total, size=max_marginals, replace=False))
         return _unrank_lexicographic(ranks, p, d)
     return _random_distinct_sets(p, d, max_marginals, rng)
+
+
+def _check_workload(workload, p, max_marginals):
+    """The sets of a metric's ``workload=`` (``p`` None: their range is left unchecked)."""
+    if max_marginals is not None:
+        raise ValueError(
+            "max_marginals draws a subset of the degree-way sets; with workload= the sets "
+            f"scored are the workload's: leave max_marginals=None (got {max_marginals!r})."
+        )
+    return check_column_sets(workload, p, "workload")
+
+
+def _metric_sets(p, degree, max_marginals, random_state, workload):
+    """The column sets a marginal metric evaluates, and their groups by size.
+
+    Without ``workload``: the ``degree``-way sets (all, or ``max_marginals`` of them).
+    With it: its sets, sorted inside, in its order (``degree`` ignored), as one
+    ``(M, k)`` array when they all have ``k`` columns, else as a list of tuples.
+    The groups are ``(positions, (m, k) array)``, one per size, for the vectorised
+    kernels.
+    """
+    max_marginals = _check_max_marginals(max_marginals)
+    if workload is None:
+        sets = _column_sets(p, _check_degree(degree, p), max_marginals, random_state)
+        return sets, [(np.arange(sets.shape[0]), sets)]
+    listed = _check_workload(workload, p, max_marginals)
+    sizes = np.array([len(s) for s in listed])
+    groups = [
+        (np.flatnonzero(sizes == k), np.array([s for s in listed if len(s) == k], dtype=np.int64))
+        for k in np.unique(sizes)
+    ]
+    sets = groups[0][1] if len(groups) == 1 else listed
+    return sets, groups

@@ -20,6 +20,7 @@ from ..privacy import (
 from ..validation import is_differentially_private
 from ._boolean import _FORMS, _STATISTICS, marginal_error
 from ._categorical import _warn_float_levels, categorical_marginal_tvd
+from ._combinations import _check_workload
 from ._validation import _as_frame, _check_max_marginals, _check_noise_random_state, _check_option
 
 _SPACES = ("encoded", "decoded")
@@ -97,6 +98,7 @@ class MarginalScorer:
         epsilon=None,
         noise="continuous",
         noise_random_state=None,
+        workload=None,
     ):
         self.degree = degree
         self.form = form
@@ -108,6 +110,7 @@ class MarginalScorer:
         self.epsilon = epsilon
         self.noise = noise
         self.noise_random_state = noise_random_state
+        self.workload = workload
 
     def _n_rows(self, X):
         return self.n_samples if self.n_samples is not None else len(X)
@@ -196,6 +199,7 @@ class MarginalScorer:
             "max_marginals": self.max_marginals,
             "statistic": self.statistic,
             "random_state": self.random_state,
+            "workload": self.workload,
         }
         if isinstance(estimator, Pipeline):
             if self.space == "decoded":
@@ -245,6 +249,7 @@ class MarginalScorer:
                 "epsilon",
                 "noise",
                 "noise_random_state",
+                "workload",
             )
         )
         return f"make_marginal_scorer({params})"
@@ -268,6 +273,7 @@ def make_marginal_scorer(
     epsilon=None,
     noise="continuous",
     noise_random_state=None,
+    workload=None,
 ):
     """Scorer for model selection of synthesizers: ``scorer(estimator, X, y=None)``.
 
@@ -324,6 +330,11 @@ def make_marginal_scorer(
         Source of the score noise: None draws fresh OS entropy at every call; a
         Generator (for tests) is advanced at every call.  An int is refused: the same
         noise on every score would leave their differences exact.
+    workload : list of column sets, optional
+        Score exactly these sets of columns (of the scored space), e.g. the
+        ``workload`` declared to :class:`~skprivsynth.MarginalSynthesizer`: the mean
+        (max, rms) error over them; ``degree`` is then ignored and ``max_marginals``
+        must be None.  Public, like every column set of the score.
 
     Returns
     -------
@@ -336,7 +347,7 @@ def make_marginal_scorer(
     >>> make_marginal_scorer(degree=3, max_marginals=200)
     make_marginal_scorer(degree=3, form='table', statistic='mean', space='encoded', \
 n_samples=None, random_state=0, max_marginals=200, epsilon=None, noise='continuous', \
-noise_random_state=None)
+noise_random_state=None, workload=None)
     """
     _check_option(form, "form", _FORMS)
     _check_option(statistic, "statistic", _STATISTICS)
@@ -358,6 +369,8 @@ noise_random_state=None)
     if epsilon is not None:
         epsilon = check_epsilon(epsilon)
     _check_option(noise, "noise", NOISE_OPTIONS)
+    if workload is not None:  # the column range is checked on the scored data
+        workload = _check_workload(workload, None, max_marginals)
     return MarginalScorer(
         degree=int(degree),
         form=form,
@@ -369,4 +382,5 @@ noise_random_state=None)
         epsilon=epsilon,
         noise=noise,
         noise_random_state=_check_noise_random_state(noise_random_state),
+        workload=workload,
     )
