@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import measurable, plan_rounds
+from ._math.budget import ONE_WAY_FLOOR, plan_rounds
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
 from ._math.workload import check_column_sets
@@ -551,17 +551,27 @@ class MarginalSynthesizer(BaseSynthesizer):
         the candidates with their weights (:meth:`_candidates`)."""
         n, d = data.n_samples, len(sizes)
         alpha = 0.9  # share of each round's budget spent on measuring
-        # The 1-way share, the number of rounds and the degree follow from n, ρ and the
-        # declared sizes (skprivsynth/_math/budget.py; the User Guide derives them).
-        # The test is asked of the candidate pairs (of the smallest candidates when the
-        # workload has none), on the declared sizes.
+        # The 1-way tables are measured first at MST's third of ρ, which fixes the
+        # compression; the plan then reads the compressed sizes (post-processing of
+        # that release) of the candidate pairs (of the smallest candidates when the
+        # workload has none) with n and ρ, and gives the 1-way tables more, measured
+        # again, when there are few rounds (skprivsynth/_math/budget.py; User Guide).
+        rho_first = ONE_WAY_FLOOR * rho
+        compression, measurements = self._measure_one_way(
+            one_way, sizes, numeric, rho_first / d, report, rng
+        )
+        data_sizes, sizes = sizes, compression.sizes
         small = min((len(c) for c in weight if len(c) > 1), default=1)
         cells = [math.prod(sizes[a] for a in c) for c in weight if len(c) == small]
         rho_one_way, rounds = plan_rounds(n, d, rho, alpha, 16 * d, cells)
-        compression, measurements = self._measure_one_way(
-            one_way, sizes, numeric, rho_one_way / d, report, rng
-        )
-        data_sizes, sizes = sizes, compression.sizes
+        if rho_one_way > rho_first:
+            for j in range(d):  # the compressed 1-way table, from the exact counts
+                table = np.bincount(
+                    compression.encode[j], weights=one_way[(j,)], minlength=sizes[j]
+                )
+                measurements += self._measure(
+                    table, (j,), (rho_one_way - rho_first) / d, report, rng
+                )
         if rounds == 0:  # no marginal would stand above its noise: independent columns
             model = estimate(measurements, sizes, n, iterations=self.iterations)
             self._log("no selection rounds at this n and ρ; final estimation")
@@ -570,12 +580,6 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
         sigma = math.sqrt(rounds / (alpha * (rho - used)))
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
-        if self.workload is None and self.max_degree == "auto":
-            # 3-way candidates only if their median table on the compressed columns
-            # (post-processing of the 1-way release) stands above σ (_math/budget.py).
-            triples = [math.prod(sizes[a] for a in c) for c in weight if len(c) == 3]
-            if triples and not measurable(n, triples, sigma):
-                weight = {c: w for c, w in weight.items() if len(c) < 3}
         # A candidate whose own table exceeds max_model_size cells can never be selected
         # (every clique of the model stays within it): not counted.  Public sizes.
         candidates = [c for c in weight if math.prod(sizes[a] for a in c) <= self.max_model_size]

@@ -35,7 +35,7 @@ def test_mvee_cube_vertices_is_ball(d):
     res = mvee_symmetric(_cube(d), eta=0.01)
     assert res.converged
     assert _contains(_cube(d), res.enclosing_matrix)
-    ratio = _volume_ratio(res.enclosing_matrix, d * np.eye(d))    # ball of radius sqrt(d)
+    ratio = _volume_ratio(res.enclosing_matrix, d * np.eye(d))  # ball of radius sqrt(d)
     assert 1.0 - 1e-9 <= ratio <= 1.01
 
 
@@ -82,17 +82,17 @@ def _check_decomposition(dec, A, center):
     r = np.linalg.matrix_rank(B)
     U = np.hstack(dec.bases)
     assert U.shape == (q, r)
-    np.testing.assert_allclose(U.T @ U, np.eye(r), atol=1e-9)     # orthonormal + mutually ⊥
+    np.testing.assert_allclose(U.T @ U, np.eye(r), atol=1e-9)  # orthonormal + mutually ⊥
     assert dec.ranks.sum() == r
     assert dec.n_blocks <= 1 + math.ceil(math.log2(r))
-    np.testing.assert_allclose(U @ (U.T @ B), B, atol=1e-8)      # spans the centred columns
+    np.testing.assert_allclose(U @ (U.T @ B), B, atol=1e-8)  # spans the centred columns
     exact = np.array([np.linalg.norm(Ub.T @ B, axis=0).max() for Ub in dec.bases])
     return exact
 
 
 def test_base_decomposition_general_path_properties():
     rng = np.random.default_rng(3)
-    A = rng.normal(size=(12, 8)) @ rng.normal(size=(8, 60))       # rank 8
+    A = rng.normal(size=(12, 8)) @ rng.normal(size=(8, 60))  # rank 8
     A[:, :5] *= 4.0
     center = A.mean(axis=1)
     dec = base_decomposition(A, center=center)
@@ -129,7 +129,7 @@ def test_walsh_factorisation_and_fast_path_encloses(p, degree):
     T, masks = _walsh_T(wl, p)
     idx = np.arange(2**p)
     W = 1.0 - 2.0 * (np.array([[bin(m & i).count("1") % 2 for i in idx] for m in masks]))
-    np.testing.assert_allclose(T @ W, A, atol=1e-12)               # A = T·W
+    np.testing.assert_allclose(T @ W, A, atol=1e-12)  # A = T·W
     center = A.mean(axis=1)
     fast = walsh_base_decomposition(T[:, masks != 0])
     exact = _check_decomposition(fast, A, center)
@@ -142,8 +142,10 @@ def test_walsh_factorisation_and_fast_path_encloses(p, degree):
     # Σ_i ||U_iᵀ b||² / (k r_i²) ≤ 1 of Corollary 9 (and in each block's ball).
     B = A - center[:, None]
     for dec in (fast, slow):
-        val = sum(np.linalg.norm(U.T @ B, axis=0) ** 2 / (dec.n_blocks * r**2)
-                  for U, r in zip(dec.bases, dec.radii, strict=True))
+        val = sum(
+            np.linalg.norm(U.T @ B, axis=0) ** 2 / (dec.n_blocks * r**2)
+            for U, r in zip(dec.bases, dec.radii, strict=True)
+        )
         assert val.max() <= 1.0 + 1e-9
 
 
@@ -174,4 +176,4 @@ def test_walsh_fast_path_bound_for_non_orthogonal_T():
     A = T @ W
     dec = walsh_base_decomposition(T)
     exact = _check_decomposition(dec, A, np.zeros(7))
-    assert np.all(dec.radii >= exact * (1 - 1e-12))                # proven upper bound
+    assert np.all(dec.radii >= exact * (1 - 1e-12))  # proven upper bound

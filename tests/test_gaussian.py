@@ -419,8 +419,6 @@ def test_bad_data_and_universe():
 # ------------------------------------------------------------------ sklearn checks
 
 
-
-
 def test_discrete_noise_has_the_continuous_covariance_and_keeps_table_totals():
     """noise="discrete": the covariance of the formula, in the same subspace."""
     rng = np.random.default_rng(0)

@@ -575,8 +575,6 @@ def test_adult_row_l1_bound_improves_decoded_two_way_marginals(adult):
 # ------------------------------------------------------------------------ sklearn checks
 
 
-
-
 def test_rescale_rows_l1_decides_borderline_rows_exactly_and_accepts_integers():
     from fractions import Fraction
 

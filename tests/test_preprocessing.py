@@ -577,8 +577,6 @@ def test_cube_maps_reject_out_of_range():
         signs_to_boolean_cube([[np.nan, 1]])
 
 
-
-
 # ---------------------------------------------------------------- public level weights
 def test_level_weights_decode_coarsened_ranges_proportionally():
     df = pd.DataFrame({"c": np.arange(10).repeat(3)})

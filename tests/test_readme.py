@@ -27,8 +27,12 @@ def test_readme_commands_use_the_console_script_and_pytest():
     text = README.read_text()
     assert "python -m pip install -e . && python -m skprivsynth demo" in text
     assert 'python -m pip install -e ".[test]" && python -m pytest' in text
-    version = subprocess.run([sys.executable, "-m", "skprivsynth", "--version"],
-                             capture_output=True, text=True, check=True)
+    version = subprocess.run(
+        [sys.executable, "-m", "skprivsynth", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert version.stdout.startswith("skprivsynth ")
 
 

@@ -19,8 +19,6 @@ from skprivsynth.reduced_space import ReducedSpaceLP
 # The estimator accepts only {0,1} data; these checks feed real-valued floats.
 
 
-
-
 def product_data(n, probs, seed):
     rng = np.random.default_rng(seed)
     return (rng.random((n, len(probs))) < probs).astype(float)

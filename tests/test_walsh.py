@@ -25,8 +25,8 @@ def test_subsets_order_and_count(p, degree):
     flat = [tuple(row) for block in subsets for row in block.tolist()]
     expected = [c for j in range(degree + 1) for c in combinations(range(p), j)]
     assert flat == expected  # degree first, then lexicographic
-    assert len(flat) == n_walsh_functions(p, degree) == sum(
-        math.comb(p, j) for j in range(degree + 1)
+    assert (
+        len(flat) == n_walsh_functions(p, degree) == sum(math.comb(p, j) for j in range(degree + 1))
     )
 
 
