@@ -435,8 +435,13 @@ class MarginalSynthesizer(BaseSynthesizer):
             _compression=compression,
         )
 
-    def _measure_one_way(self, one_way, sizes, numeric, rho_each, report, rng):
-        """Release every 1-way marginal at ``rho_each``; compress the rare levels."""
+    def _measure_one_way(self, one_way, d, rho_each, report, rng, earlier=None):
+        """Release every 1-way marginal at ``rho_each``: the noisy tables and their σ.
+
+        With ``earlier`` (noisy tables and σ of a first release), the two are combined
+        by inverse-variance weights: the same Gaussian measurement as one release at
+        the summed ρ (post-processing).
+        """
         sigma = _TABLE_L2 / math.sqrt(2 * rho_each)
         noisy = [
             report.release_gaussian(
@@ -447,8 +452,17 @@ class MarginalSynthesizer(BaseSynthesizer):
                 rng,
                 self.noise,
             )
-            for j in range(len(sizes))
+            for j in range(d)
         ]
+        if earlier is not None:
+            first, s1 = earlier
+            w = s1**-2 / (s1**-2 + sigma**-2)
+            noisy = [w * y1 + (1 - w) * y2 for y1, y2 in zip(first, noisy, strict=True)]
+            sigma = (s1**-2 + sigma**-2) ** -0.5
+        return noisy, sigma
+
+    def _compress(self, noisy, sigma, numeric):
+        """Merge the rare levels of the noisy 1-way tables; their compressed measurements."""
         # Levels whose noisy count is below 3σ carry mostly noise (MST, Sect. 4).
         compression = _Compression(noisy, 3 * sigma, numeric)
         one_way = [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
@@ -487,8 +501,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
         one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
-        compression, measurements = self._measure_one_way(
-            one_way, sizes, numeric, one_way_share * rho / d, report, rng
+        compression, measurements = self._compress(
+            *self._measure_one_way(one_way, d, one_way_share * rho / d, report, rng), numeric
         )
         data_sizes, sizes = sizes, compression.sizes
         cliques = []
@@ -551,27 +565,23 @@ class MarginalSynthesizer(BaseSynthesizer):
         the candidates with their weights (:meth:`_candidates`)."""
         n, d = data.n_samples, len(sizes)
         alpha = 0.9  # share of each round's budget spent on measuring
-        # The 1-way tables are measured first at MST's third of ρ, which fixes the
-        # compression; the plan then reads the compressed sizes (post-processing of
-        # that release) of the candidate pairs (of the smallest candidates when the
-        # workload has none) with n and ρ, and gives the 1-way tables more, measured
-        # again, when there are few rounds (skprivsynth/_math/budget.py; User Guide).
+        # The 1-way tables are measured first at MST's third of ρ; the plan reads the
+        # compressed sizes (post-processing of that release) of the candidate pairs (of
+        # the smallest candidates when the workload has none) with n and ρ, and gives
+        # the 1-way tables more when there are few rounds: measured again, combined with
+        # the first release and compressed anew (skprivsynth/_math/budget.py; User Guide).
         rho_first = ONE_WAY_FLOOR * rho
-        compression, measurements = self._measure_one_way(
-            one_way, sizes, numeric, rho_first / d, report, rng
-        )
-        data_sizes, sizes = sizes, compression.sizes
+        released = self._measure_one_way(one_way, d, rho_first / d, report, rng)
+        compression, measurements = self._compress(*released, numeric)
         small = min((len(c) for c in weight if len(c) > 1), default=1)
-        cells = [math.prod(sizes[a] for a in c) for c in weight if len(c) == small]
+        cells = [math.prod(compression.sizes[a] for a in c) for c in weight if len(c) == small]
         rho_one_way, rounds = plan_rounds(n, d, rho, alpha, 16 * d, cells)
-        if rho_one_way > rho_first:
-            for j in range(d):  # the compressed 1-way table, from the exact counts
-                table = np.bincount(
-                    compression.encode[j], weights=one_way[(j,)], minlength=sizes[j]
-                )
-                measurements += self._measure(
-                    table, (j,), (rho_one_way - rho_first) / d, report, rng
-                )
+        if rho_one_way > rho_first:  # measured again, combined, compressed again
+            released = self._measure_one_way(
+                one_way, d, (rho_one_way - rho_first) / d, report, rng, earlier=released
+            )
+            compression, measurements = self._compress(*released, numeric)
+        data_sizes, sizes = sizes, compression.sizes
         if rounds == 0:  # no marginal would stand above its noise: independent columns
             model = estimate(measurements, sizes, n, iterations=self.iterations)
             self._log("no selection rounds at this n and ρ; final estimation")

@@ -309,10 +309,10 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
 
 
 def test_budget_plan_follows_n_and_rho_only():
-    from skprivsynth._math.budget import ONE_WAY_FLOOR, plan_rounds
+    from skprivsynth._math.budget import ONE_WAY_FLOOR, SIGNAL, plan_rounds
 
     rho, d, cells = 0.015, 10, [16] * 45
-    # Few rows per cell: no pair can stand 3 sigma above its noise, all of rho to the
+    # Few rows per cell: no pair can stand SIGNAL sigma above its noise, all of rho to the
     # 1-way tables.
     assert plan_rounds(500, d, rho, 0.9, 16 * d, cells) == (rho, 0)
     # Many rows per cell: AIM's 16 d rounds, the 1-way tables keep MST's third.
@@ -322,11 +322,11 @@ def test_budget_plan_follows_n_and_rho_only():
     plans = [plan_rounds(n, d, rho, 0.9, 16 * d, cells) for n in sizes_n]
     assert all(a[1] <= b[1] and a[0] >= b[0] for a, b in itertools.pairwise(plans))
     for n, (_, rounds) in zip(sizes_n, plans, strict=True):
-        if 0 < rounds < 16 * d:  # the most rounds whose sigma stands 3 sigma below n / 16
+        if 0 < rounds < 16 * d:  # the most rounds whose SIGNAL sigma stays below n / 16
             for t, passes in ((rounds, True), (rounds + 1, False)):
                 share = max(ONE_WAY_FLOOR, d / (d + t / 0.9))
                 sigma = math.sqrt(t / (0.9 * (1 - share) * rho))
-                assert (3 * sigma <= n / 16) == passes
+                assert (SIGNAL * sigma <= n / 16) == passes
 
 
 def test_small_tables_get_the_independent_model_with_all_of_rho(codes):

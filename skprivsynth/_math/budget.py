@@ -5,29 +5,32 @@ round measures one marginal with noise ``σ_T = √(T / (α (ρ − ρ₁)))`` (
 replace-one neighbours a count table measured with noise σ costs ``1/σ²``, L2
 sensitivity √2) and spends a share ``1 − α`` of its budget on the selection.
 
-A table of ``c`` cells holds ``n/c`` rows per cell on average; measuring it is worth
-its noise when that average stands ``SIGNAL`` noise deviations clear of zero,
-``n/c ≥ SIGNAL·σ`` — the test MST applies to a level before keeping it (a noisy count
-below 3σ is mostly noise; McKenna, Miklau & Sheldon 2021, Sect. 4).  The plan takes
-the most rounds, up to AIM's ``16 d`` (McKenna et al. 2022), whose ``σ_T`` passes
-the test on the median candidate pair (``c₂`` cells), with
+A pair is worth a round when AIM's own score for it can be positive: the independent
+model's L1 error on a table of ``n`` rows whose columns are at total variation ``τ``
+from independence is ``2nτ``, and measuring its ``c`` cells with noise σ costs an
+expected L1 error of ``√(2/π)·σ·c``.  For the weakest dependence worth a measurement,
+``τ = MIN_DEPENDENCE``, that is ``n/c ≥ SIGNAL·σ`` with ``SIGNAL = √(2/π)/(2τ)``: the
+table's mean count must stand ``SIGNAL`` noise deviations clear.  The plan takes the
+most rounds, up to AIM's ``16 d`` (McKenna et al. 2022), whose ``σ_T`` passes the test
+on the median candidate pair (``c₂`` cells), with
 
     ρ₁ = ρ · max(1/3, d / (d + T/α)):
 
-at least MST's third, as the 1-way tables fix the compression of rare levels for
-the whole fit, and more with few rounds, so that no 1-way table is measured more
-coarsely than a round's marginal.  When no round passes, ``T = 0`` leaves all of ρ to
-the 1-way tables: at that n·√ρ no pair can be measured above its noise, and the
-independent model is the best the budget buys.  Only n, ρ and the sizes enter (the
-caller passes the sizes of the columns compressed after a first 1-way release, which is
-post-processing), never the data.
+at least MST's third (the first 1-way release, whose compression of rare levels
+stays for the whole fit when rounds are many), and more with few rounds, so that no
+1-way table is measured more coarsely than a round's marginal.  When no round passes,
+``T = 0`` leaves all of ρ to the 1-way tables: at that n·√ρ no pair can be measured
+above its noise, and the independent model is the best the budget buys.  Only n, ρ
+and the sizes enter (the caller passes the sizes of the columns compressed after a
+first 1-way release, which is post-processing), never the data.
 """
 
 import math
 
 import numpy as np
 
-SIGNAL = 3.0  # rows per cell, in noise deviations, for a table worth measuring
+MIN_DEPENDENCE = 1 / 15  # total variation from independence of a pair worth measuring
+SIGNAL = math.sqrt(2 / math.pi) / (2 * MIN_DEPENDENCE)  # ≈ 6.0 noise deviations per cell
 ONE_WAY_FLOOR = 1 / 3  # the 1-way tables' least share of ρ (MST's)
 
 
