@@ -1,0 +1,98 @@
+"""Ablation of MarginalSynthesizer's budget plan (skprivsynth/_math/budget.py).
+
+Run:  python benchmarks/bench_budget.py [--tables mexico ofp adult ...] [--epsilon 0.5 1]
+                                        [--seeds 0 1] [--variants fixed plan:3 plan:6 plan:10]
+
+Variants (everything else at the defaults):
+
+``fixed``
+    The plan before it: a third of ρ on the 1-way tables and 16 d rounds (AIM's number)
+    whatever n and ρ.
+``plan:S``
+    The plan with ``SIGNAL = S``: the most rounds (up to 16 d) whose noise σ keeps the
+    median candidate pair's mean count S deviations clear, the 1-way tables taking
+    max(1/3, d/(d + T/0.9)) of ρ.  The default is S = √(2/π)/(2·(1/15)) ≈ 6.0.
+``independent``
+    The product of noisy 1-way marginals at the same ρ (bench_peers.py).
+
+Tables: benchmarks/categorical_tables.py and Adult (its package domain).  Metric: tvd1,
+tvd2, tvd3 as bench_peers.py; CPU seconds of fit + sample.  Prints one markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import categorical_tables  # noqa: E402
+from bench_peers import independent_gaussian, tvd_row  # noqa: E402
+
+import skprivsynth.marginal as marginal  # noqa: E402
+from skprivsynth import MarginalSynthesizer  # noqa: E402
+from skprivsynth._math import budget  # noqa: E402
+from skprivsynth.datasets import load_adult  # noqa: E402
+
+PLAN, SIGNAL = marginal.plan_rounds, budget.SIGNAL
+
+
+def load(name):
+    if name == "adult":
+        adult = load_adult()
+        sizes = [v if isinstance(v, int) else len(v) for v in adult["domain"].values()]
+        return np.asarray(adult["data"]), sizes, list(adult["domain"])
+    return categorical_tables.load(name)
+
+
+def fixed_plan(n, d, rho, alpha, max_rounds, cells):
+    return rho / 3, max_rounds
+
+
+def run(variant, X, sizes, columns, epsilon, seed):
+    if variant == "independent":
+        return independent_gaussian(X, columns, sizes, epsilon, 1e-9, seed), None
+    marginal.plan_rounds = fixed_plan if variant == "fixed" else PLAN
+    budget.SIGNAL = float(variant.split(":")[1]) if ":" in variant else SIGNAL
+    try:
+        est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed).fit(X)
+        return est.sample(len(X), random_state=seed), len(est.cliques_)
+    finally:
+        marginal.plan_rounds, budget.SIGNAL = PLAN, SIGNAL
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", nargs="+", default=["mexico", "bfi", "ofp", "hi", "adult"])
+    parser.add_argument("--epsilon", nargs="+", type=float, default=[0.5, 1.0, 2.0])
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
+    parser.add_argument(
+        "--variants", nargs="+", default=["independent", "fixed", "plan:3", "plan:6", "plan:10"]
+    )
+    args = parser.parse_args(argv)
+    print("| table | ε | variant | tvd1 | tvd2 | tvd3 | rounds measured | CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in args.tables:
+        X, sizes, columns = load(name)
+        for epsilon in args.epsilon:
+            for variant in args.variants:
+                rows, cliques = [], []
+                for seed in args.seeds:
+                    start = time.process_time()
+                    Y, k = run(variant, X, sizes, columns, epsilon, seed)
+                    rows.append({**tvd_row(X, Y, sizes), "cpu": time.process_time() - start})
+                    cliques.append(k)
+                mean = {key: np.mean([r[key] for r in rows]) for key in rows[0]}
+                measured = "–" if cliques[0] is None else f"{np.mean(cliques):.0f}"
+                print(
+                    f"| {name} | {epsilon:g} | {variant} | {mean['tvd1']:.4f} | "
+                    f"{mean['tvd2']:.4f} | {mean['tvd3']:.4f} | {measured} | {mean['cpu']:.1f} |",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
