@@ -16,11 +16,12 @@ synthesizer must never be worse than) and independent Laplace 1-way marginals at
 from __future__ import annotations
 
 import argparse
-import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
 from bench_adult import independent_laplace, markdown_table, tvd_row
+from default_pipelines import default_synthesizer, fit_sample
 
 import skprivsynth
 from skprivsynth import make_private_pipeline
@@ -40,23 +41,18 @@ def previous_reduced_space_lp(seed):
 
 
 SYNTHESIZERS = {
-    "MarginalSynthesizer": lambda seed: skprivsynth.MarginalSynthesizer(random_state=seed),
-    "ReducedSpaceLP": lambda seed: skprivsynth.ReducedSpaceLP(random_state=seed),
+    "MarginalSynthesizer": partial(default_synthesizer, "MarginalSynthesizer"),
+    "ReducedSpaceLP": partial(default_synthesizer, "ReducedSpaceLP"),
     "ReducedSpaceLP, previous defaults (uniform, linf, tables)": previous_reduced_space_lp,
-    "NoisyMicroaggregation": lambda seed: skprivsynth.NoisyMicroaggregation(random_state=seed),
-    "CorrelatedGaussianMechanism": lambda seed: skprivsynth.CorrelatedGaussianMechanism(
-        random_state=seed
-    ),
-    "PrivateSampler": lambda seed: skprivsynth.PrivateSampler(random_state=seed),
+    "NoisyMicroaggregation": partial(default_synthesizer, "NoisyMicroaggregation"),
+    "CorrelatedGaussianMechanism": partial(default_synthesizer, "CorrelatedGaussianMechanism"),
+    "PrivateSampler": partial(default_synthesizer, "PrivateSampler"),
 }
 
 
 def run_synthesizer(make, data, domain, seed):
     pipe = make_private_pipeline(make(seed), domain, random_state=seed)
-    start = time.perf_counter()
-    pipe.fit(data)
-    synthetic = pipe.sample(len(data), random_state=seed)
-    elapsed = time.perf_counter() - start
+    synthetic, elapsed = fit_sample(pipe, data, len(data), seed)
     report = pipe.privacy_report_
     return synthetic, elapsed, report.epsilon, report.delta
 
