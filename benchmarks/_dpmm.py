@@ -14,6 +14,7 @@ back instead of being run again; a failure is not stored.
 
 from __future__ import annotations
 
+import argparse
 import os
 import pickle
 import resource
@@ -26,6 +27,16 @@ from pathlib import Path
 import numpy as np
 
 PYTHON = "/work/venv-dpmm/bin/python"
+
+
+def add_arguments(parser, timeout):
+    """The runner's options: ``--dpmm-python``, ``--timeout`` (s a run), ``--cache``, and
+    the worker's hidden ``--worker`` / ``--out``."""
+    parser.add_argument("--dpmm-python", default=PYTHON)
+    parser.add_argument("--timeout", type=float, default=timeout, help="s per dpmm run")
+    parser.add_argument("--cache", help="folder keeping finished dpmm runs (reused, not rerun)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
 
 
 def timed(function):

@@ -574,9 +574,10 @@ def targets(tables, min_rows=20_000):
     return "\n".join(lines)
 
 
-def write_results(text):
+def write_results(text, section=SECTION):
+    """Replace the section of RESULTS.md headed ``section`` by ``text`` (or append it)."""
     current = RESULTS.read_text()
-    pattern = re.compile(rf"^{re.escape(SECTION)}.*?(?=^## |\Z)", re.S | re.M)
+    pattern = re.compile(rf"^{re.escape(section)}.*?(?=^## |\Z)", re.S | re.M)
     block = text.rstrip() + "\n\n"
     if pattern.search(current):
         current = pattern.sub(lambda _: block, current, count=1)
@@ -594,13 +595,9 @@ def main(argv=None):
         "--methods", nargs="+", default=["ours", "dpmm-mst", "dpmm-aim"],
         choices=["ours", "dpmm-mst", "dpmm-aim"],
     )  # fmt: skip
-    parser.add_argument("--dpmm-python", default=_dpmm.PYTHON)
-    parser.add_argument("--timeout", type=float, default=900.0, help="s per dpmm run")
     parser.add_argument("--write-results", action="store_true")
-    parser.add_argument("--cache", help="folder keeping finished dpmm runs (reused, not rerun)")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    _dpmm.add_arguments(parser, timeout=900.0)
     parser.add_argument("--train-index", help=argparse.SUPPRESS)
-    parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         args.table = args.tables[0]

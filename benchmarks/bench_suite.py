@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 import time
 import warnings
@@ -177,22 +176,12 @@ def run_local(method, codes, sizes, columns, epsilon, seed):
 
 
 def metrics(codes, synthetic, sizes, columns):
-    from skprivsynth.metrics import categorical_marginal_tvd
+    """tvd1, tvd2, tvd3 (bench_peers.tvd_row) of the synthetic codes."""
+    import bench_peers
 
     real = pd.DataFrame(codes, columns=columns)
     fake = pd.DataFrame(np.asarray(synthetic, dtype=np.int64), columns=columns)
-    domain = dict(zip(columns, sizes, strict=True))
-    return {
-        f"tvd{d}": categorical_marginal_tvd(
-            real,
-            fake,
-            degree=d,
-            domain=domain,
-            max_marginals=200 if d == 3 else None,
-            random_state=0,
-        )
-        for d in (1, 2, 3)
-    }
+    return bench_peers.tvd_row(real, fake, dict(zip(columns, sizes, strict=True)))
 
 
 def peer_order(epsilons, seeds):
@@ -332,17 +321,6 @@ def summary(tables, epsilons):
     return "\n".join(lines)
 
 
-def write_results(text):
-    current = RESULTS.read_text()
-    pattern = re.compile(rf"^{re.escape(SECTION)}.*?(?=^## |\Z)", re.S | re.M)
-    block = text.rstrip() + "\n\n"
-    if pattern.search(current):
-        current = pattern.sub(lambda _: block, current, count=1)
-    else:
-        current = current.rstrip() + "\n\n" + block
-    RESULTS.write_text(current)
-
-
 # --------------------------------------------------------------------------- main
 
 
@@ -374,13 +352,9 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     methods = ["ours", "independent", *PEERS]
     parser.add_argument("--methods", nargs="+", default=methods, choices=methods)
-    parser.add_argument("--cache", help="folder keeping finished dpmm runs (reused, not rerun)")
-    parser.add_argument("--timeout", type=float, default=1800.0, help="s per dpmm run")
-    parser.add_argument("--dpmm-python", default=_dpmm.PYTHON)
     parser.add_argument("--write-results", action="store_true")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    _dpmm.add_arguments(parser, timeout=1800.0)
     parser.add_argument("--relation", help=argparse.SUPPRESS)
-    parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         return dpmm_worker(args)
@@ -464,7 +438,9 @@ def main(argv=None):
     ]
     print("\n".join(text), flush=True)
     if args.write_results:
-        write_results("\n".join(text))
+        from bench_mixed import write_results
+
+        write_results("\n".join(text), SECTION)
     return 0
 
 
