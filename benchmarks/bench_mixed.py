@@ -49,13 +49,8 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
-import pickle
 import re
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -63,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _dpmm  # noqa: E402
 import mixed_tables  # noqa: E402
 
 DELTA = 1e-9
@@ -106,10 +102,12 @@ def dpmm_worker(args):
         proc_epsilon=0.1 * args.epsilon[0],
         n_jobs=1,
     )
-    start = time.perf_counter()
-    pipeline.fit(df, domain=dpmm_domain, random_state=args.seeds[0])
-    synth = pipeline.generate(n_records=len(df), random_state=args.seeds[0])
-    seconds = time.perf_counter() - start
+
+    def fit_generate():
+        pipeline.fit(df, domain=dpmm_domain, random_state=args.seeds[0])
+        return pipeline.generate(n_records=len(df), random_state=args.seeds[0])
+
+    synth, seconds, _ = _dpmm.timed(fit_generate)
     columns = {}
     for c in df.columns:
         s = synth[c]
@@ -117,52 +115,18 @@ def dpmm_worker(args):
             columns[c] = np.asarray(s.astype(object).where(s.notna(), None), dtype=object)
         else:
             columns[c] = s.to_numpy()
-    with open(args.out, "wb") as f:
-        pickle.dump({"columns": columns, "seconds": seconds}, f, protocol=4)
+    _dpmm.dump({"columns": columns, "seconds": seconds}, args.out)
 
 
 def run_dpmm(method, table, train_index, epsilon, seed, python, timeout, cache=None):
-    """One dpmm run in a subprocess: (synthetic columns, seconds) or (None, reason).
-
-    With ``cache`` (a folder), a finished run (or its timeout) is stored there under
-    its method, table, ε and seed and read back instead of being run again.
-    """
-    if cache is not None:
-        key = Path(cache) / f"{method}-{table}-eps{epsilon:g}-seed{seed}.pkl"
-        if key.exists():
-            with open(key, "rb") as f:
-                stored = pickle.load(f)
-            if stored["columns"] is not None or stored["timeout"] >= timeout:
-                return stored["columns"], stored["seconds"]
-        columns, seconds = run_dpmm(method, table, train_index, epsilon, seed, python, timeout)
-        if columns is not None or str(seconds).startswith("timeout"):
-            key.parent.mkdir(parents=True, exist_ok=True)
-            with open(key, "wb") as f:
-                stored = {"columns": columns, "seconds": seconds, "timeout": timeout}
-                pickle.dump(stored, f, protocol=4)
-        return columns, seconds
-    with tempfile.TemporaryDirectory() as tmp:
-        index_file, out = os.path.join(tmp, "train.npy"), os.path.join(tmp, "out.pkl")
-        np.save(index_file, train_index)
-        command = [
-            python, __file__, "--worker", method, "--tables", table,
-            "--epsilon", str(epsilon), "--seeds", str(seed),
-            "--train-index", index_file, "--out", out,
-        ]  # fmt: skip
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-        )
-        try:
-            _, err = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)  # the worker and any pool it started
-            process.communicate()
-            return None, f"timeout ({timeout:.0f} s)"
-        if process.returncode != 0:
-            last = err.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
-            return None, f"failed: {last[0][:200]}"
-        with open(out, "rb") as f:
-            result = pickle.load(f)
+    """One dpmm run in a subprocess (benchmarks/_dpmm.py): (synthetic columns, seconds)
+    or (None, reason); with ``cache``, kept under its method, table, ε and seed."""
+    args = ["--worker", method, "--tables", table, "--epsilon", epsilon, "--seeds", seed]
+    result = _dpmm.run(
+        __file__, args, python, timeout,
+        key=f"{method}-{table}-eps{epsilon:g}-seed{seed}", cache=cache,
+        arrays={"--train-index": train_index},
+    )  # fmt: skip
     return result["columns"], result["seconds"]
 
 
@@ -610,9 +574,10 @@ def targets(tables, min_rows=20_000):
     return "\n".join(lines)
 
 
-def write_results(text):
+def write_results(text, section=SECTION):
+    """Replace the section of RESULTS.md headed ``section`` by ``text`` (or append it)."""
     current = RESULTS.read_text()
-    pattern = re.compile(rf"^{re.escape(SECTION)}.*?(?=^## |\Z)", re.S | re.M)
+    pattern = re.compile(rf"^{re.escape(section)}.*?(?=^## |\Z)", re.S | re.M)
     block = text.rstrip() + "\n\n"
     if pattern.search(current):
         current = pattern.sub(lambda _: block, current, count=1)
@@ -630,13 +595,9 @@ def main(argv=None):
         "--methods", nargs="+", default=["ours", "dpmm-mst", "dpmm-aim"],
         choices=["ours", "dpmm-mst", "dpmm-aim"],
     )  # fmt: skip
-    parser.add_argument("--dpmm-python", default="/work/venv-dpmm/bin/python")
-    parser.add_argument("--timeout", type=float, default=900.0, help="s per dpmm run")
     parser.add_argument("--write-results", action="store_true")
-    parser.add_argument("--cache", help="folder keeping finished dpmm runs (reused, not rerun)")
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    _dpmm.add_arguments(parser, timeout=900.0)
     parser.add_argument("--train-index", help=argparse.SUPPRESS)
-    parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         args.table = args.tables[0]
