@@ -60,47 +60,38 @@ def _float_tables(tables):
 
 
 class _Compression:
-    """Rare levels of each column merged into one code, decoded by noisy frequencies.
+    """Levels of each column merged into fewer codes, decoded by noisy frequencies.
 
-    A level is *kept* when its noisy 1-way count reaches ``threshold``; the others form
-    one extra code (when there are any), decoded back to one of them drawn
-    proportionally to their clipped noisy counts.  The first ``numeric[j]`` codes of
-    column ``j`` are numeric bins in increasing order: the rare codes below the first
-    kept bin, or above the last, whose noisy total is not significant either (below
-    ``threshold·√k`` for ``k`` bins: an empty tail of a generous public range) are
-    merged into that bin instead, so that their noise is not decoded as far values the
-    data does not have; a sparse tail that does hold rows stays rare levels.
-    Post-processing of the 1-way release.
+    Post-processing of the noisy 1-way counts ``y`` (standard deviation ``sigma``).
+    Levels: a level is *kept* when ``y`` reaches ``threshold``; the others form one
+    extra code (when there are any), decoded back to one of them drawn proportionally
+    to their clipped noisy counts.  Numeric bins (the first ``numeric[j]`` codes of
+    column ``j``, in increasing order): consecutive bins are grouped so that every
+    group holds about ``group_mass`` rows of the clipped noisy counts, and at least
+    ``threshold`` (a group below it joins its neighbour); the empty tails of a
+    generous public range join the outermost groups.  A group is one code, decoded to
+    one of its bins by :func:`_significant_shares`, so that a sparse tail that stands
+    out of its noise comes back and noise in empty bins does not.
     """
 
-    def __init__(self, noisy_one_way, threshold, numeric):
-        self.kept, self.rare, self.rare_weights, self.encode = [], [], [], []
+    def __init__(self, noisy_one_way, threshold, numeric, sigma, group_mass):
+        self.members, self.encode = [], []
         for y, n_bins in zip(noisy_one_way, numeric, strict=True):
-            keep = y >= threshold
-            bins = np.flatnonzero(keep[:n_bins])  # the kept numeric bins
-            tails = np.zeros(y.size, dtype=bool)
-            if bins.size:
-                for tail in (slice(0, bins[0]), slice(bins[-1] + 1, n_bins)):
-                    # A tail whose noisy total stands out of its noise (threshold·√k
-                    # for k bins) holds rows: its bins stay rare levels.
-                    k = tail.stop - tail.start
-                    tails[tail] = k > 0 and y[tail].sum() < threshold * math.sqrt(k)
-            kept, rare = np.flatnonzero(keep), np.flatnonzero(~keep & ~tails)
+            members = _bin_groups(y[:n_bins], threshold, sigma, group_mass)
+            keep = y[n_bins:] >= threshold
+            kept = n_bins + np.flatnonzero(keep)
+            rare = n_bins + np.flatnonzero(~keep)
+            members += [(np.array([k]), np.ones(1)) for k in kept]
+            if rare.size:
+                w = np.clip(y[rare], 0, None)
+                w = w / w.sum() if w.sum() > 0 else np.full(rare.size, 1 / rare.size)
+                members.append((rare, w))
             encode = np.empty(y.size, dtype=np.int64)
-            encode[kept] = np.arange(kept.size)
-            encode[rare] = kept.size
-            if tails.any():  # the outermost kept bins absorb the merged tails
-                index = np.arange(y.size)
-                encode[tails & (index < bins[0])] = encode[bins[0]]
-                encode[tails & (index > bins[-1])] = encode[bins[-1]]
-            w = np.clip(y[rare], 0, None)
-            self.kept.append(kept)
-            self.rare.append(rare)
-            self.rare_weights.append(
-                w / w.sum() if w.sum() > 0 else np.full(rare.size, 1 / max(rare.size, 1))
-            )
+            for code, (levels, _) in enumerate(members):
+                encode[levels] = code
+            self.members.append(members)
             self.encode.append(encode)
-        self.sizes = tuple(k.size + (r.size > 0) for k, r in zip(self.kept, self.rare, strict=True))
+        self.sizes = tuple(len(m) for m in self.members)
 
     def transform(self, codes):
         return np.column_stack([e[codes[:, j]] for j, e in enumerate(self.encode)])
@@ -116,14 +107,79 @@ class _Compression:
 
     def inverse_transform(self, codes, rng):
         out = np.empty_like(codes)
-        for j in range(codes.shape[1]):
-            kept, rare = self.kept[j], self.rare[j]
+        for j, members in enumerate(self.members):
             col = codes[:, j]
-            is_rare = col >= kept.size
-            out[~is_rare, j] = kept[col[~is_rare]]
-            if is_rare.any():
-                out[is_rare, j] = rng.choice(rare, size=int(is_rare.sum()), p=self.rare_weights[j])
+            single = np.array([levels[0] if levels.size == 1 else -1 for levels, _ in members])
+            out[:, j] = single[col]
+            for code in np.flatnonzero(single < 0):
+                rows = np.flatnonzero(col == code)
+                levels, p = members[code]
+                out[rows, j] = rng.choice(levels, size=rows.size, p=p)
         return out
+
+
+def _bin_groups(y, threshold, sigma, group_mass):
+    """Groups of consecutive numeric bins with noisy counts ``y``: (bins, shares) each.
+
+    Bin ``k`` joins group ``floor((C_k − y_k/2)/group_mass)``, ``C_k`` the cumulative
+    clipped noisy count up to and including it (the group of its middle row); groups
+    are numbered consecutively and a group whose noisy total is below ``threshold``
+    joins the one before it (the first: the one after).  Post-processing.
+    """
+    if y.size == 0:
+        return []
+    clipped = np.clip(y, 0, None)
+    middle = np.cumsum(clipped) - clipped / 2
+    label = np.unique(np.floor(middle / group_mass), return_inverse=True)[1]
+    starts = list(np.flatnonzero(np.diff(label, prepend=-1)))
+    totals = np.add.reduceat(y, starts)
+    while len(starts) > 1 and totals.min() < threshold:
+        g = int(np.argmin(totals))
+        del starts[g if g > 0 else 1]  # merged into the previous group (the first: the next)
+        totals = np.add.reduceat(y, starts)
+    bounds = [*starts, y.size]
+    return [
+        (np.arange(a, b), _significant_shares(y[a:b], sigma))
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _significant_shares(y, sigma, cutoff=1.5):
+    """Shares of consecutive bins in their group from noisy counts ``y`` (std ``sigma``).
+
+    Top-down over the halves of the group (the consistent estimate of a range of bins
+    is the sum of their noisy counts, std ``sigma·sqrt(size)``): a range's mass goes
+    to its two halves by the projection of their estimates onto non-negative shares
+    of it, except that a half below ``cutoff`` standard deviations while the other is
+    not gets nothing, and otherwise halves whose difference is within ``cutoff``
+    standard deviations of a difference share it in proportion to their sizes.  The rule of
+    :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights` (Hay et al.
+    2010) on a range of any length.  A group whose total is not positive is uniform.
+    Post-processing.
+    """
+    shares = np.zeros(y.size)
+    total = y.sum()
+    if total <= 0:
+        return np.full(y.size, 1 / y.size)
+    stack = [(0, y.size, total)]
+    while stack:
+        lo, hi, mass = stack.pop()
+        if hi - lo == 1:
+            shares[lo] = mass
+            continue
+        mid = (lo + hi) // 2
+        left, right = y[lo:mid].sum(), y[mid:hi].sum()
+        n_left, n_right = mid - lo, hi - mid
+        keep_left = left >= cutoff * sigma * math.sqrt(n_left)
+        keep_right = right >= cutoff * sigma * math.sqrt(n_right)
+        if keep_left != keep_right:
+            a = mass if keep_left else 0.0
+        elif abs(left - right) < cutoff * sigma * math.sqrt(n_left + n_right):
+            a = mass * n_left / (n_left + n_right)
+        else:
+            a = min(max((left - right + mass) / 2, 0.0), mass)
+        stack += [(lo, mid, a), (mid, hi, mass - a)]
+    return shares / shares.sum()
 
 
 class MarginalSynthesizer(BaseSynthesizer):
@@ -383,8 +439,9 @@ class MarginalSynthesizer(BaseSynthesizer):
             _compression=compression,
         )
 
-    def _measure_one_way(self, one_way, sizes, numeric, rho_each, report, rng):
-        """Release every 1-way marginal at ``rho_each``; compress the rare levels."""
+    def _measure_one_way(self, one_way, sizes, numeric, rho_each, sigma_next, n, report, rng):
+        """Release every 1-way marginal at ``rho_each``; compress the rare levels and
+        group the numeric bins for the later measurements of noise ``sigma_next``."""
         sigma = _TABLE_L2 / math.sqrt(2 * rho_each)
         noisy = [
             report.release_gaussian(
@@ -398,7 +455,12 @@ class MarginalSynthesizer(BaseSynthesizer):
             for j in range(len(sizes))
         ]
         # Levels whose noisy count is below 3σ carry mostly noise (MST, Sect. 4).
-        compression = _Compression(noisy, 3 * sigma, numeric)
+        threshold = 3 * sigma
+        # Numeric bins are grouped so that the 2-way table of two such columns has
+        # cells of sigma_next rows on average when they are independent: K groups of
+        # n/K rows, n/K² = sigma_next, i.e. groups of sqrt(n·sigma_next) rows.
+        group_mass = max(threshold, math.sqrt(n * sigma_next))
+        compression = _Compression(noisy, threshold, numeric, sigma, group_mass)
         one_way = [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
         self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         return compression, one_way
@@ -435,9 +497,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
         one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
+        rho_edge = rho / (3 * (d - 1)) if d > 1 else rho
         compression, measurements = self._measure_one_way(
-            one_way, sizes, numeric, one_way_share * rho / d, report, rng
-        )
+            one_way, sizes, numeric, one_way_share * rho / d, _TABLE_L2 / math.sqrt(2 * rho_edge),
+            n, report, rng,
+        )  # fmt: skip
         data_sizes, sizes = sizes, compression.sizes
         cliques = []
         if d > 1:
@@ -476,12 +540,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         rounds = 16 * d
         alpha = 0.9  # share of each round's budget spent on measuring
         rho_one_way = _ONE_WAY_SHARE * rho
-        compression, measurements = self._measure_one_way(
-            one_way, sizes, numeric, rho_one_way / d, report, rng
-        )
         used = rho_one_way
         # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
         sigma = math.sqrt(rounds / (alpha * (rho - used)))
+        compression, measurements = self._measure_one_way(
+            one_way, sizes, numeric, rho_one_way / d, sigma, n, report, rng
+        )
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
         data_sizes, sizes = sizes, compression.sizes
         max_degree = (3 if d <= 20 else 2) if self.max_degree == "auto" else self.max_degree
