@@ -67,11 +67,15 @@ class _Compression:
     extra code (when there are any), decoded back to one of them drawn proportionally
     to their clipped noisy counts.  Numeric bins (the first ``numeric[j]`` codes of
     column ``j``, in increasing order): consecutive bins are grouped so that every
-    group holds about ``group_mass`` rows of the clipped noisy counts, and at least
-    ``threshold`` (a group below it joins its neighbour); the empty tails of a
+    group holds about ``group_mass`` rows of the clipped noisy counts, and stands out
+    of its noise (a group below it joins its neighbour); the empty tails of a
     generous public range join the outermost groups.  A group is one code, decoded to
     one of its bins by :func:`_significant_shares`, so that a sparse tail that stands
-    out of its noise comes back and noise in empty bins does not.
+    out of its noise comes back and noise in empty bins does not.  The later
+    measurements see the groups: with ``group_mass = sqrt(n·σ)`` for measurements of
+    noise ``σ``, the 2-way table of two independent such columns has cells of ``σ``
+    rows on average, where finer bins would be cells of noise (and, in the adaptive
+    selection, a table of more cells pays more bias in its score).
     """
 
     def __init__(self, noisy_one_way, threshold, numeric, sigma, group_mass):
@@ -105,6 +109,13 @@ class _Compression:
         sigmas = sigma * np.sqrt(np.bincount(encode, minlength=size))
         return Measurement((j,), counts, sigmas)
 
+    def frequencies(self, j, p):
+        """Frequencies of the levels of column ``j`` from those ``p`` of its codes."""
+        out = np.zeros(self.encode[j].size)
+        for code, (levels, weights) in enumerate(self.members[j]):
+            out[levels] = p[code] * weights
+        return out
+
     def inverse_transform(self, codes, rng):
         out = np.empty_like(codes)
         for j, members in enumerate(self.members):
@@ -124,7 +135,8 @@ def _bin_groups(y, threshold, sigma, group_mass):
     Bin ``k`` joins group ``floor((C_k − y_k/2)/group_mass)``, ``C_k`` the cumulative
     clipped noisy count up to and including it (the group of its middle row); groups
     are numbered consecutively and a group whose noisy total is below ``threshold``
-    joins the one before it (the first: the one after).  Post-processing.
+    times the square root of its number of bins (the threshold scaled to the noise of
+    a sum) joins the one before it (the first: the one after).  Post-processing.
     """
     if y.size == 0:
         return []
@@ -132,11 +144,14 @@ def _bin_groups(y, threshold, sigma, group_mass):
     middle = np.cumsum(clipped) - clipped / 2
     label = np.unique(np.floor(middle / group_mass), return_inverse=True)[1]
     starts = list(np.flatnonzero(np.diff(label, prepend=-1)))
-    totals = np.add.reduceat(y, starts)
-    while len(starts) > 1 and totals.min() < threshold:
-        g = int(np.argmin(totals))
+    while len(starts) > 1:
+        # A group's noisy total has std sigma·sqrt(size): the threshold in its units.
+        size = np.diff([*starts, y.size])
+        excess = np.add.reduceat(y, starts) / np.sqrt(size) - threshold
+        if excess.min() >= 0:
+            break
+        g = int(np.argmin(excess))
         del starts[g if g > 0 else 1]  # merged into the previous group (the first: the next)
-        totals = np.add.reduceat(y, starts)
     bounds = [*starts, y.size]
     return [
         (np.arange(a, b), _significant_shares(y[a:b], sigma))
@@ -148,14 +163,13 @@ def _significant_shares(y, sigma, cutoff=1.5):
     """Shares of consecutive bins in their group from noisy counts ``y`` (std ``sigma``).
 
     Top-down over the halves of the group (the consistent estimate of a range of bins
-    is the sum of their noisy counts, std ``sigma·sqrt(size)``): a range's mass goes
-    to its two halves by the projection of their estimates onto non-negative shares
-    of it, except that a half below ``cutoff`` standard deviations while the other is
-    not gets nothing, and otherwise halves whose difference is within ``cutoff``
-    standard deviations of a difference share it in proportion to their sizes.  The rule of
-    :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights` (Hay et al.
-    2010) on a range of any length.  A group whose total is not positive is uniform.
-    Post-processing.
+    is the sum of their noisy counts, std ``sigma·sqrt(size)``, Hay et al. 2010): a
+    range's mass goes to its two halves by the Euclidean projection of their
+    estimates onto ``{a + b = mass, a, b >= 0}``, except that a half below ``cutoff``
+    of its standard deviations, while the other is not, gets nothing.  An empty stretch
+    of the group (the empty tail of a generous public range) thus gets mass only when
+    its noisy total stands out of its noise, and a sparse tail that does keeps it.  A
+    group whose total is not positive is uniform.  Post-processing.
     """
     shares = np.zeros(y.size)
     total = y.sum()
@@ -174,8 +188,6 @@ def _significant_shares(y, sigma, cutoff=1.5):
         keep_right = right >= cutoff * sigma * math.sqrt(n_right)
         if keep_left != keep_right:
             a = mass if keep_left else 0.0
-        elif abs(left - right) < cutoff * sigma * math.sqrt(n_left + n_right):
-            a = mass * n_left / (n_left + n_right)
         else:
             a = min(max((left - right + mass) / 2, 0.0), mass)
         stack += [(lo, mid, a), (mid, hi, mass - a)]
@@ -498,10 +510,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         # With one column there is no tree: the whole budget goes to its marginal.
         one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
         rho_edge = rho / (3 * (d - 1)) if d > 1 else rho
+        sigma_edge = _TABLE_L2 / math.sqrt(2 * rho_edge)  # noise of a tree edge's table
         compression, measurements = self._measure_one_way(
-            one_way, sizes, numeric, one_way_share * rho / d, _TABLE_L2 / math.sqrt(2 * rho_edge),
-            n, report, rng,
-        )  # fmt: skip
+            one_way, sizes, numeric, one_way_share * rho / d, sigma_edge, n, report, rng
+        )
         data_sizes, sizes = sizes, compression.sizes
         cliques = []
         if d > 1:
