@@ -197,11 +197,12 @@ def _significant_shares(y, sigma, cutoff=1.5):
 class MarginalSynthesizer(BaseSynthesizer):
     """Differentially private synthetic data from noisy marginals (select–measure–generate).
 
-    Measures every column's 1-way marginal, merges each column's rare levels, selects
-    the 2- and 3-way marginals worth measuring by the exponential mechanism, measures
-    them with Gaussian noise, fits a graphical model to all noisy marginals
-    (Private-PGM) and samples records from it.  The whole fit is ``rho``-zCDP with
-    ``rho = zcdp_rho(epsilon, delta)``, hence (ε, δ)-DP, for replace-one neighbours.
+    Measures every column's 1-way marginal, merges each column's rare levels (groups
+    the bins of a numeric column), selects the 2- and 3-way marginals worth measuring
+    by the exponential mechanism, measures them with Gaussian noise, fits a graphical
+    model to all noisy marginals (Private-PGM) and samples records from it.  The whole
+    fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``, hence (ε, δ)-DP, for
+    replace-one neighbours.
 
     Read more in the :ref:`User Guide <marginal>`.
 
@@ -402,9 +403,11 @@ class MarginalSynthesizer(BaseSynthesizer):
             For each column, how many of its first codes are numeric bins in
             increasing order (0: none; a :class:`~skprivsynth.SynthesisPipeline`
             passes its encoder's, :func:`~skprivsynth.pipeline.declared_numeric_codes`).
-            The rare bins of such a column beyond its outermost kept bins are merged
-            into them rather than into the rare code, so that noise in the empty tails
-            of a generous public range does not come back as far values.  Public.
+            The bins of such a column are grouped in order to as many codes as the
+            later measurements' noise can tell apart, and decoded back by
+            significance-tested shares, so that noise in the empty tails of a
+            generous public range does not come back as far values (see the User
+            Guide).  Public.
 
         Returns
         -------
