@@ -12,6 +12,10 @@ Variants (everything else at the defaults):
     The plan with ``SIGNAL = S``: the most rounds (up to 16 d) whose noise σ keeps the
     median candidate pair's mean count S deviations clear, the 1-way tables taking
     max(1/3, d/(d + T/0.9)) of ρ.  The default is S = √(2/π)/(2·(1/15)) ≈ 6.0.
+``gate:S``
+    AIM's 16 d rounds and a third of ρ on the 1-way tables when d measurements of the
+    rest of ρ (a spanning tree's worth) would pass the test of ``plan:S``; otherwise no
+    rounds, all of ρ on the 1-way tables.
 ``independent``
     The product of noisy 1-way marginals at the same ρ (bench_peers.py).
 
@@ -40,7 +44,14 @@ from skprivsynth.datasets import load_adult  # noqa: E402
 PLAN, SIGNAL = marginal.plan_rounds, budget.SIGNAL
 
 
-def load(name):
+def load(name, rows=None):
+    X, sizes, columns = _load(name)
+    if rows is not None and rows < len(X):
+        X = X[np.random.default_rng(0).choice(len(X), rows, replace=False)]
+    return X, sizes, columns
+
+
+def _load(name):
     if name == "adult":
         adult = load_adult()
         sizes = [v if isinstance(v, int) else len(v) for v in adult["domain"].values()]
@@ -52,11 +63,27 @@ def fixed_plan(n, d, rho, alpha, max_rounds, cells):
     return rho / 3, max_rounds
 
 
+def gate(signal):
+    """AIM's 16 d rounds and a third of ρ on the 1-way tables if d measurements of the
+    rest (a spanning tree's worth) pass the test on the median pair, else no rounds."""
+
+    def plan(n, d, rho, alpha, max_rounds, cells):
+        sigma = np.sqrt(d / (alpha * (rho - rho / 3)))
+        if sigma * signal * np.median(cells) <= n:
+            return rho / 3, max_rounds
+        return rho, 0
+
+    return plan
+
+
 def run(variant, X, sizes, columns, epsilon, seed):
     if variant == "independent":
         return independent_gaussian(X, columns, sizes, epsilon, 1e-9, seed), None
-    marginal.plan_rounds = fixed_plan if variant == "fixed" else PLAN
-    budget.SIGNAL = float(variant.split(":")[1]) if ":" in variant else SIGNAL
+    if variant.startswith("gate:"):
+        marginal.plan_rounds = gate(float(variant.split(":")[1]))
+    else:
+        marginal.plan_rounds = fixed_plan if variant == "fixed" else PLAN
+    budget.SIGNAL = float(variant.split(":")[1]) if variant.startswith("plan:") else SIGNAL
     try:
         est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed).fit(X)
         return est.sample(len(X), random_state=seed), len(est.cliques_)
@@ -69,6 +96,7 @@ def main(argv=None):
     parser.add_argument("--tables", nargs="+", default=["mexico", "bfi", "ofp", "hi", "adult"])
     parser.add_argument("--epsilon", nargs="+", type=float, default=[0.5, 1.0, 2.0])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
+    parser.add_argument("--rows", type=int, help="a row sample of each table (seed 0)")
     parser.add_argument(
         "--variants", nargs="+", default=["independent", "fixed", "plan:3", "plan:6", "plan:10"]
     )
@@ -76,7 +104,7 @@ def main(argv=None):
     print("| table | ε | variant | tvd1 | tvd2 | tvd3 | rounds measured | CPU s |")
     print("|---|---|---|---|---|---|---|---|")
     for name in args.tables:
-        X, sizes, columns = load(name)
+        X, sizes, columns = load(name, args.rows)
         for epsilon in args.epsilon:
             for variant in args.variants:
                 rows, cliques = [], []

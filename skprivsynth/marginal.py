@@ -67,47 +67,42 @@ def _float_tables(tables):
 
 
 class _Compression:
-    """Rare levels of each column merged into one code, decoded by noisy frequencies.
+    """Levels of each column merged into fewer codes, decoded by noisy frequencies.
 
-    A level is *kept* when its noisy 1-way count reaches ``threshold``; the others form
-    one extra code (when there are any), decoded back to one of them drawn
-    proportionally to their clipped noisy counts.  The first ``numeric[j]`` codes of
-    column ``j`` are numeric bins in increasing order: the rare codes below the first
-    kept bin, or above the last, whose noisy total is not significant either (below
-    ``threshold·√k`` for ``k`` bins: an empty tail of a generous public range) are
-    merged into that bin instead, so that their noise is not decoded as far values the
-    data does not have; a sparse tail that does hold rows stays rare levels.
-    Post-processing of the 1-way release.
+    Post-processing of the noisy 1-way counts ``y`` (standard deviation ``sigma``).
+    Levels: a level is *kept* when ``y`` reaches ``threshold``; the others form one
+    extra code (when there are any), decoded back to one of them drawn proportionally
+    to their clipped noisy counts.  Numeric bins (the first ``numeric[j]`` codes of
+    column ``j``, in increasing order): consecutive bins are grouped so that every
+    group holds about ``group_mass`` rows of the clipped noisy counts, and stands out
+    of its noise (a group below it joins its neighbour); the empty tails of a
+    generous public range join the outermost groups.  A group is one code, decoded to
+    one of its bins by :func:`_significant_shares`, so that a sparse tail that stands
+    out of its noise comes back and noise in empty bins does not.  The later
+    measurements see the groups: with ``group_mass = sqrt(n·σ)`` for measurements of
+    noise ``σ``, the 2-way table of two independent such columns has cells of ``σ``
+    rows on average, where finer bins would be cells of noise (and, in the adaptive
+    selection, a table of more cells pays more bias in its score).
     """
 
-    def __init__(self, noisy_one_way, threshold, numeric):
-        self.kept, self.rare, self.rare_weights, self.encode = [], [], [], []
+    def __init__(self, noisy_one_way, threshold, numeric, sigma, group_mass):
+        self.members, self.encode = [], []
         for y, n_bins in zip(noisy_one_way, numeric, strict=True):
-            keep = y >= threshold
-            bins = np.flatnonzero(keep[:n_bins])  # the kept numeric bins
-            tails = np.zeros(y.size, dtype=bool)
-            if bins.size:
-                for tail in (slice(0, bins[0]), slice(bins[-1] + 1, n_bins)):
-                    # A tail whose noisy total stands out of its noise (threshold·√k
-                    # for k bins) holds rows: its bins stay rare levels.
-                    k = tail.stop - tail.start
-                    tails[tail] = k > 0 and y[tail].sum() < threshold * math.sqrt(k)
-            kept, rare = np.flatnonzero(keep), np.flatnonzero(~keep & ~tails)
+            members = _bin_groups(y[:n_bins], threshold, sigma, group_mass)
+            keep = y[n_bins:] >= threshold
+            kept = n_bins + np.flatnonzero(keep)
+            rare = n_bins + np.flatnonzero(~keep)
+            members += [(np.array([k]), np.ones(1)) for k in kept]
+            if rare.size:
+                w = np.clip(y[rare], 0, None)
+                w = w / w.sum() if w.sum() > 0 else np.full(rare.size, 1 / rare.size)
+                members.append((rare, w))
             encode = np.empty(y.size, dtype=np.int64)
-            encode[kept] = np.arange(kept.size)
-            encode[rare] = kept.size
-            if tails.any():  # the outermost kept bins absorb the merged tails
-                index = np.arange(y.size)
-                encode[tails & (index < bins[0])] = encode[bins[0]]
-                encode[tails & (index > bins[-1])] = encode[bins[-1]]
-            w = np.clip(y[rare], 0, None)
-            self.kept.append(kept)
-            self.rare.append(rare)
-            self.rare_weights.append(
-                w / w.sum() if w.sum() > 0 else np.full(rare.size, 1 / max(rare.size, 1))
-            )
+            for code, (levels, _) in enumerate(members):
+                encode[levels] = code
+            self.members.append(members)
             self.encode.append(encode)
-        self.sizes = tuple(k.size + (r.size > 0) for k, r in zip(self.kept, self.rare, strict=True))
+        self.sizes = tuple(len(m) for m in self.members)
 
     def transform(self, codes):
         return np.column_stack([e[codes[:, j]] for j, e in enumerate(self.encode)])
@@ -121,15 +116,23 @@ class _Compression:
         sigmas = sigma * np.sqrt(np.bincount(encode, minlength=size))
         return Measurement((j,), counts, sigmas)
 
+    def frequencies(self, j, p):
+        """Frequencies of the levels of column ``j`` from those ``p`` of its codes."""
+        out = np.zeros(self.encode[j].size)
+        for code, (levels, weights) in enumerate(self.members[j]):
+            out[levels] = p[code] * weights
+        return out
+
     def inverse_transform(self, codes, rng):
         out = np.empty_like(codes)
-        for j in range(codes.shape[1]):
-            kept, rare = self.kept[j], self.rare[j]
+        for j, members in enumerate(self.members):
             col = codes[:, j]
-            is_rare = col >= kept.size
-            out[~is_rare, j] = kept[col[~is_rare]]
-            if is_rare.any():
-                out[is_rare, j] = rng.choice(rare, size=int(is_rare.sum()), p=self.rare_weights[j])
+            single = np.array([levels[0] if levels.size == 1 else -1 for levels, _ in members])
+            out[:, j] = single[col]
+            for code in np.flatnonzero(single < 0):
+                rows = np.flatnonzero(col == code)
+                levels, p = members[code]
+                out[rows, j] = rng.choice(levels, size=rows.size, p=p)
         return out
 
 
@@ -159,14 +162,80 @@ def _workload_closure(workload, max_size):
     return {r: sum(m[j] for j in r) for r in sorted(closure, key=lambda r: (len(r), r))}
 
 
+def _bin_groups(y, threshold, sigma, group_mass):
+    """Groups of consecutive numeric bins with noisy counts ``y``: (bins, shares) each.
+
+    Bin ``k`` joins group ``floor((C_k − y_k/2)/group_mass)``, ``C_k`` the cumulative
+    clipped noisy count up to and including it (the group of its middle row); groups
+    are numbered consecutively and a group whose noisy total is below ``threshold``
+    times the square root of its number of bins (the threshold scaled to the noise of
+    a sum) joins the one before it (the first: the one after).  Post-processing.
+    """
+    if y.size == 0:
+        return []
+    clipped = np.clip(y, 0, None)
+    middle = np.cumsum(clipped) - clipped / 2
+    label = np.unique(np.floor(middle / group_mass), return_inverse=True)[1]
+    starts = list(np.flatnonzero(np.diff(label, prepend=-1)))
+    while len(starts) > 1:
+        # A group's noisy total has std sigma·sqrt(size): the threshold in its units.
+        size = np.diff([*starts, y.size])
+        excess = np.add.reduceat(y, starts) / np.sqrt(size) - threshold
+        if excess.min() >= 0:
+            break
+        g = int(np.argmin(excess))
+        del starts[g if g > 0 else 1]  # merged into the previous group (the first: the next)
+    bounds = [*starts, y.size]
+    return [
+        (np.arange(a, b), _significant_shares(y[a:b], sigma))
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+    ]
+
+
+def _significant_shares(y, sigma, cutoff=1.5):
+    """Shares of consecutive bins in their group from noisy counts ``y`` (std ``sigma``).
+
+    Top-down over the halves of the group (the consistent estimate of a range of bins
+    is the sum of their noisy counts, std ``sigma·sqrt(size)``, Hay et al. 2010): a
+    range's mass goes to its two halves by the Euclidean projection of their
+    estimates onto ``{a + b = mass, a, b >= 0}``, except that a half below ``cutoff``
+    of its standard deviations, while the other is not, gets nothing.  An empty stretch
+    of the group (the empty tail of a generous public range) thus gets mass only when
+    its noisy total stands out of its noise, and a sparse tail that does keeps it.  A
+    group whose total is not positive is uniform.  Post-processing.
+    """
+    shares = np.zeros(y.size)
+    total = y.sum()
+    if total <= 0:
+        return np.full(y.size, 1 / y.size)
+    stack = [(0, y.size, total)]
+    while stack:
+        lo, hi, mass = stack.pop()
+        if hi - lo == 1:
+            shares[lo] = mass
+            continue
+        mid = (lo + hi) // 2
+        left, right = y[lo:mid].sum(), y[mid:hi].sum()
+        n_left, n_right = mid - lo, hi - mid
+        keep_left = left >= cutoff * sigma * math.sqrt(n_left)
+        keep_right = right >= cutoff * sigma * math.sqrt(n_right)
+        if keep_left != keep_right:
+            a = mass if keep_left else 0.0
+        else:
+            a = min(max((left - right + mass) / 2, 0.0), mass)
+        stack += [(lo, mid, a), (mid, hi, mass - a)]
+    return shares / shares.sum()
+
+
 class MarginalSynthesizer(BaseSynthesizer):
     """Differentially private synthetic data from noisy marginals (select–measure–generate).
 
-    Measures every column's 1-way marginal, merges each column's rare levels, selects
-    the 2- and 3-way marginals worth measuring by the exponential mechanism, measures
-    them with Gaussian noise, fits a graphical model to all noisy marginals
-    (Private-PGM) and samples records from it.  The whole fit is ``rho``-zCDP with
-    ``rho = zcdp_rho(epsilon, delta)``, hence (ε, δ)-DP, for replace-one neighbours.
+    Measures every column's 1-way marginal, merges each column's rare levels (groups
+    the bins of a numeric column), selects the 2- and 3-way marginals worth measuring
+    by the exponential mechanism, measures them with Gaussian noise, fits a graphical
+    model to all noisy marginals (Private-PGM) and samples records from it.  The whole
+    fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``, hence (ε, δ)-DP, for
+    replace-one neighbours.
 
     Read more in the :ref:`User Guide <marginal>`.
 
@@ -379,9 +448,11 @@ class MarginalSynthesizer(BaseSynthesizer):
             For each column, how many of its first codes are numeric bins in
             increasing order (0: none; a :class:`~skprivsynth.SynthesisPipeline`
             passes its encoder's, :func:`~skprivsynth.pipeline.declared_numeric_codes`).
-            The rare bins of such a column beyond its outermost kept bins are merged
-            into them rather than into the rare code, so that noise in the empty tails
-            of a generous public range does not come back as far values.  Public.
+            The bins of such a column are grouped in order to as many codes as the
+            later measurements' noise can tell apart, and decoded back by
+            significance-tested shares, so that noise in the empty tails of a
+            generous public range does not come back as far values (see the User
+            Guide).  Public.
 
         Returns
         -------
@@ -461,13 +532,17 @@ class MarginalSynthesizer(BaseSynthesizer):
             sigma = (s1**-2 + sigma**-2) ** -0.5
         return noisy, sigma
 
-    def _compress(self, noisy, sigma, numeric):
-        """Merge the rare levels of the noisy 1-way tables; their compressed measurements."""
+    def _compress(self, noisy, sigma, numeric, n, sigma_next):
+        """Merge the rare levels of the noisy 1-way tables and group the numeric bins for
+        later measurements of noise ``sigma_next``; the compressed 1-way measurements."""
         # Levels whose noisy count is below 3σ carry mostly noise (MST, Sect. 4).
-        compression = _Compression(noisy, 3 * sigma, numeric)
-        one_way = [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
-        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
-        return compression, one_way
+        threshold = 3 * sigma
+        # Numeric bins are grouped so that the 2-way table of two such columns has
+        # cells of sigma_next rows on average when they are independent: K groups of
+        # n/K rows, n/K² = sigma_next, i.e. groups of sqrt(n·sigma_next) rows.
+        group_mass = max(threshold, math.sqrt(n * sigma_next))
+        compression = _Compression(noisy, threshold, numeric, sigma, group_mass)
+        return compression, [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
 
     def _measure(self, table, attrs, rho_each, report, rng):
         """Measure the marginal ``table`` on ``attrs`` at ``rho_each``; return its
@@ -501,9 +576,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
         one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
-        compression, measurements = self._compress(
-            *self._measure_one_way(one_way, d, one_way_share * rho / d, report, rng), numeric
-        )
+        rho_edge = rho / (3 * (d - 1)) if d > 1 else rho
+        sigma_edge = _TABLE_L2 / math.sqrt(2 * rho_edge)  # noise of a tree edge's table
+        released = self._measure_one_way(one_way, d, one_way_share * rho / d, report, rng)
+        compression, measurements = self._compress(*released, numeric, n, sigma_edge)
+        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         data_sizes, sizes = sizes, compression.sizes
         cliques = []
         if d > 1:
@@ -566,29 +643,33 @@ class MarginalSynthesizer(BaseSynthesizer):
         n, d = data.n_samples, len(sizes)
         alpha = 0.9  # share of each round's budget spent on measuring
         # The 1-way tables are measured first at MST's third of ρ; the plan reads the
-        # compressed sizes (post-processing of that release) of the candidate pairs (of
-        # the smallest candidates when the workload has none) with n and ρ, and gives
-        # the 1-way tables more when there are few rounds: measured again, combined with
-        # the first release and compressed anew (skprivsynth/_math/budget.py; User Guide).
+        # compressed sizes (post-processing of that release, its numeric bins grouped
+        # for the rounds of AIM's 16·d) of the candidate pairs (of the smallest
+        # candidates when the workload has none) with n and ρ, and gives the 1-way
+        # tables more when there are few rounds: measured again and combined with the
+        # first release.  The compression is then made anew for the planned rounds
+        # (skprivsynth/_math/budget.py; User Guide).
         rho_first = ONE_WAY_FLOOR * rho
         released = self._measure_one_way(one_way, d, rho_first / d, report, rng)
-        compression, measurements = self._compress(*released, numeric)
+        sigma = math.sqrt(16 * d / (alpha * (rho - rho_first)))
+        compression, _ = self._compress(*released, numeric, n, sigma)
         small = min((len(c) for c in weight if len(c) > 1), default=1)
         cells = [math.prod(compression.sizes[a] for a in c) for c in weight if len(c) == small]
         rho_one_way, rounds = plan_rounds(n, d, rho, alpha, 16 * d, cells)
-        if rho_one_way > rho_first:  # measured again, combined, compressed again
+        if rho_one_way > rho_first:
             released = self._measure_one_way(
                 one_way, d, (rho_one_way - rho_first) / d, report, rng, earlier=released
             )
-            compression, measurements = self._compress(*released, numeric)
+        used = rho_one_way
+        # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
+        sigma = math.sqrt(rounds / (alpha * (rho - used))) if rounds else 0.0
+        compression, measurements = self._compress(*released, numeric, n, sigma)
+        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         data_sizes, sizes = sizes, compression.sizes
         if rounds == 0:  # no marginal would stand above its noise: independent columns
             model = estimate(measurements, sizes, n, iterations=self.iterations)
             self._log("no selection rounds at this n and ρ; final estimation")
             return model, [], compression
-        used = rho_one_way
-        # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
-        sigma = math.sqrt(rounds / (alpha * (rho - used)))
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
         # A candidate whose own table exceeds max_model_size cells can never be selected
         # (every clique of the model stays within it): not counted.  Public sizes.

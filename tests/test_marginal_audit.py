@@ -94,17 +94,10 @@ def test_gdp_mu_lower_bound_formula():
 def _decoded_frequencies(est):
     """Model frequencies of the original levels of column 0 (decoding of rare levels).
 
-    Post-processing of the release: the compressed model's marginal, its merged code
-    split back by the released rare-level weights.
+    Post-processing of the release: the compressed model's marginal, its merged codes
+    split back by their released weights.
     """
-    p = est.model_.marginal((0,))
-    comp = est._compression
-    kept, rare = comp.kept[0], comp.rare[0]
-    out = np.empty(kept.size + rare.size)
-    out[kept] = p[: kept.size]
-    if rare.size:
-        out[rare] = p[kept.size] * comp.rare_weights[0]
-    return out
+    return est._compression.frequencies(0, est.model_.marginal((0,)))
 
 
 # selection -> (ε, runs per dataset): ε chosen so that the claimed μ is about 2, where
