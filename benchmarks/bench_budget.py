@@ -1,7 +1,8 @@
 """Ablation of MarginalSynthesizer's budget plan (skprivsynth/_math/budget.py).
 
 Run:  python benchmarks/bench_budget.py [--tables mexico ofp adult ...] [--epsilon 0.5 1]
-                                        [--seeds 0 1] [--variants fixed plan:3 plan:6 plan:10]
+                                        [--seeds 0 1] [--rows N]
+                                        [--variants independent fixed plan:3 plan:6]
 
 Variants (everything else at the defaults):
 
@@ -9,13 +10,10 @@ Variants (everything else at the defaults):
     The plan before it: a third of ρ on the 1-way tables and 16 d rounds (AIM's number)
     whatever n and ρ.
 ``plan:S``
-    The plan with ``SIGNAL = S``: the most rounds (up to 16 d) whose noise σ keeps the
-    median candidate pair's mean count S deviations clear, the 1-way tables taking
-    max(1/3, d/(d + T/0.9)) of ρ.  The default is S = √(2/π)/(2·(1/15)) ≈ 6.0.
-``gate:S``
-    AIM's 16 d rounds and a third of ρ on the 1-way tables when d measurements of the
-    rest of ρ (a spanning tree's worth) would pass the test of ``plan:S``; otherwise no
-    rounds, all of ρ on the 1-way tables.
+    The plan with ``SIGNAL = S``: AIM's 16 d rounds after a third of ρ on the 1-way
+    tables if the median candidate pair, measured with a (d + 1)-th of ρ, has a mean
+    count S noise deviations clear; otherwise no rounds and all of ρ on the 1-way
+    tables.  The default is S = √(2/π)/(2·(1/15)) ≈ 6.0.
 ``independent``
     The product of noisy 1-way marginals at the same ρ (bench_peers.py).
 
@@ -59,30 +57,14 @@ def _load(name):
     return categorical_tables.load(name)
 
 
-def fixed_plan(n, d, rho, alpha, max_rounds, cells):
+def fixed_plan(n, d, rho, max_rounds, cells):
     return rho / 3, max_rounds
-
-
-def gate(signal):
-    """AIM's 16 d rounds and a third of ρ on the 1-way tables if d measurements of the
-    rest (a spanning tree's worth) pass the test on the median pair, else no rounds."""
-
-    def plan(n, d, rho, alpha, max_rounds, cells):
-        sigma = np.sqrt(d / (alpha * (rho - rho / 3)))
-        if sigma * signal * np.median(cells) <= n:
-            return rho / 3, max_rounds
-        return rho, 0
-
-    return plan
 
 
 def run(variant, X, sizes, columns, epsilon, seed):
     if variant == "independent":
         return independent_gaussian(X, columns, sizes, epsilon, 1e-9, seed), None
-    if variant.startswith("gate:"):
-        marginal.plan_rounds = gate(float(variant.split(":")[1]))
-    else:
-        marginal.plan_rounds = fixed_plan if variant == "fixed" else PLAN
+    marginal.plan_rounds = fixed_plan if variant == "fixed" else PLAN
     budget.SIGNAL = float(variant.split(":")[1]) if variant.startswith("plan:") else SIGNAL
     try:
         est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed).fit(X)
@@ -98,7 +80,7 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     parser.add_argument("--rows", type=int, help="a row sample of each table (seed 0)")
     parser.add_argument(
-        "--variants", nargs="+", default=["independent", "fixed", "plan:3", "plan:6", "plan:10"]
+        "--variants", nargs="+", default=["independent", "fixed", "plan:3", "plan:6"]
     )
     args = parser.parse_args(argv)
     print("| table | ε | variant | tvd1 | tvd2 | tvd3 | rounds measured | CPU s |")

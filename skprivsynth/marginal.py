@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import ONE_WAY_FLOOR, plan_rounds
+from ._math.budget import ONE_WAY_SHARE, plan_rounds
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
 from ._math.workload import check_column_sets
@@ -25,9 +25,6 @@ __all__ = ["MarginalSynthesizer"]
 # so the table changes by −1 and +1: L2 sensitivity sqrt(2), L1 sensitivity 2.
 _TABLE_L2 = math.sqrt(2.0)
 _TABLE_L1 = 2.0
-# Share of ρ spent on the 1-way marginals by the MST selection (MST's split; the adaptive
-# selection plans its own from n, ρ and the sizes: skprivsynth/_math/budget.py).
-_ONE_WAY_SHARE = 1 / 3
 # Most (set, subset) pairs enumerated for the downward closure of a workload (10^6: about
 # 4 s and 0.5 GB, measured); every round then scores every candidate.
 _MAX_CLOSURE = 1_000_000
@@ -575,7 +572,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         """MST: ρ/3 on 1-way marginals, ρ/3 on choosing a spanning tree, ρ/3 on its edges."""
         n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
-        one_way_share = _ONE_WAY_SHARE if d > 1 else 1.0
+        one_way_share = ONE_WAY_SHARE if d > 1 else 1.0  # MST's third
         rho_edge = rho / (3 * (d - 1)) if d > 1 else rho
         sigma_edge = _TABLE_L2 / math.sqrt(2 * rho_edge)  # noise of a tree edge's table
         released = self._measure_one_way(one_way, d, one_way_share * rho / d, report, rng)
@@ -645,17 +642,17 @@ class MarginalSynthesizer(BaseSynthesizer):
         # The 1-way tables are measured first at MST's third of ρ; the plan reads the
         # compressed sizes (post-processing of that release, its numeric bins grouped
         # for the rounds of AIM's 16·d) of the candidate pairs (of the smallest
-        # candidates when the workload has none) with n and ρ, and gives the 1-way
-        # tables more when there are few rounds: measured again and combined with the
-        # first release.  The compression is then made anew for the planned rounds
+        # candidates when the workload has none) with n and ρ.  Without rounds, the
+        # rest of ρ measures the 1-way tables again, combined with the first release.
+        # The compression is then made anew for the planned rounds
         # (skprivsynth/_math/budget.py; User Guide).
-        rho_first = ONE_WAY_FLOOR * rho
+        rho_first = ONE_WAY_SHARE * rho
         released = self._measure_one_way(one_way, d, rho_first / d, report, rng)
         sigma = math.sqrt(16 * d / (alpha * (rho - rho_first)))
         compression, _ = self._compress(*released, numeric, n, sigma)
         small = min((len(c) for c in weight if len(c) > 1), default=1)
         cells = [math.prod(compression.sizes[a] for a in c) for c in weight if len(c) == small]
-        rho_one_way, rounds = plan_rounds(n, d, rho, alpha, 16 * d, cells)
+        rho_one_way, rounds = plan_rounds(n, d, rho, 16 * d, cells)
         if rho_one_way > rho_first:
             released = self._measure_one_way(
                 one_way, d, (rho_one_way - rho_first) / d, report, rng, earlier=released

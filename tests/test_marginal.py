@@ -353,24 +353,17 @@ def test_group_shares_give_an_empty_stretch_little():
 
 
 def test_budget_plan_follows_n_and_rho_only():
-    from skprivsynth._math.budget import ONE_WAY_FLOOR, SIGNAL, plan_rounds
+    from skprivsynth._math.budget import ONE_WAY_SHARE, SIGNAL, plan_rounds
 
-    rho, d, cells = 0.015, 10, [16] * 45
-    # Few rows per cell: no pair can stand SIGNAL sigma above its noise, all of rho to the
-    # 1-way tables.
-    assert plan_rounds(500, d, rho, 0.9, 16 * d, cells) == (rho, 0)
-    # Many rows per cell: AIM's 16 d rounds, the 1-way tables keep MST's third.
-    one_way, rounds = plan_rounds(10**6, d, rho, 0.9, 16 * d, cells)
-    assert rounds == 16 * d and one_way == pytest.approx(ONE_WAY_FLOOR * rho)
-    sizes_n = np.geomspace(500, 1e6, 40)
-    plans = [plan_rounds(n, d, rho, 0.9, 16 * d, cells) for n in sizes_n]
-    assert all(a[1] <= b[1] and a[0] >= b[0] for a, b in itertools.pairwise(plans))
-    for n, (_, rounds) in zip(sizes_n, plans, strict=True):
-        if 0 < rounds < 16 * d:  # the most rounds whose SIGNAL sigma stays below n / 16
-            for t, passes in ((rounds, True), (rounds + 1, False)):
-                share = max(ONE_WAY_FLOOR, d / (d + t / 0.9))
-                sigma = math.sqrt(t / (0.9 * (1 - share) * rho))
-                assert (SIGNAL * sigma <= n / 16) == passes
+    rho, d, cells = 0.015, 10, [16] * 44 + [10**6]
+    # The median pair (16 cells) measured with a (d + 1)-th of rho: sigma = sqrt(11 / rho)
+    # = 27.1, so the test passes from n = 16 SIGNAL sigma = 2,594 rows on.
+    threshold = 16 * SIGNAL * math.sqrt((d + 1) / rho)
+    assert plan_rounds(int(threshold) - 1, d, rho, 16 * d, cells) == (rho, 0)
+    one_way, rounds = plan_rounds(int(threshold) + 1, d, rho, 16 * d, cells)
+    assert rounds == 16 * d and one_way == pytest.approx(ONE_WAY_SHARE * rho)
+    # More budget lowers the threshold as 1/sqrt(rho).
+    assert plan_rounds(int(threshold / 2) + 1, d, 4 * rho, 16 * d, cells)[1] == 16 * d
 
 
 def test_small_tables_get_the_independent_model_with_all_of_rho(codes):
