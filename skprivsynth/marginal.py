@@ -230,9 +230,11 @@ class MarginalSynthesizer(BaseSynthesizer):
     Measures every column's 1-way marginal, merges each column's rare levels (groups
     the bins of a numeric column), selects the 2- and 3-way marginals worth measuring
     by the exponential mechanism, measures them with Gaussian noise, fits a graphical
-    model to all noisy marginals (Private-PGM) and samples records from it.  The whole
-    fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``, hence (ε, δ)-DP, for
-    replace-one neighbours.
+    model to all noisy marginals (Private-PGM) and samples records from it.  When the
+    table is too small for the budget (no pair of columns would stand above its noise,
+    judged from n, ρ and the sizes only), the whole budget goes to the 1-way marginals
+    instead.  The whole fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``,
+    hence (ε, δ)-DP, for replace-one neighbours.
 
     Read more in the :ref:`User Guide <marginal>`.
 
