@@ -58,7 +58,7 @@ def _load(name):
 
 
 def fixed_plan(n, d, rho, max_rounds, cells):
-    return rho / 3, max_rounds
+    return max_rounds
 
 
 def run(variant, X, sizes, columns, epsilon, seed):

@@ -654,12 +654,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         compression, _ = self._compress(*released, numeric, n, sigma)
         small = min((len(c) for c in weight if len(c) > 1), default=1)
         cells = [math.prod(compression.sizes[a] for a in c) for c in weight if len(c) == small]
-        rho_one_way, rounds = plan_rounds(n, d, rho, 16 * d, cells)
-        if rho_one_way > rho_first:
+        rounds = plan_rounds(n, d, rho, 16 * d, cells)
+        if rounds == 0:  # the rest of ρ on the 1-way tables
             released = self._measure_one_way(
-                one_way, d, (rho_one_way - rho_first) / d, report, rng, earlier=released
+                one_way, d, (rho - rho_first) / d, report, rng, earlier=released
             )
-        used = rho_one_way
+        used = rho_first if rounds else rho
         # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
         sigma = math.sqrt(rounds / (alpha * (rho - used))) if rounds else 0.0
         compression, measurements = self._compress(*released, numeric, n, sigma)

@@ -353,17 +353,16 @@ def test_group_shares_give_an_empty_stretch_little():
 
 
 def test_budget_plan_follows_n_and_rho_only():
-    from skprivsynth._math.budget import ONE_WAY_SHARE, SIGNAL, plan_rounds
+    from skprivsynth._math.budget import SIGNAL, plan_rounds
 
     rho, d, cells = 0.015, 10, [16] * 44 + [10**6]
     # The median pair (16 cells) measured with a (d + 1)-th of rho: sigma = sqrt(11 / rho)
     # = 27.1, so the test passes from n = 16 SIGNAL sigma = 2,594 rows on.
     threshold = 16 * SIGNAL * math.sqrt((d + 1) / rho)
-    assert plan_rounds(int(threshold) - 1, d, rho, 16 * d, cells) == (rho, 0)
-    one_way, rounds = plan_rounds(int(threshold) + 1, d, rho, 16 * d, cells)
-    assert rounds == 16 * d and one_way == pytest.approx(ONE_WAY_SHARE * rho)
+    assert plan_rounds(int(threshold) - 1, d, rho, 16 * d, cells) == 0
+    assert plan_rounds(int(threshold) + 1, d, rho, 16 * d, cells) == 16 * d
     # More budget lowers the threshold as 1/sqrt(rho).
-    assert plan_rounds(int(threshold / 2) + 1, d, 4 * rho, 16 * d, cells)[1] == 16 * d
+    assert plan_rounds(int(threshold / 2) + 1, d, 4 * rho, 16 * d, cells) == 16 * d
 
 
 def test_small_tables_get_the_independent_model_with_all_of_rho(codes):

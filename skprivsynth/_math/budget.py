@@ -31,12 +31,10 @@ ONE_WAY_SHARE = 1 / 3  # the 1-way tables' share of ρ when there are rounds (MS
 
 
 def plan_rounds(n, d, rho, max_rounds, cells):
-    """``(rho_one_way, rounds)``: the ``d`` 1-way tables' total ρ and the number of rounds.
+    """The number of rounds: ``max_rounds`` if the test passes, else 0.
 
     ``cells``: the numbers of cells of the candidate pairs, whose median the test is
-    asked of.
+    asked of.  With rounds, the 1-way tables get ``ONE_WAY_SHARE`` of ρ; without, all.
     """
     sigma = math.sqrt((d + 1) / rho)
-    if n / float(np.median(cells)) >= SIGNAL * sigma:
-        return ONE_WAY_SHARE * rho, max_rounds
-    return rho, 0
+    return max_rounds if n / float(np.median(cells)) >= SIGNAL * sigma else 0
