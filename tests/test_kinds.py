@@ -858,7 +858,8 @@ def test_modelled_parts_are_levels_and_their_values_are_checked():
 def test_modelled_parts_keep_their_relations_to_other_columns():
     """The carrier depends on the hour: computed from private bins that span days, the
     hour loses that relation; modelled, it keeps it, and still agrees with the
-    timestamp on every row."""
+    timestamp on every row.  At ε = 4: at 6,000 rows and ε ≤ 2 the budget plan measures
+    no pair for this domain (none would stand above its noise), and both modes lose it."""
     real = flights(6000, seed=4, missing=True)
 
     def tvd(out, x, y):
@@ -872,17 +873,17 @@ def test_modelled_parts_keep_their_relations_to_other_columns():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         for mode in ["computed", "modelled"]:
             pipe = make_private_pipeline(
-                MarginalSynthesizer(epsilon=1.0, random_state=0),
+                MarginalSynthesizer(epsilon=4.0, random_state=0),
                 flights_domain(missing=True),
                 datetime_parts=mode,
                 random_state=0,
             )
             outs[mode] = pipe.fit(real).sample(random_state=1)
-            assert pipe.privacy_report_.epsilon < 1.02
+            assert pipe.privacy_report_.epsilon < 4.08
     for out in outs.values():
         assert consistency(out) == 1.0 and (out.dtypes == real.dtypes).all()
         assert abs(out["time_hour"].isna().mean() - real["time_hour"].isna().mean()) < 0.03
-    # Measured over seeds 0-2: 0.08-0.10 modelled, 0.48-0.51 computed.
+    # Measured over seeds 0-2: 0.09-0.10 modelled, 0.50 computed.
     assert tvd(outs["modelled"], "hour", "carrier") < 0.15
     assert tvd(outs["computed"], "hour", "carrier") > 0.3
 
