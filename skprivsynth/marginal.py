@@ -641,34 +641,30 @@ class MarginalSynthesizer(BaseSynthesizer):
         the candidates with their weights (:meth:`_candidates`)."""
         n, d = data.n_samples, len(sizes)
         alpha = 0.9  # share of each round's budget spent on measuring
-        # The 1-way tables are measured first at MST's third of ρ; the plan reads the
-        # compressed sizes (post-processing of that release, its numeric bins grouped
-        # for the rounds of AIM's 16·d) of the candidate pairs (of the smallest
-        # candidates when the workload has none) with n and ρ.  Without rounds, the
-        # rest of ρ measures the 1-way tables again, combined with the first release.
-        # The compression is then made anew for the planned rounds
-        # (skprivsynth/_math/budget.py; User Guide).
+        # The 1-way tables are measured first at MST's third of ρ; whether to run
+        # AIM's 16·d rounds is decided from n, ρ and the compressed sizes (post-
+        # processing of that release) of the candidate pairs (of the smallest
+        # candidates when the workload has none): skprivsynth/_math/budget.py.
         rho_first = ONE_WAY_SHARE * rho
         released = self._measure_one_way(one_way, d, rho_first / d, report, rng)
-        sigma = math.sqrt(16 * d / (alpha * (rho - rho_first)))
-        compression, _ = self._compress(*released, numeric, n, sigma)
+        # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
+        rounds, used = 16 * d, rho_first
+        sigma = math.sqrt(rounds / (alpha * (rho - used)))
+        compression, measurements = self._compress(*released, numeric, n, sigma)
         small = min((len(c) for c in weight if len(c) > 1), default=1)
         cells = [math.prod(compression.sizes[a] for a in c) for c in weight if len(c) == small]
-        rounds = plan_rounds(n, d, rho, 16 * d, cells)
-        if rounds == 0:  # the rest of ρ on the 1-way tables
+        if plan_rounds(n, d, rho, rounds, cells) == 0:
+            # No marginal would stand above its noise: the rest of ρ on the 1-way
+            # tables, combined with the first release, and the independent model.
             released = self._measure_one_way(
                 one_way, d, (rho - rho_first) / d, report, rng, earlier=released
             )
-        used = rho_first if rounds else rho
-        # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
-        sigma = math.sqrt(rounds / (alpha * (rho - used))) if rounds else 0.0
-        compression, measurements = self._compress(*released, numeric, n, sigma)
+            compression, measurements = self._compress(*released, numeric, n, 0.0)
+            self._log("no selection rounds at this n and ρ; all of ρ on the 1-way tables")
+            model = estimate(measurements, compression.sizes, n, iterations=self.iterations)
+            return model, [], compression
         self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         data_sizes, sizes = sizes, compression.sizes
-        if rounds == 0:  # no marginal would stand above its noise: independent columns
-            model = estimate(measurements, sizes, n, iterations=self.iterations)
-            self._log("no selection rounds at this n and ρ; final estimation")
-            return model, [], compression
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
         # A candidate whose own table exceeds max_model_size cells can never be selected
         # (every clique of the model stays within it): not counted.  Public sizes.
