@@ -651,6 +651,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         rounds, used = 16 * d, rho_first
         sigma = math.sqrt(rounds / (alpha * (rho - used)))
         compression, measurements = self._compress(*released, numeric, n, sigma)
+        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         small = min((len(c) for c in weight if len(c) > 1), default=1)
         cells = [math.prod(compression.sizes[a] for a in c) for c in weight if len(c) == small]
         if plan_rounds(n, d, rho, rounds, cells) == 0:
@@ -663,7 +664,6 @@ class MarginalSynthesizer(BaseSynthesizer):
             self._log("no selection rounds at this n and ρ; all of ρ on the 1-way tables")
             model = estimate(measurements, compression.sizes, n, iterations=self.iterations)
             return model, [], compression
-        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         data_sizes, sizes = sizes, compression.sizes
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
         # A candidate whose own table exceeds max_model_size cells can never be selected
