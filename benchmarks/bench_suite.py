@@ -4,7 +4,8 @@ Run (one command; the dpmm peers run in dpmm's own venv, in a subprocess, one at
 
     python benchmarks/bench_suite.py [--tables mexico bfi ...] [--epsilon 0.5 1 2]
         [--seeds 0 1 2] [--methods ours independent aim mst privbayes]
-        [--cache DIR] [--timeout 1800] [--dpmm-python /work/venv-dpmm/bin/python]
+        [--relations replaceone addremove] [--cache DIR] [--timeout 1800]
+        [--dpmm-python /work/venv-dpmm/bin/python]
         [--write-results]
 
 Tables: benchmarks/categorical_tables.py (n 1,359–336,776, 11–32 columns, integer codes
@@ -354,6 +355,10 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=methods, choices=methods)
     parser.add_argument("--write-results", action="store_true")
     _dpmm.add_arguments(parser, timeout=1800.0)
+    parser.add_argument(
+        "--relations", nargs="+", default=list(RELATIONS), choices=list(RELATIONS),
+        help="relations under which the dpmm peers named in --methods run (others: cache)",
+    )
     parser.add_argument("--relation", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -385,7 +390,7 @@ def main(argv=None):
             for relation in RELATIONS:
                 for name, (codes, sizes, columns) in data.items():
                     key = peer_key(method, relation, name, e, seed)
-                    if method in args.methods and has_dpmm:
+                    if method in args.methods and relation in args.relations and has_dpmm:
                         worker = ["--worker", method, "--relation", relation, "--tables", name,
                                   "--epsilon", e, "--seeds", seed]  # fmt: skip
                         result = _dpmm.run(

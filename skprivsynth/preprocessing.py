@@ -32,6 +32,7 @@ from sklearn.utils.validation import (
 )
 
 from ._math.private_binning import consistent_sub_bin_weights, privtree_bins
+from ._math.tails import decay_rate, decaying_positions
 from .accountant import charge_active
 from .chunks import as_chunks, reduce_chunks
 from .domain import (
@@ -1305,6 +1306,36 @@ def _position_in_bins(idx, column, rng):
     return np.minimum(t, np.nextafter(1.0, 0.0))
 
 
+def _decay_in_end_bins(idx, t, present, column):
+    """Positions ``t`` of the rows in the outermost occupied bins (each side) moved to a
+    density that decays away from the bin's inner neighbour
+    (:mod:`~skprivsynth._math.tails`), where the bin has no sub-bin weights beyond
+    uniform.  Post-processing of the decoded codes and the public edges; the uniform
+    positions are transformed, so no draw is added.
+    """
+    counts = np.bincount(idx[present], minlength=column.n_values)
+    occupied = np.flatnonzero(counts)
+    if occupied.size < 2:
+        return t
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        density = counts / np.diff(column.edges)  # inf in a bin one float wide
+    t = t.copy()
+    for k, inner, outwards in (
+        (occupied[0], occupied[0] + 1, -1),
+        (occupied[-1], occupied[-1] - 1, 1),
+    ):
+        weights = None if column.sub_weights is None else column.sub_weights[k]
+        if (weights is not None and np.ptp(weights) > 0) or counts[inner] == 0:
+            continue
+        with np.errstate(invalid="ignore"):
+            rate = decay_rate(density[k] / density[inner])  # 0 unless a finite ratio < 1
+        if rate > 0:
+            rows = present & (idx == k)
+            s = decaying_positions(rate, t[rows])
+            t[rows] = s if outwards > 0 else np.minimum(1.0 - s, np.nextafter(1.0, 0.0))
+    return t
+
+
 def _grid_values(idx, t, column, dtype):
     """Grid point (integer, or multiple of a datetime resolution) at position ``t`` of
     each row's bin ``idx``, inside ``[e_0, e_B]`` and the range of an integer dtype.
@@ -1336,7 +1367,7 @@ def _decode_column(idx, column, dtype, rng):
     idx = np.where(missing, 0, idx)
     if column.kind == "bins":
         e = column.edges
-        t = _position_in_bins(idx, column, rng)
+        t = _decay_in_end_bins(idx, _position_in_bins(idx, column, rng), ~missing, column)
         if column.step is None:
             values = (1.0 - t) * e[idx] + t * e[idx + 1]  # inside the bin, never overflows
             # Below the upper edge of a half-open bin despite rounding (a bin one float
