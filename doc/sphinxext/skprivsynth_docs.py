@@ -42,6 +42,7 @@ INTERSPHINX_SITES = {
 #: not listed follow in file-name order.
 GALLERY_ORDER = (
     "plot_quality_report.py",
+    "plot_your_table.py",
     "plot_adult_microaggregation.py",
     "plot_noisy_microaggregation.py",
     "plot_reduced_space_lp.py",
