@@ -2,7 +2,8 @@
 
 Run:  python benchmarks/bench_budget.py [--tables mexico ofp adult ...] [--epsilon 0.5 1]
                                         [--seeds 0 1] [--rows N]
-                                        [--variants independent fixed plan:3 plan:6]
+                                        [--variants independent fixed plan:3 plan:6
+                                         share:1/6 ...]
 
 Variants (everything else at the defaults):
 
@@ -14,6 +15,10 @@ Variants (everything else at the defaults):
     tables if the median candidate pair, measured with a (d + 1)-th of ρ, has a mean
     count S noise deviations clear; otherwise no rounds and all of ρ on the 1-way
     tables.  The default is S = √(2/π)/(2·(1/15)) ≈ 6.0.
+``share:F``
+    The default plan with a share ``F`` of ρ (e.g. ``share:1/6``) on the first 1-way
+    release instead of ``ONE_WAY_SHARE`` = 1/3 (AIM spends about 1/19 there: one
+    round's noise per 1-way table).
 ``independent``
     The product of noisy 1-way marginals at the same ρ (bench_peers.py).
 
@@ -39,7 +44,7 @@ from skprivsynth import MarginalSynthesizer  # noqa: E402
 from skprivsynth._math import budget  # noqa: E402
 from skprivsynth.datasets import load_adult  # noqa: E402
 
-PLAN, SIGNAL = marginal.plan_rounds, budget.SIGNAL
+PLAN, SIGNAL, SHARE = marginal.plan_rounds, budget.SIGNAL, marginal.ONE_WAY_SHARE
 
 
 def load(name, rows=None):
@@ -66,11 +71,14 @@ def run(variant, X, sizes, columns, epsilon, seed):
         return independent_gaussian(X, columns, sizes, epsilon, 1e-9, seed), None
     marginal.plan_rounds = fixed_plan if variant == "fixed" else PLAN
     budget.SIGNAL = float(variant.split(":")[1]) if variant.startswith("plan:") else SIGNAL
+    if variant.startswith("share:"):
+        numerator, _, denominator = variant.split(":")[1].partition("/")
+        marginal.ONE_WAY_SHARE = float(numerator) / float(denominator or 1)
     try:
         est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed).fit(X)
         return est.sample(len(X), random_state=seed), len(est.cliques_)
     finally:
-        marginal.plan_rounds, budget.SIGNAL = PLAN, SIGNAL
+        marginal.plan_rounds, budget.SIGNAL, marginal.ONE_WAY_SHARE = PLAN, SIGNAL, SHARE
 
 
 def main(argv=None):

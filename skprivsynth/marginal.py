@@ -196,9 +196,11 @@ def _significant_shares(y, sigma, cutoff=1.5):
     is the sum of their noisy counts, std ``sigma·sqrt(size)``, Hay et al. 2010): a
     range's mass goes to its two halves by the Euclidean projection of their
     estimates onto ``{a + b = mass, a, b >= 0}``, except that a half below ``cutoff``
-    of its standard deviations, while the other is not, gets nothing.  An empty stretch
-    of the group (the empty tail of a generous public range) thus gets mass only when
-    its noisy total stands out of its noise, and a sparse tail that does keeps it.  A
+    of its standard deviations, while the other is not, gets nothing and the other
+    its own estimate (at most the mass): the noise of a dropped half is not handed to
+    its neighbour, and the shares are normalised at the end.  An empty stretch of the
+    group (the empty tail of a generous public range) thus gets mass only when its
+    noisy total stands out of its noise, and a sparse tail that does keeps it.  A
     group whose total is not positive is uniform.  Post-processing.
     """
     shares = np.zeros(y.size)
@@ -216,12 +218,13 @@ def _significant_shares(y, sigma, cutoff=1.5):
         n_left, n_right = mid - lo, hi - mid
         keep_left = left >= cutoff * sigma * math.sqrt(n_left)
         keep_right = right >= cutoff * sigma * math.sqrt(n_right)
-        if keep_left != keep_right:
-            a = mass if keep_left else 0.0
+        if keep_left != keep_right:  # the dropped half's noise goes to neither
+            a, b = (min(left, mass), 0.0) if keep_left else (0.0, min(right, mass))
         else:
             a = min(max((left - right + mass) / 2, 0.0), mass)
-        stack += [(lo, mid, a), (mid, hi, mass - a)]
-    return shares / shares.sum()
+            b = mass - a
+        stack += [(lo, mid, a), (mid, hi, b)]
+    return shares / shares.sum() if shares.sum() > 0 else np.full(y.size, 1 / y.size)
 
 
 class MarginalSynthesizer(BaseSynthesizer):

@@ -352,6 +352,16 @@ def test_group_shares_give_an_empty_stretch_little():
     assert np.array_equal(_significant_shares(np.array([-5.0, -1.0]), 1.0), [0.5, 0.5])
 
 
+def test_group_shares_do_not_hand_a_dropped_bin_to_its_neighbour():
+    # Three bins of 400 rows and an empty one whose noise (+60, below 1.5 sd = 75) is
+    # dropped: the last full bin, its sibling in the top-down split, must not receive
+    # that noise (it would get 460 of 1,260 rows: the end of a tail inflated).
+    from skprivsynth.marginal import _significant_shares
+
+    w = _significant_shares(np.array([400.0, 400.0, 400.0, 60.0]), 50.0)
+    np.testing.assert_allclose(w, [1 / 3, 1 / 3, 1 / 3, 0.0])
+
+
 def test_budget_plan_follows_n_and_rho_only():
     from skprivsynth._math.budget import SIGNAL, plan_rounds
 
