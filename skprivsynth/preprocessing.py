@@ -518,7 +518,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     integer of the bin for integer dtypes), or, with ``level_weights="private"``,
     from the released frequencies of its 8 equal-width sub-bins, then uniformly in
     the sub-bin: the within-range distribution of the private data is never used
-    except through such a DP release.  The randomness comes from ``random_state``.
+    except through such a DP release.  The outermost occupied bin on each side,
+    where it has no such frequencies, is drawn from a density that decays away
+    from its denser inner neighbour, at the rate that gives it its share of the
+    decoded rows (post-processing of ``Xt`` and the edges; User Guide, "The end
+    bins").  The randomness comes from ``random_state``.
 
     **Decoding binary codes** (``encoding="binary"``).  Each bit is read as the
     probability ``clip(x, 0, 1)`` of a 1: entries exactly 0 or 1 (or outside
