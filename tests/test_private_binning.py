@@ -475,6 +475,14 @@ def test_sub_bin_weights_of_a_flat_bin_do_not_follow_the_noise():
     assert np.mean(ours) < 0.25 and np.mean(ours) < 0.6 * np.mean(naive)
 
 
+def test_sub_bin_weights_do_not_hand_a_dropped_sub_bin_to_its_neighbour():
+    """Three sub-bins of 400 rows and an empty one whose noise (+60, below 1.5 sd = 75)
+    is dropped: its sibling in the top-down split must not receive that noise (it got
+    460 of 1,260 rows before: the outer end of a bin inflated)."""
+    w = private_binning._top_down(np.array([[400.0, 400.0, 400.0, 60.0]]), 50.0, 1.5)
+    np.testing.assert_allclose(w, [[1 / 3, 1 / 3, 1 / 3, 0.0]])
+
+
 def test_sub_bin_counts_sensitivity():
     """Every replace-one move changes the measured vector by at most sqrt(2) in L2."""
     counts0 = np.random.default_rng(0).poisson(2.0, 32)

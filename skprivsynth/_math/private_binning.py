@@ -274,8 +274,10 @@ def consistent_sub_bin_weights(
     node's mass ``p`` goes to its two children ``(a, p − a)`` by the Euclidean
     projection of their estimates onto ``{a + b = p, a >= 0, b >= 0}``, except that a
     child whose estimate is below ``cutoff`` of its standard deviations while its
-    sibling's is not gets nothing, and two children whose difference is below ``cutoff``
-    of its standard deviations share ``p`` equally.  A region without rows thus receives
+    sibling's is not gets nothing and the sibling its own estimate (at most ``p``: the
+    dropped child's noise goes to no sub-bin; the weights are normalised at the end),
+    and two children whose difference is below ``cutoff`` of its standard deviations
+    share ``p`` equally.  A region without rows thus receives
     mass only when its noisy total stands out of its noise, tested once per maximal
     empty dyadic region rather than once per sub-bin.  A bin whose total is not
     significant falls back to uniform.  Measuring the inner nodes too (Hay's full tree)
@@ -364,12 +366,13 @@ def _top_down(y, sigma, cutoff):
         keep_left = left >= tau[first : first + 2 * k : 2]
         keep_right = right >= tau[first + 1 : first + 2 * k : 2]
         a = np.clip((left - right + mass) / 2, 0.0, mass)
-        a = np.where(keep_left & ~keep_right, mass, np.where(keep_right & ~keep_left, 0.0, a))
-        # Halves whose difference is within the noise of a difference get equal shares:
-        # the split follows the data only where the data shows a difference.
+        b = mass - a
+        only_left, only_right = keep_left & ~keep_right, keep_right & ~keep_left
+        a = np.where(only_left, np.minimum(left, mass), np.where(only_right, 0.0, a))
+        b = np.where(only_right, np.minimum(right, mass), np.where(only_left, 0.0, b))
         even = np.abs(left - right) < tau[first : first + 2 * k : 2] * math.sqrt(2)
-        a = np.where(even, mass / 2, a)
-        mass = np.stack([a, mass - a], axis=2).reshape(m, 2 * k)
+        a, b = np.where(even, mass / 2, a), np.where(even, mass / 2, b)
+        mass = np.stack([a, b], axis=2).reshape(m, 2 * k)
         first += 2 * k
-    mass[empty] = 1.0
+    mass[empty | (mass.sum(axis=1) <= 0)] = 1.0
     return mass / mass.sum(axis=1, keepdims=True)
