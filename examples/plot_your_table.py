@@ -6,7 +6,7 @@ Your own table: a raw CSV from file to release
 The steps of the user guide's page "Your own table", run on a generated hospital file
 of 20,000 visits: an admission timestamp, the month derived from it, an age, a ward
 (with a real ward called ``NA``), an ordered severity, a length of stay in tenths of a
-day and a lab value missing for about 40 % of the visits, more often when the severity
+day and a lab value missing for about 38 % of the visits, more often when the severity
 is low.  The command line does everything: ``synthesize`` at ε = 1 with a declared
 public domain, then ``evaluate`` against 5,000 held-out visits.
 
