@@ -277,9 +277,9 @@ def consistent_sub_bin_weights(
     sibling's is not gets nothing and the sibling its own estimate (at most ``p``: the
     dropped child's noise goes to no sub-bin; the weights are normalised at the end),
     and two children whose difference is below ``cutoff`` of its standard deviations
-    share ``p`` equally.  A region without rows thus receives
-    mass only when its noisy total stands out of its noise, tested once per maximal
-    empty dyadic region rather than once per sub-bin.  A bin whose total is not
+    share ``p`` equally.  A region without rows thus receives mass only when its noisy
+    total stands out of its noise, tested once per maximal empty dyadic region rather
+    than once per sub-bin.  A bin whose total is not
     significant falls back to uniform.  Measuring the inner nodes too (Hay's full tree)
     would raise the sensitivity to ``sqrt(2·(log2(n_sub) + 1))`` and, at ``n_sub <=
     64``, lose more accuracy on the sub-bins than the tree gains (Qardaji, Yang & Li,
@@ -370,6 +370,8 @@ def _top_down(y, sigma, cutoff):
         only_left, only_right = keep_left & ~keep_right, keep_right & ~keep_left
         a = np.where(only_left, np.minimum(left, mass), np.where(only_right, 0.0, a))
         b = np.where(only_right, np.minimum(right, mass), np.where(only_left, 0.0, b))
+        # Halves whose difference is within the noise of a difference get equal shares:
+        # the split follows the data only where the data shows a difference.
         even = np.abs(left - right) < tau[first : first + 2 * k : 2] * math.sqrt(2)
         a, b = np.where(even, mass / 2, a), np.where(even, mass / 2, b)
         mass = np.stack([a, b], axis=2).reshape(m, 2 * k)
