@@ -1315,7 +1315,7 @@ def _decay_in_end_bins(idx, t, present, column):
     density that decays away from the bin's inner neighbour
     (:mod:`~skprivsynth._math.tails`), where the bin has no sub-bin weights beyond
     uniform.  Post-processing of the decoded codes and the public edges; the uniform
-    positions are transformed, so no draw is added.
+    positions are transformed in place, so no draw is added.
     """
     counts = np.bincount(idx[present], minlength=column.n_values)
     occupied = np.flatnonzero(counts)
@@ -1323,7 +1323,6 @@ def _decay_in_end_bins(idx, t, present, column):
         return t
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         density = counts / np.diff(column.edges)  # inf in a bin one float wide
-    t = t.copy()
     for k, inner, outwards in (
         (occupied[0], occupied[0] + 1, -1),
         (occupied[-1], occupied[-1] - 1, 1),
