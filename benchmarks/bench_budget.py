@@ -19,6 +19,14 @@ Variants (everything else at the defaults):
     The default plan with a share ``F`` of ρ (e.g. ``share:1/6``) on the first 1-way
     release instead of ``ONE_WAY_SHARE`` = 1/3 (AIM spends about 1/19 there: one
     round's noise per 1-way table).
+``name=value``
+    The default plan with ``MarginalSynthesizer(name=value)``, e.g. ``tol=1`` (each
+    model fit stops once a step lowers the loss by at most 1 nat; default 0.1) or
+    ``iterations=100`` (at most 100 mirror-descent steps per fit; default 200).
+``steps:K``
+    Each selection round's re-fit is ``K`` mirror-descent steps from the previous
+    model, whatever the loss does, then a final fit of 500 steps (the rule before
+    2026-11-26 was ``steps:50``: ``iterations // 10`` steps a round).
 ``independent``
     The product of noisy 1-way marginals at the same ρ (bench_peers.py).
 
@@ -45,6 +53,7 @@ from skprivsynth._math import budget  # noqa: E402
 from skprivsynth.datasets import load_adult  # noqa: E402
 
 PLAN, SIGNAL, SHARE = marginal.plan_rounds, budget.SIGNAL, marginal.ONE_WAY_SHARE
+REFIT = MarginalSynthesizer._refit
 
 
 def load(name, rows=None):
@@ -74,11 +83,25 @@ def run(variant, X, sizes, columns, epsilon, seed):
     if variant.startswith("share:"):
         numerator, _, denominator = variant.split(":")[1].partition("/")
         marginal.ONE_WAY_SHARE = float(numerator) / float(denominator or 1)
+    name, is_param, value = variant.partition("=")
+    params = {name: float(value) if "." in value else int(value)} if is_param else {}
+    last = {}
+    if variant.startswith("steps:"):
+        steps = int(variant.split(":")[1])
+
+        def refit(self, measurements, sizes, n, model):
+            last.update(measurements=measurements, sizes=sizes, n=n)
+            return marginal.estimate(measurements, sizes, n, iterations=steps, warm_start=model)
+
+        MarginalSynthesizer._refit = refit
     try:
-        est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed).fit(X)
+        est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed, **params).fit(X)
+        if last:  # the final fit of iterations steps that came with this rule
+            est.model_ = marginal.estimate(**last, iterations=500, warm_start=est.model_)
         return est.sample(len(X), random_state=seed), len(est.cliques_)
     finally:
         marginal.plan_rounds, budget.SIGNAL, marginal.ONE_WAY_SHARE = PLAN, SIGNAL, SHARE
+        MarginalSynthesizer._refit = REFIT
 
 
 def main(argv=None):

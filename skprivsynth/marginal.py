@@ -284,21 +284,20 @@ class MarginalSynthesizer(BaseSynthesizer):
     noise : {"continuous", "discrete"}, default="continuous"
         ``"discrete"``: exact discrete Gaussian noise on a grid (floating-point safe,
         same ρ).
-    iterations : int, default=500
-        Mirror-descent iterations of the final model fit; ``iterations // 10`` per
-        selection round (``"adaptive"``).
-    tol : float or None, default=None
-        ``"adaptive"``: when the model's marginal of the marginal just measured has
-        barely moved after a round's steps (which halves the next noise scale), keep
-        fitting, ``iterations // 10`` steps at a time, until it moves, a step lowers
-        the loss by at most ``tol`` (relative), or ``iterations`` steps were taken.
-        None: one run of ``iterations // 10`` steps per round.  ``1e-3`` measures
-        more marginals at large ε (slower); see the User Guide.
+    iterations : int, default=200
+        Largest number of mirror-descent steps of each model fit (every selection
+        round's and the final one).
+    tol : float, default=0.1
+        Each model fit stops after a step that lowers its loss, the negative
+        log-likelihood of the measurements, by at most ``tol`` nats (or after
+        ``iterations`` steps).  Smaller is slower and closer to the optimum; see the
+        User Guide.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
         0 is silent; 1 prints one line per phase of ``fit`` with its time on
-        standard error (the 1-way tables, each selection round, the final estimation).
+        standard error (the 1-way tables, each selection round or MST's tree, the
+        model fit).
 
     Attributes
     ----------
@@ -348,7 +347,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "measurement": [StrOptions({"independent", "correlated"})],
         "noise": [StrOptions(set(NOISE_OPTIONS))],
         "iterations": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -363,8 +362,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         max_model_size=1_000_000,
         measurement="independent",
         noise="continuous",
-        iterations=500,
-        tol=None,
+        iterations=200,
+        tol=0.1,
         random_state=None,
         verbose=0,
     ):
@@ -586,7 +585,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         data_sizes, sizes = sizes, compression.sizes
         cliques = []
         if d > 1:
-            model = estimate(measurements, sizes, n, iterations=self.iterations)
+            model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
             pairs = list(itertools.combinations(range(d), 2))
             # Pass 2 over the data: every pair's table of the compressed codes (the
             # compression is post-processing of the 1-way release).
@@ -611,8 +610,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             for c in cliques:
                 measurements += self._measure(answers[c], c, rho / (3 * (d - 1)), report, rng)
             self._log("tree marginals released")
-        model = estimate(measurements, sizes, n, iterations=self.iterations)
-        self._log(f"final estimation ({self.iterations} iterations)")
+        model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
+        self._log("model fitted to the tree's measurements")
         return model, cliques, compression
 
     def _candidates(self, d):
@@ -665,7 +664,9 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
             compression, measurements = self._compress(*released, numeric, n, 0.0)
             self._log("no selection rounds at this n and ρ; all of ρ on the 1-way tables")
-            model = estimate(measurements, compression.sizes, n, iterations=self.iterations)
+            model = estimate(
+                measurements, compression.sizes, n, iterations=self.iterations, tol=self.tol
+            )
             return model, [], compression
         data_sizes, sizes = sizes, compression.sizes
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
@@ -682,7 +683,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # inequality): sensitivity 2·max_r w_r.  The weights follow from the public
         # workload: no privacy cost changes with it.
         score_sensitivity = _TABLE_L1 * max(weight[c] for c in candidates)
-        model = estimate(measurements, sizes, n, iterations=self.iterations // 10 or 1)
+        model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
         cliques = []
         last = False
         while not last:
@@ -715,34 +716,28 @@ class MarginalSynthesizer(BaseSynthesizer):
             before = n * model.marginal(chosen)
             measurements += self._measure(answers[chosen], chosen, 1 / sigma**2, report, rng)
             cliques.append(chosen)
-            model, moved = self._estimate_round(measurements, sizes, n, model, chosen, before, bias)
-            if not moved:
+            model = self._refit(measurements, sizes, n, model)
+            # Annealing test on the re-fitted model (post-processing of the releases).
+            if np.abs(n * model.marginal(chosen) - before).sum() <= bias * before.size:
                 sigma, eps = sigma / 2, eps * 2  # the model barely moved: measure finer
             self._log(
                 f"round {len(cliques)}: marginal of columns {chosen} measured, "
                 f"{min(used / rho, 1.0):.0%} of the budget spent"
             )
-        model = estimate(measurements, sizes, n, iterations=self.iterations, warm_start=model)
-        self._log(f"final estimation ({self.iterations} iterations)")
         return model, cliques, compression
 
-    def _estimate_round(self, measurements, sizes, n, model, chosen, before, bias):
-        """Re-fit after measuring ``chosen``; return the model and whether the model's
-        marginal of ``chosen`` moved from ``before`` by more than ``bias`` per cell.
-
-        ``iterations // 10`` mirror-descent steps from the previous model; with ``tol``,
-        more such runs until the marginal moved, the loss stopped decreasing by ``tol``,
-        or ``iterations`` steps were taken.  Post-processing of the measurements only.
-        """
-        chunk = self.iterations // 10 or 1
-        resume, steps = {}, 0  # the first run is the run without tol
-        while True:
-            model = estimate(measurements, sizes, n, iterations=chunk, warm_start=model, **resume)
-            steps += chunk
-            moved = np.abs(n * model.marginal(chosen) - before).sum() > bias * before.size
-            if self.tol is None or moved or model.converged or steps >= self.iterations:
-                return model, moved
-            resume = {"step_size": model.step_size, "tol": self.tol}
+    def _refit(self, measurements, sizes, n, model):
+        """The model fitted to ``measurements`` from ``model`` and its last step size:
+        at most ``iterations`` steps, to ``tol`` nats."""
+        return estimate(
+            measurements,
+            sizes,
+            n,
+            iterations=self.iterations,
+            warm_start=model,
+            step_size=model.step_size,
+            tol=self.tol,
+        )
 
     # ----------------------------------------------------------------- sampling
 

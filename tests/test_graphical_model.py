@@ -95,18 +95,18 @@ def test_estimate_stops_when_the_loss_stops_decreasing_by_tol_at_the_optimum():
         for c in CLIQUES + [(j,) for j in range(6)]
     ]
     reference = _loss(estimate(measurements, SIZES, n, iterations=5000, tol=0), measurements, n)
-    model = estimate(measurements, SIZES, n, iterations=5000, tol=1e-6)
+    model = estimate(measurements, SIZES, n, iterations=5000, tol=0.1)
     assert model.converged
     loss = _loss(model, measurements, n)
-    # one more step lowers the loss by at most tol (relative): that is why it stopped
+    # one more step lowers the loss by at most tol nats: that is why it stopped
     again = estimate(
         measurements, SIZES, n, iterations=1, warm_start=model, step_size=model.step_size, tol=0
     )
-    assert loss - _loss(again, measurements, n) <= 1e-6 * loss + 1e-9
-    # and the optimum of many fixed steps is reached to within a small fraction
-    assert reference <= loss <= reference * (1 + 1e-3)
+    assert loss - _loss(again, measurements, n) <= 0.1 + 1e-9
+    # and the optimum of many fixed steps is reached to within a few nats
+    assert reference <= loss <= reference + 5
     # a run capped before that is not converged
-    assert not estimate(measurements, SIZES, n, iterations=2, tol=1e-6).converged
+    assert not estimate(measurements, SIZES, n, iterations=2, tol=0.1).converged
 
 
 def test_systematic_sampling_matches_the_model_within_one_record_per_group():

@@ -364,7 +364,7 @@ def _loss_and_gradient(model, measurements, hosts, n):
 
 
 def estimate(
-    measurements, sizes, n, cliques=(), iterations=500, warm_start=None, step_size=None, tol=1e-9
+    measurements, sizes, n, cliques=(), iterations=500, warm_start=None, step_size=None, tol=0.0
 ):
     """The graphical model that best explains ``measurements`` (Private-PGM).
 
@@ -382,8 +382,9 @@ def estimate(
     step_size : float, optional
         First step size (the ``step_size`` a previous fit ended with, say).  None:
         the inverse of the largest curvature of ``L`` along one cell, a safe start.
-    tol : float, default=1e-9
-        Stop after a step that lowers the loss by at most ``tol·max(L, 1)``.
+    tol : float, default=0.0
+        Stop after a step that lowers ``L`` by at most ``tol``.  ``L`` is the negative
+        log-likelihood of the measurements (up to a constant), so ``tol`` is in nats.
 
     Returns
     -------
@@ -421,7 +422,7 @@ def estimate(
             if new_loss <= loss - 0.5 * decrease or step < 1e-30:
                 break
             step *= 0.5
-        model.converged = loss - new_loss <= tol * max(loss, 1.0)
+        model.converged = loss - new_loss <= tol
         loss, grads = new_loss, new_grads
         step *= 1.5
         if model.converged:
