@@ -22,7 +22,8 @@ Variants (everything else at the defaults):
 ``name=value``
     The default plan with ``MarginalSynthesizer(name=value)``, e.g. ``tol=1`` (each
     model fit stops once a step lowers the loss by at most 1 nat; default 0.1) or
-    ``iterations=100`` (at most 100 mirror-descent steps per fit; default 200).
+    ``iterations=500`` (at most 500 mirror-descent steps in the final fit and 100 in
+    each round's; default 1000).
 ``steps:K``
     Each selection round's re-fit is ``K`` mirror-descent steps from the previous
     model, whatever the loss does, then a final fit of 500 steps (the rule before
@@ -85,19 +86,18 @@ def run(variant, X, sizes, columns, epsilon, seed):
         marginal.ONE_WAY_SHARE = float(numerator) / float(denominator or 1)
     name, is_param, value = variant.partition("=")
     params = {name: float(value) if "." in value else int(value)} if is_param else {}
-    last = {}
     if variant.startswith("steps:"):
         steps = int(variant.split(":")[1])
 
-        def refit(self, measurements, sizes, n, model):
-            last.update(measurements=measurements, sizes=sizes, n=n)
-            return marginal.estimate(measurements, sizes, n, iterations=steps, warm_start=model)
+        def refit(self, measurements, sizes, n, model, iterations):
+            final = iterations == self.iterations  # the old rule's final fit: 500 steps
+            return marginal.estimate(
+                measurements, sizes, n, iterations=500 if final else steps, warm_start=model
+            )
 
         MarginalSynthesizer._refit = refit
     try:
         est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed, **params).fit(X)
-        if last:  # the final fit of iterations steps that came with this rule
-            est.model_ = marginal.estimate(**last, iterations=500, warm_start=est.model_)
         return est.sample(len(X), random_state=seed), len(est.cliques_)
     finally:
         marginal.plan_rounds, budget.SIGNAL, marginal.ONE_WAY_SHARE = PLAN, SIGNAL, SHARE

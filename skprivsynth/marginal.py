@@ -284,9 +284,9 @@ class MarginalSynthesizer(BaseSynthesizer):
     noise : {"continuous", "discrete"}, default="continuous"
         ``"discrete"``: exact discrete Gaussian noise on a grid (floating-point safe,
         same ρ).
-    iterations : int, default=200
-        Largest number of mirror-descent steps of each model fit (every selection
-        round's and the final one).
+    iterations : int, default=1000
+        Largest number of mirror-descent steps of the final model fit;
+        ``iterations // 5`` for the re-fit of each selection round.
     tol : float, default=0.1
         Each model fit stops after a step that lowers its loss, the negative
         log-likelihood of the measurements, by at most ``tol`` nats (or after
@@ -362,7 +362,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         max_model_size=1_000_000,
         measurement="independent",
         noise="continuous",
-        iterations=200,
+        iterations=1000,
         tol=0.1,
         random_state=None,
         verbose=0,
@@ -716,7 +716,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             before = n * model.marginal(chosen)
             measurements += self._measure(answers[chosen], chosen, 1 / sigma**2, report, rng)
             cliques.append(chosen)
-            model = self._refit(measurements, sizes, n, model)
+            model = self._refit(measurements, sizes, n, model, self.iterations // 5 or 1)
             # Annealing test on the re-fitted model (post-processing of the releases).
             if np.abs(n * model.marginal(chosen) - before).sum() <= bias * before.size:
                 sigma, eps = sigma / 2, eps * 2  # the model barely moved: measure finer
@@ -724,16 +724,18 @@ class MarginalSynthesizer(BaseSynthesizer):
                 f"round {len(cliques)}: marginal of columns {chosen} measured, "
                 f"{min(used / rho, 1.0):.0%} of the budget spent"
             )
+        model = self._refit(measurements, sizes, n, model, self.iterations)
+        self._log("final model fit")
         return model, cliques, compression
 
-    def _refit(self, measurements, sizes, n, model):
+    def _refit(self, measurements, sizes, n, model, iterations):
         """The model fitted to ``measurements`` from ``model`` and its last step size:
         at most ``iterations`` steps, to ``tol`` nats."""
         return estimate(
             measurements,
             sizes,
             n,
-            iterations=self.iterations,
+            iterations=iterations,
             warm_start=model,
             step_size=model.step_size,
             tol=self.tol,

@@ -76,9 +76,9 @@ def test_every_round_is_fitted_to_tol_from_where_the_last_fit_stopped(codes, mon
     monkeypatch.setattr(marginal, "estimate", recording)
     est = MarginalSynthesizer(8.0, domain=SIZES, iterations=5000, random_state=0).fit(codes)
     assert est.rho_ == pytest.approx(zcdp_rho(8.0, 1e-9), rel=1e-9)
-    # the fit after the 1-way release, then one per round
-    assert len(calls) == 1 + len(est.cliques_) and len(est.cliques_) > 1
-    # each round resumes the previous fit with its step size and runs to tol (0.1 nats),
+    # the fit after the 1-way release, one per round, the final fit
+    assert len(calls) == 2 + len(est.cliques_) and len(est.cliques_) > 1
+    # each fit resumes the previous one with its step size and runs to tol (0.1 nats),
     # so the annealing test reads a converged model
     for previous, (warm_start, step_size, model) in itertools.pairwise(calls):
         assert warm_start is previous[2] and step_size == previous[2].step_size
