@@ -1376,7 +1376,10 @@ def _decode_column(idx, column, dtype, rng):
             # Below the upper edge of a half-open bin despite rounding (a bin one float
             # wide, such as a range's bound [lo, lo⁺), decodes to its lower edge).
             below = np.nextafter(e[idx + 1], -np.inf)
-            values = np.where(idx == e.size - 2, values, np.minimum(values, below))
+            last = idx == e.size - 2
+            values = np.where(last, values, np.minimum(values, below))
+            if e[-2] == np.nextafter(e[-1], -np.inf):  # [hi⁻, hi]: the values at the bound
+                values[last] = e[-1]
             decimals = getattr(column.spec, "decimals", None)
             if decimals is not None:  # the declared precision, inside the declared edges
                 values = np.clip(np.round(values, decimals), e[0], e[-1])

@@ -229,6 +229,24 @@ def test_private_bins_of_a_generous_range_keep_the_values_inside_the_data():
     assert np.median(outside) < 0.002 and 0.9 < np.median(ratios) < 1.1
 
 
+def test_a_point_mass_at_either_bound_of_a_range_decodes_to_the_bound():
+    # Values reported capped at a bound (visibility "10 miles or more", an income of 0):
+    # the private bins give each bound a cell one float wide, and its rows must come
+    # back at the bound, not one float inside it (which put a quarter of a capped
+    # column at 9.999999999999998 and its KS statistic at 0.26).
+    rng = np.random.default_rng(0)
+    v = np.where(rng.random(20_000) < 0.8, 10.0, rng.uniform(0, 10, 20_000))
+    v[:2000] = 0.0
+    domain = {"v": {"type": "float", "range": [0.0, 10.0]}}
+    enc = BooleanEncoder(categories=domain, binning_epsilon=1.0, random_state=0)
+    codes = enc.fit_transform(pd.DataFrame({"v": v}))
+    back = enc.inverse_transform(codes)["v"].to_numpy()
+    for bound in (0.0, 10.0):
+        assert np.mean(back == bound) == pytest.approx(np.mean(v == bound), abs=0.01)
+    inside = (back > 0) & (back < 10)
+    assert np.mean(inside) == pytest.approx(np.mean((v > 0) & (v < 10)), abs=0.01)
+
+
 def test_integer_column_with_bins_decodes_to_integer_inside_bin():
     df = pd.DataFrame({"age": np.array([17, 18, 30, 64, 90], dtype=np.int64)})
     enc = BooleanEncoder(categories={"age": {"bins": [17, 18, 30, 65, 91]}}, random_state=0)
