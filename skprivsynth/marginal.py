@@ -289,9 +289,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         ``iterations // 5`` for the re-fit of each selection round.
     tol : float, default=0.1
         Each model fit stops after a step that lowers its loss, the negative
-        log-likelihood of the measurements, by at most ``tol`` nats (or after
-        ``iterations`` steps).  Smaller is slower and closer to the optimum; see the
-        User Guide.
+        log-likelihood of the measurements, by at most ``tol`` nats (or at its cap of
+        steps, above).  Smaller is slower and closer to the optimum; see the User
+        Guide.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
