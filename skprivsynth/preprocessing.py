@@ -1423,13 +1423,16 @@ _DAY_PARTS = ("weekday", "day", "month", "year")
 def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
     """Decoded ``datetimes`` redrawn inside their bins to agree with decoded parts.
 
-    For each bin, the days it touches are grouped by their ``_DAY_PARTS`` that
-    ``parts`` holds (part -> float values, NaN when missing); a row gets a day
-    drawn uniformly among those that match all its parts, else the first ones in
-    priority order, else any day of the bin.  Its time of day keeps the decoded
-    one, with the hour and minute replaced by the decoded parts; the result is
-    rounded down to the resolution and kept only if it lies in the row's bin (else
-    the decoded datetime stays).  Post-processing of decoded codes: no data read.
+    A row keeps its decoded time of day with the hour and minute replaced by the
+    decoded parts, and gets a day of its bin on which that time lies inside the bin
+    (a bin's first and last days may be partial); among those days, the ones that
+    match all its ``_DAY_PARTS`` that ``parts`` holds (part -> float values, NaN when
+    missing), else the first ones in priority order, else any.  Where no day of its
+    bin holds that time (a bin shorter than a day), the row keeps its decoded day and
+    leaves the bin: the hour, modelled with the other columns, is worth more than
+    where within a day the bin's 1-way count put the row.  The result is rounded down
+    to the resolution, and a row that would leave the declared range keeps its
+    decoded datetime.  Post-processing of decoded codes: no data read.
     """
     seconds = _numbers(datetimes, column.spec)
     edges, step = column.edges, column.step
@@ -1439,34 +1442,60 @@ def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
     out = seconds.copy()
     for k in np.unique(idx[known]):
         rows = np.flatnonzero(known & (idx == k))
-        days = np.arange(int(edges[k] // 86400), int(edges[k + 1] // 86400) + 1)
-        calendar = pd.DatetimeIndex(days.astype("datetime64[D]"))
-        features = [
-            getattr(calendar, "day_of_week" if p == "weekday" else p).to_numpy(np.float64)
-            for p in keys
-        ]
-        chosen = np.full(rows.size, -1)
-        for level in range(len(keys), 0, -1):
-            todo = np.flatnonzero(chosen < 0)
-            candidates = pd.Series(days).groupby(features[:level]).indices
-            wanted = pd.Series(todo).groupby([parts[p][rows[todo]] for p in keys[:level]])
-            for key, positions in wanted.indices.items():
-                if key in candidates:
-                    pool = candidates[key]
-                    chosen[todo[positions]] = pool[rng.integers(pool.size, size=positions.size)]
-        rest = chosen < 0
-        chosen[rest] = rng.integers(days.size, size=int(rest.sum()))
         time = seconds[rows] % 86400
         for part, unit, period in (("hour", 3600, 86400), ("minute", 60, 3600)):
             if part in parts:
                 value = parts[part][rows]
                 replaced = time - time % period + value * unit + time % unit
                 time = np.where(np.isnan(value), time, replaced)
-        drawn = np.floor((days[chosen] * 86400 + time) / step) * step
+        days = np.arange(int(edges[k] // 86400), int(edges[k + 1] // 86400) + 1)
         last = k == edges.size - 2
-        inside = (drawn >= edges[k]) & ((drawn < edges[k + 1]) | (last & (drawn <= edges[-1])))
-        out[rows] = np.where(inside, drawn, seconds[rows])
+
+        def inside(day, time):
+            t = np.floor((day * 86400 + time) / step) * step
+            return (t >= edges[k]) & ((t < edges[k + 1]) | (last & (t <= edges[-1])))
+
+        # The days on which a row's time lies in the bin: all but perhaps the first
+        # and the last, so the rows fall into four groups of consecutive days.
+        first, final = inside(days[0], time), inside(days[-1], time)
+        chosen = np.zeros(rows.size)
+        for a in (True, False):
+            for b in (True, False):
+                group = np.flatnonzero((first == a) & (final == b))
+                pool = days[(0 if a else 1) : days.size - (0 if b else 1)]
+                if not group.size:
+                    continue
+                if pool.size:
+                    chosen[group] = _matching_days(pool, keys, parts, rows[group], rng)
+                else:  # a bin shorter than a day: the decoded day
+                    chosen[group] = seconds[rows[group]] // 86400
+        drawn = np.floor((chosen * 86400 + time) / step) * step
+        kept = (drawn >= edges[0]) & (drawn <= edges[-1])
+        out[rows] = np.where(kept, drawn, seconds[rows])
     return _datetimes(out, dtype)
+
+
+def _matching_days(days, keys, parts, rows, rng):
+    """For each of ``rows``, a day of ``days`` (days since 1970-01-01) drawn uniformly
+    among those that match its ``parts`` on all ``keys``, else on the first ones in
+    order, else any."""
+    calendar = pd.DatetimeIndex(days.astype("datetime64[D]"))
+    features = [
+        getattr(calendar, "day_of_week" if p == "weekday" else p).to_numpy(np.float64)
+        for p in keys
+    ]
+    chosen = np.full(rows.size, -1)
+    for level in range(len(keys), 0, -1):
+        todo = np.flatnonzero(chosen < 0)
+        candidates = pd.Series(days).groupby(features[:level]).indices
+        wanted = pd.Series(todo).groupby([parts[p][rows[todo]] for p in keys[:level]])
+        for key, positions in wanted.indices.items():
+            if key in candidates:
+                pool = candidates[key]
+                chosen[todo[positions]] = pool[rng.integers(pool.size, size=positions.size)]
+    rest = chosen < 0
+    chosen[rest] = rng.integers(days.size, size=int(rest.sum()))
+    return days[chosen]
 
 
 def _datetimes(seconds, dtype):

@@ -840,6 +840,33 @@ def test_a_datetime_is_drawn_in_its_bin_on_the_days_and_hours_of_its_parts():
     assert (out.dt.day[(parts["day"] == 2.0) & (parts["month"] == 3.0)] == 2).all()
 
 
+def test_a_decoded_hour_is_kept_on_a_day_where_it_lies_in_the_bin():
+    # The bin's first and last days are partial: 5:00 on the 1st and 20:00 on the 3rd
+    # lie outside it.  The hour, which the bin cannot decide, is kept; the day (which
+    # the bin mostly decides) moves to one where that hour is in the bin.
+    bins = {"type": "datetime", "bins": ["2013-01-01T14:00", "2013-01-03T10:00"], "resolution": "h"}
+    column = _Column(Domain({"t": bins})["t"])
+    n = 400
+    decoded = pd.Series(pd.to_datetime(["2013-01-02T12:00"] * n)).astype("datetime64[us]")
+    early = np.arange(n) < n // 2
+    parts = {"hour": np.where(early, 5.0, 20.0), "day": np.where(early, 1.0, 3.0)}
+    out = _datetimes_with_parts(decoded, column, parts, decoded.dtype, np.random.default_rng(0))
+    assert (out.dt.hour == parts["hour"]).all()
+    assert out.between(pd.Timestamp("2013-01-01T14:00"), pd.Timestamp("2013-01-03T10:00")).all()
+    assert set(out.dt.day[early]) == {2, 3} and set(out.dt.day[~early]) == {1, 2}
+    # In a bin shorter than a day the row keeps its decoded day, at its hour, within
+    # the declared range; outside the range the decoded datetime stays.
+    for edges, moved in (
+        (["2013-01-02T00:00", "2013-01-02T10:00", "2013-01-02T14:00", "2013-01-03T00:00"], True),
+        (["2013-01-02T10:00", "2013-01-02T14:00"], False),
+    ):
+        bins = {"type": "datetime", "bins": edges, "resolution": "h"}
+        column = _Column(Domain({"t": bins})["t"])
+        out = _datetimes_with_parts(decoded, column, parts, decoded.dtype, np.random.default_rng(0))
+        assert (out.dt.day == 2).all()
+        assert (out.dt.hour == (parts["hour"] if moved else 12)).all()
+
+
 def test_modelled_parts_are_levels_and_their_values_are_checked():
     real = flights(300)
     encoder = BooleanEncoder(
