@@ -2,23 +2,24 @@
 
 Run:  python benchmarks/bench_budget.py [--tables mexico ofp adult ...] [--epsilon 0.5 1]
                                         [--seeds 0 1] [--rows N]
-                                        [--variants independent fixed plan:3 plan:6
-                                         share:1/6 ...]
+                                        [--variants independent fixed default
+                                         share:1/3 plan:3 tol=1 ...]
 
 Variants (everything else at the defaults):
 
+``default``
+    The defaults: the 1-way tables' share of ρ is ``1/M`` between AIM's split and 1,
+    ``M`` the median candidate pair's margin over its noise (budget.one_way_share).
 ``fixed``
-    The plan before it: a third of ρ on the 1-way tables and 16 d rounds (AIM's number)
-    whatever n and ρ.
+    The plan before the plan: a third of ρ on the 1-way tables and 16 d rounds (AIM's
+    number) whatever n and ρ.
 ``plan:S``
-    The plan with ``SIGNAL = S``: AIM's 16 d rounds after a third of ρ on the 1-way
-    tables if the median candidate pair, measured with a (d + 1)-th of ρ, has a mean
-    count S noise deviations clear; otherwise no rounds and all of ρ on the 1-way
-    tables.  The default is S = √(2/π)/(2·(1/15)) ≈ 6.0.
+    The default rule with ``SIGNAL = S`` (the default is √(2/π)/(2·(1/15)) ≈ 6.0).
 ``share:F``
-    The default plan with a share ``F`` of ρ (e.g. ``share:1/6``) on the first 1-way
-    release instead of ``ONE_WAY_SHARE`` = 1/3 (AIM spends about 1/19 there: one
-    round's noise per 1-way table).
+    A fixed share ``F`` of ρ (e.g. ``share:1/3``, MST's third: the default before
+    2026-11-26, fourth stop) on the 1-way tables where the default rule runs rounds,
+    all of ρ where it does not.  AIM spends about 1/19 there (one round's noise per
+    1-way table).
 ``name=value``
     The default plan with ``MarginalSynthesizer(name=value)``, e.g. ``tol=1`` (each
     model fit stops once a step lowers the loss by at most 1 nat; default 0.1) or
@@ -53,7 +54,7 @@ from skprivsynth import MarginalSynthesizer  # noqa: E402
 from skprivsynth._math import budget  # noqa: E402
 from skprivsynth.datasets import load_adult  # noqa: E402
 
-PLAN, SIGNAL, SHARE = marginal.plan_rounds, budget.SIGNAL, marginal.ONE_WAY_SHARE
+SHARE, SIGNAL = marginal.one_way_share, budget.SIGNAL
 REFIT = MarginalSynthesizer._refit
 
 
@@ -72,18 +73,25 @@ def _load(name):
     return categorical_tables.load(name)
 
 
-def fixed_plan(n, d, rho, max_rounds, cells):
-    return max_rounds
+def fixed_share(share, always_rounds=False):
+    """``one_way_share`` replaced by a fixed ``share`` (all of ρ where the default gives
+    no rounds, unless ``always_rounds``)."""
+
+    def rule(n, d, rho, cells, floor):
+        return share if always_rounds or SHARE(n, d, rho, cells, floor) < 1 else 1.0
+
+    return rule
 
 
 def run(variant, X, sizes, columns, epsilon, seed):
     if variant == "independent":
         return independent_gaussian(X, columns, sizes, epsilon, 1e-9, seed), None
-    marginal.plan_rounds = fixed_plan if variant == "fixed" else PLAN
-    budget.SIGNAL = float(variant.split(":")[1]) if variant.startswith("plan:") else SIGNAL
+    if variant == "fixed":
+        marginal.one_way_share = fixed_share(1 / 3, always_rounds=True)
     if variant.startswith("share:"):
         numerator, _, denominator = variant.split(":")[1].partition("/")
-        marginal.ONE_WAY_SHARE = float(numerator) / float(denominator or 1)
+        marginal.one_way_share = fixed_share(float(numerator) / float(denominator or 1))
+    budget.SIGNAL = float(variant.split(":")[1]) if variant.startswith("plan:") else SIGNAL
     name, is_param, value = variant.partition("=")
     params = {name: float(value) if "." in value else int(value)} if is_param else {}
     if variant.startswith("steps:"):
@@ -100,7 +108,7 @@ def run(variant, X, sizes, columns, epsilon, seed):
         est = MarginalSynthesizer(epsilon, domain=sizes, random_state=seed, **params).fit(X)
         return est.sample(len(X), random_state=seed), len(est.cliques_)
     finally:
-        marginal.plan_rounds, budget.SIGNAL, marginal.ONE_WAY_SHARE = PLAN, SIGNAL, SHARE
+        marginal.one_way_share, budget.SIGNAL = SHARE, SIGNAL
         MarginalSynthesizer._refit = REFIT
 
 
@@ -111,7 +119,7 @@ def main(argv=None):
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     parser.add_argument("--rows", type=int, help="a row sample of each table (seed 0)")
     parser.add_argument(
-        "--variants", nargs="+", default=["independent", "fixed", "plan:3", "plan:6"]
+        "--variants", nargs="+", default=["independent", "fixed", "share:1/3", "default"]
     )
     args = parser.parse_args(argv)
     print("| table | ε | variant | tvd1 | tvd2 | tvd3 | rounds measured | CPU s |")

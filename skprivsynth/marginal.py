@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import ONE_WAY_SHARE, plan_rounds
+from ._math.budget import one_way_share
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
 from ._math.workload import check_column_sets
@@ -25,6 +25,10 @@ __all__ = ["MarginalSynthesizer"]
 # so the table changes by −1 and +1: L2 sensitivity sqrt(2), L1 sensitivity 2.
 _TABLE_L2 = math.sqrt(2.0)
 _TABLE_L1 = 2.0
+# MST's split: a third of ρ on the 1-way tables (McKenna, Miklau & Sheldon 2021).
+_MST_ONE_WAY_SHARE = 1 / 3
+# Most releases of the 1-way tables while their share grows (MarginalSynthesizer).
+_SHARE_STEPS = 5
 # Most (set, subset) pairs enumerated for the downward closure of a workload (10^6: about
 # 4 s and 0.5 GB, measured); every round then scores every candidate.
 _MAX_CLOSURE = 1_000_000
@@ -233,10 +237,11 @@ class MarginalSynthesizer(BaseSynthesizer):
     Measures every column's 1-way marginal, merges each column's rare levels (groups
     the bins of a numeric column), selects the 2- and 3-way marginals worth measuring
     by the exponential mechanism, measures them with Gaussian noise, fits a graphical
-    model to all noisy marginals (Private-PGM) and samples records from it.  When the
-    table is too small for the budget (no pair of columns would stand above its noise,
-    judged from n, ρ and the sizes only), the whole budget goes to the 1-way marginals
-    instead.  The whole fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``,
+    model to all noisy marginals (Private-PGM) and samples records from it.  The 1-way
+    marginals' share of the budget falls as the pairs of columns stand further above
+    their noise (judged from n, ρ and the sizes only); when the table is too small for
+    the budget (no pair would stand above its noise), the whole budget goes to the
+    1-way marginals.  The whole fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``,
     hence (ε, δ)-DP, for replace-one neighbours.
 
     Read more in the :ref:`User Guide <marginal>`.
@@ -576,7 +581,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         """MST: ρ/3 on 1-way marginals, ρ/3 on choosing a spanning tree, ρ/3 on its edges."""
         n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
-        one_way_share = ONE_WAY_SHARE if d > 1 else 1.0  # MST's third
+        one_way_share = _MST_ONE_WAY_SHARE if d > 1 else 1.0
         rho_edge = rho / (3 * (d - 1)) if d > 1 else rho
         sigma_edge = _TABLE_L2 / math.sqrt(2 * rho_edge)  # noise of a tree edge's table
         released = self._measure_one_way(one_way, d, one_way_share * rho / d, report, rng)
@@ -643,26 +648,37 @@ class MarginalSynthesizer(BaseSynthesizer):
         the candidates with their weights (:meth:`_candidates`)."""
         n, d = data.n_samples, len(sizes)
         alpha = 0.9  # share of each round's budget spent on measuring
-        # The 1-way tables are measured first at MST's third of ρ; whether to run
-        # AIM's 16·d rounds is decided from n, ρ and the compressed sizes (post-
-        # processing of that release) of the candidate pairs (of the smallest
-        # candidates when the workload has none): skprivsynth/_math/budget.py.
-        rho_first = ONE_WAY_SHARE * rho
-        released = self._measure_one_way(one_way, d, rho_first / d, report, rng)
-        # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
-        rounds, used = 16 * d, rho_first
-        sigma = math.sqrt(rounds / (alpha * (rho - used)))
-        compression, measurements = self._compress(*released, numeric, n, sigma)
-        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
+        rounds = 16 * d
+        # A first 1-way release at AIM's split (each table measured with the noise of
+        # a round: ρ_1 = α(ρ − dρ_1)/rounds for each of the d tables), then the share
+        # of the 1-way tables from n, ρ and the compressed sizes (post-processing of
+        # the releases so far) of the candidate pairs (of the smallest candidates when
+        # the workload has none): skprivsynth/_math/budget.py.  A larger share keeps
+        # more levels, which lowers the share's margin: the 1-way tables are topped up
+        # (combined with the earlier releases) until the share no longer grows.
+        floor = alpha / (rounds / d + alpha)
         small = min((len(c) for c in weight if len(c) > 1), default=1)
-        cells = [math.prod(compression.sizes[a] for a in c) for c in weight if len(c) == small]
-        if plan_rounds(n, d, rho, rounds, cells) == 0:
-            # No marginal would stand above its noise: the rest of ρ on the 1-way
-            # tables, combined with the first release, and the independent model.
+        share, target, released = 0.0, floor, None
+        for _ in range(_SHARE_STEPS):
             released = self._measure_one_way(
-                one_way, d, (rho - rho_first) / d, report, rng, earlier=released
+                one_way, d, (target - share) * rho / d, report, rng, earlier=released
             )
-            compression, measurements = self._compress(*released, numeric, n, 0.0)
+            share = target
+            # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
+            sigma = math.sqrt(rounds / (alpha * (1 - share) * rho)) if share < 1 else 0.0
+            compression, measurements = self._compress(*released, numeric, n, sigma)
+            pairs = [c for c in weight if len(c) == small]
+            cells = [math.prod(compression.sizes[a] for a in c) for c in pairs]
+            target = one_way_share(n, d, rho, cells, floor)
+            if target <= share:
+                break
+        used = share * rho
+        self._log(
+            f"1-way marginals released with {share:.0%} of the budget; "
+            f"{sum(compression.sizes)} levels after compression"
+        )
+        if share == 1:
+            # No marginal would stand above its noise: the independent model.
             self._log("no selection rounds at this n and ρ; all of ρ on the 1-way tables")
             model = estimate(
                 measurements, compression.sizes, n, iterations=self.iterations, tol=self.tol

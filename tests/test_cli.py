@@ -27,7 +27,7 @@ def test_demo_prints_table(capsys):
 
 
 def test_demo_defaults_to_the_marginal_synthesizer_on_integer_codes(capsys):
-    assert main(["demo", "--n-rows", "3000", "--param", "epsilon=2"]) == 0
+    assert main(["demo", "--n-rows", "8000", "--param", "epsilon=2"]) == 0
     out, err = capsys.readouterr()
     assert "MarginalSynthesizer" in out and "levels as integer codes" in out
     # Progress on standard error: one line per phase of the fit, with its time.

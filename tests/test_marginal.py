@@ -61,7 +61,8 @@ def test_budget_spent_is_exactly_rho_of_epsilon_delta(codes, selection, noise, m
     assert est.privacy_report_.epsilon == est.epsilon_
     assert all(e["rho"] > 0 for e in est.privacy_report_.entries)
     steps = [e["step"] for e in est.privacy_report_.entries]
-    assert sum(s.startswith("1-way") for s in steps) == len(SIZES)
+    # Each 1-way table once (MST), or at AIM's split and then the rest of its share.
+    assert sum(s.startswith("1-way") for s in steps) in {len(SIZES), 2 * len(SIZES)}
 
 
 def test_every_round_is_fitted_to_tol_from_where_the_last_fit_stopped(codes, monkeypatch):
@@ -360,26 +361,43 @@ def test_group_shares_do_not_hand_a_dropped_bin_to_its_neighbour():
     np.testing.assert_allclose(w, [1 / 3, 1 / 3, 1 / 3, 0.0])
 
 
-def test_budget_plan_follows_n_and_rho_only():
-    from skprivsynth._math.budget import SIGNAL, plan_rounds
+def test_one_way_share_follows_n_and_rho_only():
+    from skprivsynth._math.budget import SIGNAL, one_way_share
 
-    rho, d, cells = 0.015, 10, [16] * 44 + [10**6]
+    rho, d, cells, floor = 0.015, 10, [16] * 44 + [10**6], 0.05
     # The median pair (16 cells) measured with a (d + 1)-th of rho: sigma = sqrt(11 / rho)
-    # = 27.1, so the test passes from n = 16 SIGNAL sigma = 2,594 rows on.
+    # = 27.1, so its mean count stands SIGNAL sigma clear from n = 16 SIGNAL sigma = 2,594
+    # rows on (margin M = 1).  Below: all of rho on the 1-way tables; above: 1/M.
     threshold = 16 * SIGNAL * math.sqrt((d + 1) / rho)
-    assert plan_rounds(int(threshold) - 1, d, rho, 16 * d, cells) == 0
-    assert plan_rounds(int(threshold) + 1, d, rho, 16 * d, cells) == 16 * d
+    assert one_way_share(int(threshold) - 1, d, rho, cells, floor) == 1.0
+    assert one_way_share(2 * threshold, d, rho, cells, floor) == pytest.approx(1 / 2)
+    assert one_way_share(10 * threshold, d, rho, cells, floor) == pytest.approx(1 / 10)
+    assert one_way_share(100 * threshold, d, rho, cells, floor) == floor
     # More budget lowers the threshold as 1/sqrt(rho).
-    assert plan_rounds(int(threshold / 2) + 1, d, 4 * rho, 16 * d, cells) == 16 * d
+    assert one_way_share(threshold, d, 4 * rho, cells, floor) == pytest.approx(1 / 2)
 
 
 def test_small_tables_get_the_independent_model_with_all_of_rho(codes):
-    # 300 rows at epsilon = 0.5: no number of rounds passes the test, so the 1-way tables
-    # are measured twice (a third of rho, then the rest) and nothing else.
+    # 300 rows at epsilon = 0.5: no pair stands above its noise, so the 1-way tables are
+    # measured at AIM's split, then topped up to all of rho, and nothing else.
     X = codes[:300]
     est = MarginalSynthesizer(0.5, domain=SIZES, random_state=0).fit(X)
     assert est.cliques_ == []
     entries = est.privacy_report_.entries
-    assert [e["mechanism"] for e in entries] == ["Gaussian mechanism"] * 2 * len(SIZES)
-    assert sum(e["rho"] for e in entries[: len(SIZES)]) == pytest.approx(est.rho_ / 3)
+    assert all(e["step"].startswith("1-way") for e in entries) and len(entries) > len(SIZES)
+    floor = 0.9 / (16 + 0.9)  # each 1-way table measured with the noise of a round
+    assert sum(e["rho"] for e in entries[: len(SIZES)]) == pytest.approx(floor * est.rho_)
     assert sum(e["rho"] for e in entries) == pytest.approx(est.rho_)
+
+
+def test_the_one_way_share_falls_as_the_table_grows(codes):
+    # The share of rho on the 1-way tables: all of it at 300 rows, less at 3,000, and
+    # less again at 4 times the budget (the margin grows as n sqrt(rho)).
+    def share(rows, epsilon):
+        est = MarginalSynthesizer(epsilon, domain=SIZES, random_state=0).fit(codes[:rows])
+        entries = est.privacy_report_.entries
+        return sum(e["rho"] for e in entries if e["step"].startswith("1-way")) / est.rho_
+
+    assert share(300, 0.5) == pytest.approx(1.0)
+    assert 0.9 / 16.9 < share(3000, 0.5) < 1.0
+    assert share(3000, 2.0) < share(3000, 0.5)
