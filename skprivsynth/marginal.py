@@ -163,6 +163,18 @@ def _workload_closure(workload, max_size):
     return {r: sum(m[j] for j in r) for r in sorted(closure, key=lambda r: (len(r), r))}
 
 
+def _margin_pairs(candidates, numeric):
+    """The candidates whose median size sets the 1-way share (:mod:`~skprivsynth._math.budget`):
+    the smallest ones with more than one column (the pairs, unless a workload has
+    none), those of columns without numeric bins where there are any.  Groups of
+    numeric bins are sized to the rounds' noise (:func:`_bin_groups`), so a pair of
+    numeric columns stands just above that noise by construction and says nothing of
+    the table's margin."""
+    small = min((len(c) for c in candidates if len(c) > 1), default=1)
+    pairs = [c for c in candidates if len(c) == small]
+    return [c for c in pairs if not any(numeric[a] for a in c)] or pairs
+
+
 def _bin_groups(y, threshold, sigma, group_mass):
     """Groups of consecutive numeric bins with noisy counts ``y``: (bins, shares) each.
 
@@ -657,7 +669,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # more levels, which lowers the share's margin: the 1-way tables are topped up
         # (combined with the earlier releases) until the share no longer grows.
         floor = alpha / (rounds / d + alpha)
-        small = min((len(c) for c in weight if len(c) > 1), default=1)
+        pairs = _margin_pairs(weight, numeric)
         share, target, released = 0.0, floor, None
         for _ in range(_SHARE_STEPS):
             released = self._measure_one_way(
@@ -667,7 +679,6 @@ class MarginalSynthesizer(BaseSynthesizer):
             # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
             sigma = math.sqrt(rounds / (alpha * (1 - share) * rho)) if share < 1 else 0.0
             compression, measurements = self._compress(*released, numeric, n, sigma)
-            pairs = [c for c in weight if len(c) == small]
             cells = [math.prod(compression.sizes[a] for a in c) for c in pairs]
             target = one_way_share(n, d, rho, cells, floor)
             if target <= share:

@@ -401,3 +401,14 @@ def test_the_one_way_share_falls_as_the_table_grows(codes):
     assert share(300, 0.5) == pytest.approx(1.0)
     assert 0.9 / 16.9 < share(3000, 0.5) < 1.0
     assert share(3000, 2.0) < share(3000, 0.5)
+
+
+def test_the_margin_is_read_from_the_pairs_of_columns_without_numeric_bins():
+    from skprivsynth.marginal import _margin_pairs, _workload_closure
+
+    candidates = _workload_closure([(0, 1, 2), (1, 2, 3)], 3)
+    # Columns 1 and 3 hold numeric bins: their groups follow the rounds' noise.
+    assert _margin_pairs(candidates, [0, 8, 0, 5]) == [(0, 2)]
+    assert _margin_pairs(candidates, [0, 0, 0, 0]) == [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)]
+    assert _margin_pairs(candidates, [4, 4, 4, 4]) == _margin_pairs(candidates, [0, 0, 0, 0])
+    assert _margin_pairs({(0,): 1, (1,): 1}, [0, 0]) == [(0,), (1,)]  # no pairs: 1-way sets

@@ -6,7 +6,8 @@ variation ``τ`` from independence is ``2nτ``, and measuring its ``c`` cells wi
 σ costs an expected L1 error of ``√(2/π)·σ·c``.  For the weakest dependence worth a
 measurement, ``τ = MIN_DEPENDENCE``, that is ``n/c ≥ SIGNAL·σ`` with
 ``SIGNAL = √(2/π)/(2τ)``: the table's mean count must stand ``SIGNAL`` noise deviations
-clear.  The test is asked of the median candidate pair (``c₂`` cells) measured with
+clear.  The test is asked of the median candidate pair (``c₂`` cells; the caller
+passes the pairs of columns without numeric bins where there are any) measured with
 the noise of one share of ρ split evenly over the ``d`` 1-way tables and that pair,
 ``σ = √((d + 1)/ρ)`` (replace-one: a count table measured with noise σ costs ``1/σ²``,
 L2 sensitivity √2) — the most a single round could get without starving the 1-way
