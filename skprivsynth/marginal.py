@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import one_way_share
+from ._math.budget import MST_SHARE, one_way_share
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.residuals import measure_residuals
 from ._math.workload import check_column_sets
@@ -25,8 +25,6 @@ __all__ = ["MarginalSynthesizer"]
 # so the table changes by −1 and +1: L2 sensitivity sqrt(2), L1 sensitivity 2.
 _TABLE_L2 = math.sqrt(2.0)
 _TABLE_L1 = 2.0
-# MST's split: a third of ρ on the 1-way tables (McKenna, Miklau & Sheldon 2021).
-_MST_ONE_WAY_SHARE = 1 / 3
 # Most releases of the 1-way tables while their share grows (MarginalSynthesizer).
 _SHARE_STEPS = 5
 # Most (set, subset) pairs enumerated for the downward closure of a workload (10^6: about
@@ -593,7 +591,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         """MST: ρ/3 on 1-way marginals, ρ/3 on choosing a spanning tree, ρ/3 on its edges."""
         n, d = data.n_samples, len(sizes)
         # With one column there is no tree: the whole budget goes to its marginal.
-        one_way_share = _MST_ONE_WAY_SHARE if d > 1 else 1.0
+        one_way_share = MST_SHARE if d > 1 else 1.0
         rho_edge = rho / (3 * (d - 1)) if d > 1 else rho
         sigma_edge = _TABLE_L2 / math.sqrt(2 * rho_edge)  # noise of a tree edge's table
         released = self._measure_one_way(one_way, d, one_way_share * rho / d, report, rng)

@@ -367,14 +367,15 @@ def test_one_way_share_follows_n_and_rho_only():
     rho, d, cells, floor = 0.015, 10, [16] * 44 + [10**6], 0.05
     # The median pair (16 cells) measured with a (d + 1)-th of rho: sigma = sqrt(11 / rho)
     # = 27.1, so its mean count stands SIGNAL sigma clear from n = 16 SIGNAL sigma = 2,594
-    # rows on (margin M = 1).  Below: all of rho on the 1-way tables; above: 1/M.
+    # rows on (margin M = 1).  Below: all of rho on the 1-way tables; above: MST's third,
+    # then 1/M from M = 3 on, down to the floor.
     threshold = 16 * SIGNAL * math.sqrt((d + 1) / rho)
     assert one_way_share(int(threshold) - 1, d, rho, cells, floor) == 1.0
-    assert one_way_share(2 * threshold, d, rho, cells, floor) == pytest.approx(1 / 2)
+    assert one_way_share(int(threshold) + 1, d, rho, cells, floor) == pytest.approx(1 / 3)
     assert one_way_share(10 * threshold, d, rho, cells, floor) == pytest.approx(1 / 10)
     assert one_way_share(100 * threshold, d, rho, cells, floor) == floor
     # More budget lowers the threshold as 1/sqrt(rho).
-    assert one_way_share(threshold, d, 4 * rho, cells, floor) == pytest.approx(1 / 2)
+    assert one_way_share(2.5 * threshold, d, 4 * rho, cells, floor) == pytest.approx(1 / 5)
 
 
 def test_small_tables_get_the_independent_model_with_all_of_rho(codes):

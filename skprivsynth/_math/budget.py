@@ -13,13 +13,15 @@ the noise of one share of ρ split evenly over the ``d`` 1-way tables and that p
 L2 sensitivity √2) — the most a single round could get without starving the 1-way
 tables.  Its margin is ``M = n/(c₂·SIGNAL·σ)``.
 
-The 1-way tables get the share ``1/M`` of ρ, between ``floor`` and 1.  At ``M ≤ 1`` no
-pair can be measured above its noise at this n·√ρ: all of ρ goes to the 1-way tables,
-and the independent model is the best the budget buys.  Above, the share falls as the
-pairs stand further above their noise (``M`` grows as ``n·√ρ``), so that the rounds —
-AIM's ``16 d`` with annealing (McKenna et al. 2022), which find how many marginals the
-data can pay for — get what the 1-way tables no longer need, down to AIM's own split
-(``floor``: each 1-way table measured with the noise of a round).  Only n, ρ and the
+At ``M ≤ 1`` no pair can be measured above its noise at this n·√ρ: all of ρ goes to
+the 1-way tables, and the independent model is the best the budget buys.  Above, the
+1-way tables get MST's third of ρ (McKenna, Miklau & Sheldon 2021), or ``1/M`` once the
+pairs stand more than three times clear: the 1-way tables' counts then stand further
+above their noise too, and the rounds — AIM's ``16 d`` with annealing (McKenna et al.
+2022), which find how many marginals the data can pay for — get what the 1-way tables
+no longer need, down to AIM's own split (``floor``: each 1-way table measured with the
+noise of a round).  (A share above the third where ``1 < M < 3`` gave up rounds that
+strongly related columns pay for: benchmarks/RESULTS.md.)  Only n, ρ and the
 sizes enter (the caller passes the sizes of the columns compressed after a first 1-way
 release at ``floor``, which is post-processing), never the data.
 """
@@ -30,14 +32,16 @@ import numpy as np
 
 MIN_DEPENDENCE = 1 / 15  # total variation from independence of a pair worth measuring
 SIGNAL = math.sqrt(2 / math.pi) / (2 * MIN_DEPENDENCE)  # ≈ 6.0 noise deviations per cell
+MST_SHARE = 1 / 3  # the 1-way tables' share of ρ in MST (McKenna, Miklau & Sheldon 2021)
 
 
 def one_way_share(n, d, rho, cells, floor):
-    """The 1-way tables' share of ρ: ``1/M`` clipped to ``[floor, 1]`` (1: no rounds).
+    """The 1-way tables' share of ρ: 1 if ``M ≤ 1`` (no rounds), else ``1/M`` clipped to
+    ``[floor, MST_SHARE]``.
 
     ``cells``: the numbers of cells of the candidate pairs, whose median the margin
     ``M`` is asked of.
     """
     sigma = math.sqrt((d + 1) / rho)
     margin = n / (float(np.median(cells)) * SIGNAL * sigma)
-    return min(max(1 / margin, floor), 1.0)
+    return 1.0 if margin <= 1 else min(max(1 / margin, floor), MST_SHARE)
