@@ -8,8 +8,9 @@ Run:  python benchmarks/bench_budget.py [--tables mexico ofp adult ...] [--epsil
 Variants (everything else at the defaults):
 
 ``default``
-    The defaults: the 1-way tables' share of ρ is ``1/M`` between AIM's split and 1,
-    ``M`` the median candidate pair's margin over its noise (budget.one_way_share).
+    The defaults (budget.one_way_share): with ``M`` the median candidate pair's margin
+    over its noise, the 1-way tables get all of ρ at ``M ≤ 1``, MST's third up to
+    ``M = 3``, then ``1/M`` down to AIM's split.
 ``fixed``
     The plan before the plan: a third of ρ on the 1-way tables and 16 d rounds (AIM's
     number) whatever n and ρ.
