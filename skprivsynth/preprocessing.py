@@ -1328,7 +1328,8 @@ def _decay_in_end_bins(idx, t, present, column):
         (occupied[-1], occupied[-1] - 1, 1),
     ):
         weights = None if column.sub_weights is None else column.sub_weights[k]
-        if (weights is not None and np.ptp(weights) > 0) or counts[inner] == 0:
+        # Uniform up to float rounding (a last bin cut at the range's end) decays too.
+        if (weights is not None and np.ptp(weights) > 1e-9) or counts[inner] == 0:
             continue
         with np.errstate(invalid="ignore"):
             rate = decay_rate(density[k] / density[inner])  # 0 unless a finite ratio < 1

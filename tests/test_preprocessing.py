@@ -204,6 +204,27 @@ def test_end_bins_decay_away_from_their_denser_neighbour():
     assert stats.kstest(top, "uniform").pvalue > 1e-3
 
 
+def test_an_end_bin_cut_at_the_range_end_with_uniform_weights_decays():
+    # The last bin of a private binning is cut at the declared range's end; its uniform
+    # sub-bin weights, cut again, differ from uniform by ~1e-16 (float rounding), which
+    # once read as "weights beyond uniform": no end bin of such a range decayed
+    # (diamonds' price at ε = 1: tail ratio 4.7 instead of 3.0).
+    from types import SimpleNamespace
+
+    from skprivsynth.preprocessing import _decay_in_end_bins, _truncate_weights
+
+    weights = np.full((4, 8), 1 / 8)
+    weights[-1] = _truncate_weights(weights[-1], 0.43)
+    assert np.ptp(weights[-1]) > 0  # not exactly uniform
+    column = SimpleNamespace(n_values=4, edges=np.array([0.0, 1, 2, 3, 100]), sub_weights=weights)
+    idx = np.repeat(np.arange(4), [1000, 1000, 1000, 100])
+    t = np.random.default_rng(0).random(idx.size)
+    out = _decay_in_end_bins(idx, t.copy(), np.ones(idx.size, bool), column)
+    top, a = out[-100:], decay_rate((100 / 97) / 1000)
+    assert stats.kstest(top, lambda x: np.expm1(-a * x) / np.expm1(-a)).pvalue > 1e-3
+    np.testing.assert_array_equal(out[:3000], t[:3000])  # inner bins untouched
+
+
 def test_private_bins_of_a_generous_range_keep_the_values_inside_the_data():
     # A column known only by a generous public range (like a pressure in [900, 1100]):
     # the wide end bins hold few rows; decoded uniformly they spread values far beyond

@@ -451,7 +451,7 @@ def test_sub_bin_weights_noise_in_empty_sub_bins_is_not_mass():
         ours.append(w[1, 5])
         y = np.maximum(counts[16:32] + rng.normal(0.0, sigma, 16), 0.0)
         naive.append(y[5] / y.sum())
-    assert np.mean(ours) > 0.97 and np.median(ours) > 0.99
+    assert np.mean(ours) > 0.95 and np.median(ours) > 0.99
     assert np.mean(naive) < 0.85
 
 
@@ -473,6 +473,38 @@ def test_sub_bin_weights_of_a_flat_bin_do_not_follow_the_noise():
         y = np.maximum(80 + rng.normal(0.0, sigma, 8), 0.0)
         naive.append(0.5 * np.abs(y / y.sum() - 1 / 8).sum())
     assert np.mean(ours) < 0.25 and np.mean(ours) < 0.6 * np.mean(naive)
+
+
+def test_a_bin_whose_sub_bins_hold_one_noise_deviation_keeps_every_quarter():
+    """Rows spread evenly, each sub-bin's count about one noise deviation (135 rows,
+    σ = 112: a price bin of a 43,000-row table at the default binning budget).  A drop
+    test at 1.5 sd on each half, with a difference of 1.5 sd, emptied a quarter of the
+    bin (weight below 0.05) in 36 % of the draws: its rows decoded into the other
+    three quarters, a KS error of up to a quarter of the bin's mass."""
+    emptied, distance = [], []
+    for seed in range(400):
+        y = 135 + np.random.default_rng(seed).normal(0.0, 112.0, (1, 8))
+        w = private_binning._top_down(y, 112.0, 1.5)[0]
+        emptied.append(np.any(np.add.reduceat(w, [0, 2, 4, 6]) < 0.05))
+        distance.append(0.5 * np.abs(w - 1 / 8).sum())
+    assert np.mean(emptied) < 0.05 and np.mean(distance) < 0.05
+
+
+def test_sub_bin_weights_follow_a_shape_that_stands_out_of_the_noise():
+    """A bin whose density rises across it (40 to 320 rows a sub-bin, σ = 30): the
+    shrinkage towards flat leaves a shape this clear alone.  The weights are as close
+    to the truth as the noisy counts themselves, and the upper half keeps more than
+    1.5 times the lower half's weight in every draw (2.6 in the data)."""
+    truth = np.arange(1, 9) * 40.0
+    ours, noisy = [], []
+    for seed in range(200):
+        y = truth + np.random.default_rng(seed).normal(0.0, 30.0, (1, 8))
+        w = private_binning._top_down(y, 30.0, 1.5)[0]
+        assert w[4:].sum() > 1.5 * w[:4].sum()
+        ours.append(0.5 * np.abs(w - truth / truth.sum()).sum())
+        z = np.maximum(y[0], 0.0)
+        noisy.append(0.5 * np.abs(z / z.sum() - truth / truth.sum()).sum())
+    assert np.mean(ours) < 1.05 * np.mean(noisy)
 
 
 def test_sub_bin_weights_do_not_hand_a_dropped_sub_bin_to_its_neighbour():

@@ -8,7 +8,8 @@ equal cells (a mergeable ``np.bincount``, memory independent of ``n``).  Then
   private algorithm for hierarchical decompositions", SIGMOD 2016, Algorithm 2):
   dense regions get fine bins, empty ones coarse bins;
 * :func:`consistent_sub_bin_weights` estimates, inside every bin, the frequencies of
-  equal sub-bins from their Gaussian noisy counts, summed up the dyadic tree of each
+  equal sub-bins from their Gaussian noisy counts, shrunk towards flat (James–Stein)
+  unless the bin's shape stands out of the noise, summed up the dyadic tree of each
   bin (least squares, Hay, Rastogi, Miklau & Suciu, "Boosting the accuracy of
   differentially private histograms through consistency", PVLDB 2010) and split
   top-down into non-negative shares, so that noise in empty regions does not become
@@ -24,6 +25,7 @@ import math
 from numbers import Integral
 
 import numpy as np
+from scipy.stats import chi2
 
 from ..privacy import check_epsilon, gaussian_mechanism, gaussian_sigma_for_rho, laplace_noise
 
@@ -270,16 +272,18 @@ def consistent_sub_bin_weights(
     the binary tree of dyadic groups of its sub-bins (its total, its halves, ...); with
     every sub-bin measured once and no other node, the least-squares consistent
     estimate of a node (Hay, Rastogi, Miklau & Suciu, PVLDB 2010) is the sum of its
-    sub-bins' noisy counts, with standard deviation ``σ·sqrt(size)``.  Then, top-down, a
-    node's mass ``p`` goes to its two children ``(a, p − a)`` by the Euclidean
-    projection of their estimates onto ``{a + b = p, a >= 0, b >= 0}``, except that a
-    child whose estimate is below ``cutoff`` of its standard deviations while its
-    sibling's is not gets nothing and the sibling its own estimate (at most ``p``: the
-    dropped child's noise goes to no sub-bin; the weights are normalised at the end),
-    and two children whose difference is below ``cutoff`` of its standard deviations
-    share ``p`` equally.  A region without rows thus receives mass only when its noisy
-    total stands out of its noise, tested once per maximal empty dyadic region rather
-    than once per sub-bin.  A bin whose total is not
+    sub-bins' noisy counts, with standard deviation ``σ·sqrt(size)``.  A bin's shape
+    (its deviations from flat) is kept only where a chi-square test rejects flatness
+    at 5 %, shrunk by the positive-part James–Stein factor.  Then, top-down, a node's
+    mass ``p`` goes to its two children ``(a, p − a)`` by the Euclidean projection of
+    their shrunk estimates onto ``{a + b = p, a >= 0, b >= 0}``, except that a child
+    whose noisy total is below ``cutoff`` of its standard deviations, while its
+    sibling's is not and the two differ by ``2·cutoff`` standard deviations of a
+    difference, gets nothing and the sibling its own estimate (at most ``p``: the
+    dropped child's noise goes to no sub-bin; the weights are normalised at the end).
+    A region without rows thus receives mass only when its noisy total stands out of
+    its noise, tested once per maximal empty dyadic region rather than once per
+    sub-bin (user guide, "Decoding inside a bin").  A bin whose total is not
     significant falls back to uniform.  Measuring the inner nodes too (Hay's full tree)
     would raise the sensitivity to ``sqrt(2·(log2(n_sub) + 1))`` and, at ``n_sub <=
     64``, lose more accuracy on the sub-bins than the tree gains (Qardaji, Yang & Li,
@@ -349,31 +353,40 @@ def consistent_sub_bin_weights(
 
 
 def _top_down(y, sigma, cutoff):
-    """Non-negative leaf shares from noisy leaf counts ``y`` of shape (m, s), rows sum to 1."""
+    """Non-negative leaf shares from noisy leaf counts ``y`` of shape (m, s), rows sum to 1.
+
+    The shape: each bin's deviations from its flat shape are shrunk by the positive-part
+    James–Stein factor (James & Stein 1961), and only where a chi-square test rejects
+    flatness at the 5 % level.  The drops: a dyadic region whose noisy total is below
+    ``cutoff`` of its standard deviations gets nothing when its sibling's is not and
+    their difference is above ``2·cutoff`` standard deviations of a difference.
+    """
     m, s = y.shape
     tree = _tree_matrix(s)
-    estimates = y @ tree.T  # least squares: every node is the sum of its noisy leaves
+    raw = y @ tree.T  # least squares: every node is the sum of its noisy leaves
     tau = cutoff * sigma * np.sqrt(tree.sum(axis=1))  # cutoff · sd of each node
-    mass = estimates[:, :1]
-    empty = (mass[:, 0] < tau[0]) | (mass[:, 0] <= 0)
+    total = raw[:, :1]
+    deviation = y - total / s
+    spread = (deviation**2).sum(axis=1, keepdims=True)  # σ²·χ²(s − 1) for a flat bin
+    shrink = np.clip(1 - max(s - 3, 0) * sigma**2 / np.maximum(spread, 1e-300), 0.0, 1.0)
+    shrink[spread < chi2.ppf(0.95, s - 1) * sigma**2] = 0.0
+    estimates = (total / s + shrink * deviation) @ tree.T
+    mass = total
+    empty = (total[:, 0] < tau[0]) | (total[:, 0] <= 0)
     first = 1
     while mass.shape[1] < s:
         k = mass.shape[1]
-        left, right = (
-            estimates[:, first : first + 2 * k : 2],
-            estimates[:, first + 1 : first + 2 * k : 2],
-        )
-        keep_left = left >= tau[first : first + 2 * k : 2]
-        keep_right = right >= tau[first + 1 : first + 2 * k : 2]
-        a = np.clip((left - right + mass) / 2, 0.0, mass)
+        lo, hi = slice(first, first + 2 * k, 2), slice(first + 1, first + 2 * k, 2)
+        keep_left, keep_right = raw[:, lo] >= tau[lo], raw[:, hi] >= tau[hi]
+        apart = np.abs(raw[:, lo] - raw[:, hi]) >= 2 * tau[lo] * math.sqrt(2)
+        left, right = estimates[:, lo], estimates[:, hi]
+        a = np.clip((left - right + mass) / 2, 0.0, mass)  # projection onto a + b = mass
         b = mass - a
-        only_left, only_right = keep_left & ~keep_right, keep_right & ~keep_left
-        a = np.where(only_left, np.minimum(left, mass), np.where(only_right, 0.0, a))
-        b = np.where(only_right, np.minimum(right, mass), np.where(only_left, 0.0, b))
-        # Halves whose difference is within the noise of a difference get equal shares:
-        # the split follows the data only where the data shows a difference.
-        even = np.abs(left - right) < tau[first : first + 2 * k : 2] * math.sqrt(2)
-        a, b = np.where(even, mass / 2, a), np.where(even, mass / 2, b)
+        only_left = keep_left & ~keep_right & apart
+        only_right = keep_right & ~keep_left & apart
+        # A dropped half's noise goes to no leaf: its sibling keeps its own estimate.
+        a = np.where(only_left, np.clip(left, 0.0, mass), np.where(only_right, 0.0, a))
+        b = np.where(only_right, np.clip(right, 0.0, mass), np.where(only_left, 0.0, b))
         mass = np.stack([a, b], axis=2).reshape(m, 2 * k)
         first += 2 * k
     mass[empty | (mass.sum(axis=1) <= 0)] = 1.0
