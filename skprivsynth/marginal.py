@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._math.budget import MST_SHARE, one_way_share
 from ._math.graphical_model import Measurement, estimate, model_size
+from ._math.private_binning import split_mass
 from ._math.residuals import measure_residuals
 from ._math.workload import check_column_sets
 from .base import BaseSynthesizer
@@ -208,11 +209,11 @@ def _significant_shares(y, sigma, cutoff=1.5):
 
     Top-down over the halves of the group (the consistent estimate of a range of bins
     is the sum of their noisy counts, std ``sigma·sqrt(size)``, Hay et al. 2010): a
-    range's mass goes to its two halves by the Euclidean projection of their
-    estimates onto ``{a + b = mass, a, b >= 0}``, except that a half below ``cutoff``
-    of its standard deviations, while the other is not, gets nothing and the other
-    its own estimate (at most the mass): the noise of a dropped half is not handed to
-    its neighbour, and the shares are normalised at the end.  An empty stretch of the
+    range's mass goes to its two halves by
+    :func:`~skprivsynth._math.private_binning.split_mass`, a half being kept when it
+    reaches ``cutoff`` of its standard deviations (the sub-bin weights also ask the
+    halves to differ by ``2·cutoff``; here that raised the tails: benchmarks/RESULTS.md,
+    "Sub-bin weights"), and the shares are normalised at the end.  An empty stretch of the
     group (the empty tail of a generous public range) thus gets mass only when its
     noisy total stands out of its noise, and a sparse tail that does keeps it.  A
     group whose total is not positive is uniform.  Post-processing.
@@ -230,14 +231,14 @@ def _significant_shares(y, sigma, cutoff=1.5):
         mid = (lo + hi) // 2
         left, right = y[lo:mid].sum(), y[mid:hi].sum()
         n_left, n_right = mid - lo, hi - mid
-        keep_left = left >= cutoff * sigma * math.sqrt(n_left)
-        keep_right = right >= cutoff * sigma * math.sqrt(n_right)
-        if keep_left != keep_right:  # the dropped half's noise goes to neither
-            a, b = (min(left, mass), 0.0) if keep_left else (0.0, min(right, mass))
-        else:
-            a = min(max((left - right + mass) / 2, 0.0), mass)
-            b = mass - a
-        stack += [(lo, mid, a), (mid, hi, b)]
+        a, b = split_mass(
+            left,
+            right,
+            mass,
+            left >= cutoff * sigma * math.sqrt(n_left),
+            right >= cutoff * sigma * math.sqrt(n_right),
+        )
+        stack += [(lo, mid, float(a)), (mid, hi, float(b))]
     return shares / shares.sum() if shares.sum() > 0 else np.full(y.size, 1 / y.size)
 
 

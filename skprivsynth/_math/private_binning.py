@@ -29,7 +29,13 @@ from scipy.stats import chi2
 
 from ..privacy import check_epsilon, gaussian_mechanism, gaussian_sigma_for_rho, laplace_noise
 
-__all__ = ["consistent_sub_bin_weights", "privtree_bins", "privtree_scale", "sub_bin_counts"]
+__all__ = [
+    "consistent_sub_bin_weights",
+    "privtree_bins",
+    "privtree_scale",
+    "split_mass",
+    "sub_bin_counts",
+]
 
 #: Fanout of the hierarchy: every node splits into two halves (dyadic cells).
 FANOUT = 2
@@ -352,6 +358,23 @@ def consistent_sub_bin_weights(
     return weights
 
 
+def split_mass(left, right, mass, keep_left, keep_right):
+    """Shares ``(a, b)`` of ``mass`` for two halves with noisy estimates ``left``, ``right``.
+
+    The Euclidean projection of the estimates onto ``{a + b = mass, a, b >= 0}``,
+    except where one half is kept and the other is not: the dropped half gets nothing
+    and the kept one its own estimate (clipped to ``[0, mass]``), so that the dropped
+    half's noise goes to no one (the caller normalises).  Element-wise on arrays.
+    """
+    keep_left, keep_right = np.asarray(keep_left, bool), np.asarray(keep_right, bool)
+    a = np.clip((left - right + mass) / 2, 0.0, mass)
+    b = mass - a
+    only_left, only_right = keep_left & ~keep_right, keep_right & ~keep_left
+    a = np.where(only_left, np.clip(left, 0.0, mass), np.where(only_right, 0.0, a))
+    b = np.where(only_right, np.clip(right, 0.0, mass), np.where(only_left, 0.0, b))
+    return a, b
+
+
 def _top_down(y, sigma, cutoff):
     """Non-negative leaf shares from noisy leaf counts ``y`` of shape (m, s), rows sum to 1.
 
@@ -377,16 +400,15 @@ def _top_down(y, sigma, cutoff):
     while mass.shape[1] < s:
         k = mass.shape[1]
         lo, hi = slice(first, first + 2 * k, 2), slice(first + 1, first + 2 * k, 2)
-        keep_left, keep_right = raw[:, lo] >= tau[lo], raw[:, hi] >= tau[hi]
-        apart = np.abs(raw[:, lo] - raw[:, hi]) >= 2 * tau[lo] * math.sqrt(2)
-        left, right = estimates[:, lo], estimates[:, hi]
-        a = np.clip((left - right + mass) / 2, 0.0, mass)  # projection onto a + b = mass
-        b = mass - a
-        only_left = keep_left & ~keep_right & apart
-        only_right = keep_right & ~keep_left & apart
-        # A dropped half's noise goes to no leaf: its sibling keeps its own estimate.
-        a = np.where(only_left, np.clip(left, 0.0, mass), np.where(only_right, 0.0, a))
-        b = np.where(only_right, np.clip(right, 0.0, mass), np.where(only_left, 0.0, b))
+        # A half is dropped only where the two also differ by 2·cutoff sd.
+        close = np.abs(raw[:, lo] - raw[:, hi]) < 2 * tau[lo] * math.sqrt(2)
+        a, b = split_mass(
+            estimates[:, lo],
+            estimates[:, hi],
+            mass,
+            (raw[:, lo] >= tau[lo]) | close,
+            (raw[:, hi] >= tau[hi]) | close,
+        )
         mass = np.stack([a, b], axis=2).reshape(m, 2 * k)
         first += 2 * k
     mass[empty | (mass.sum(axis=1) <= 0)] = 1.0
