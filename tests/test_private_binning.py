@@ -456,10 +456,10 @@ def test_sub_bin_weights_noise_in_empty_sub_bins_is_not_mass():
 
 
 def test_sub_bin_weights_of_a_flat_bin_do_not_follow_the_noise():
-    """Rows spread evenly in a bin, noise larger than a sub-bin's count: differences
-    within the noise are split evenly, so the weights stay far closer to uniform than a
-    naive release (noisy counts clipped and normalised) or a projection that follows
-    every noisy difference (0.58 on this bin before the even split)."""
+    """Rows spread evenly in a bin, noise larger than a sub-bin's count: a shape that a
+    chi-square test cannot tell from flat is not kept, so the weights stay far closer
+    to uniform than a naive release (noisy counts clipped and normalised) or a
+    projection that follows every noisy difference (0.58 on this bin)."""
     counts = np.zeros(64, dtype=np.int64)
     counts[16:32] = 40  # 80 rows per sub-bin of 2 cells
     boundaries = np.array([0, 16, 32, 64])
