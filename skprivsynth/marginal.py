@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import MST_SHARE, one_way_share
+from ._math.budget import MST_SHARE, one_way_share, one_way_split
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.private_binning import split_mass
 from ._math.residuals import measure_residuals
@@ -69,7 +69,8 @@ def _float_tables(tables):
 class _Compression:
     """Levels of each column merged into fewer codes, decoded by noisy frequencies.
 
-    Post-processing of the noisy 1-way counts ``y`` (standard deviation ``sigma``).
+    Post-processing of the noisy 1-way counts ``y`` (standard deviation ``sigma``;
+    ``sigma``, ``threshold`` and ``group_mass`` are one number or one per column).
     Levels: a level is *kept* when ``y`` reaches ``threshold``; the others form one
     extra code (when there are any), decoded back to one of them drawn proportionally
     to their clipped noisy counts.  Numeric bins (the first ``numeric[j]`` codes of
@@ -87,7 +88,16 @@ class _Compression:
 
     def __init__(self, noisy_one_way, threshold, numeric, sigma, group_mass):
         self.members, self.encode = [], []
-        for y, n_bins in zip(noisy_one_way, numeric, strict=True):
+        d = len(numeric)
+        columns = zip(
+            noisy_one_way,
+            np.broadcast_to(threshold, d),
+            numeric,
+            np.broadcast_to(sigma, d),
+            np.broadcast_to(group_mass, d),
+            strict=True,
+        )
+        for y, threshold, n_bins, sigma, group_mass in columns:
             members = _bin_groups(y[:n_bins], threshold, sigma, group_mass)
             keep = y[n_bins:] >= threshold
             kept = n_bins + np.flatnonzero(keep)
@@ -523,29 +533,31 @@ class MarginalSynthesizer(BaseSynthesizer):
             _compression=compression,
         )
 
-    def _measure_one_way(self, one_way, d, rho_each, report, rng, earlier=None):
-        """Release every 1-way marginal at ``rho_each``: the noisy tables and their σ.
+    def _measure_one_way(self, one_way, rho_each, report, rng, earlier=None):
+        """Release 1-way marginal ``j`` at ``rho_each[j]``: the noisy tables and their σ.
 
         With ``earlier`` (noisy tables and σ of a first release), the two are combined
         by inverse-variance weights: the same Gaussian measurement as one release at
         the summed ρ (post-processing).
         """
-        sigma = _TABLE_L2 / math.sqrt(2 * rho_each)
+        sigma = _TABLE_L2 / np.sqrt(2 * np.asarray(rho_each))
         noisy = [
             report.release_gaussian(
                 f"1-way marginal of column {j}",
                 one_way[(j,)].astype(np.float64),
                 _TABLE_L2,
-                rho_each,
+                rho_j,
                 rng,
                 self.noise,
             )
-            for j in range(d)
+            for j, rho_j in enumerate(rho_each)
         ]
         if earlier is not None:
             first, s1 = earlier
             w = s1**-2 / (s1**-2 + sigma**-2)
-            noisy = [w * y1 + (1 - w) * y2 for y1, y2 in zip(first, noisy, strict=True)]
+            noisy = [
+                w_j * y1 + (1 - w_j) * y2 for w_j, y1, y2 in zip(w, first, noisy, strict=True)
+            ]
             sigma = (s1**-2 + sigma**-2) ** -0.5
         return noisy, sigma
 
@@ -557,9 +569,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Numeric bins are grouped so that the 2-way table of two such columns has
         # cells of sigma_next rows on average when they are independent: K groups of
         # n/K rows, n/K² = sigma_next, i.e. groups of sqrt(n·sigma_next) rows.
-        group_mass = max(threshold, math.sqrt(n * sigma_next))
+        group_mass = np.maximum(threshold, math.sqrt(n * sigma_next))
         compression = _Compression(noisy, threshold, numeric, sigma, group_mass)
-        return compression, [compression.one_way(j, y, sigma) for j, y in enumerate(noisy)]
+        return compression, [
+            compression.one_way(j, y, s) for j, (y, s) in enumerate(zip(noisy, sigma, strict=True))
+        ]
 
     def _measure(self, table, attrs, rho_each, report, rng):
         """Measure the marginal ``table`` on ``attrs`` at ``rho_each``; return its
@@ -595,7 +609,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         one_way_share = MST_SHARE if d > 1 else 1.0
         rho_edge = rho / (3 * (d - 1)) if d > 1 else rho
         sigma_edge = _TABLE_L2 / math.sqrt(2 * rho_edge)  # noise of a tree edge's table
-        released = self._measure_one_way(one_way, d, one_way_share * rho / d, report, rng)
+        released = self._measure_one_way(one_way, np.full(d, one_way_share * rho / d), report, rng)
         compression, measurements = self._compress(*released, numeric, n, sigma_edge)
         self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
         data_sizes, sizes = sizes, compression.sizes
@@ -660,19 +674,21 @@ class MarginalSynthesizer(BaseSynthesizer):
         n, d = data.n_samples, len(sizes)
         alpha = 0.9  # share of each round's budget spent on measuring
         rounds = 16 * d
-        # A first 1-way release at AIM's split (each table measured with the noise of
-        # a round: ρ_1 = α(ρ − dρ_1)/rounds for each of the d tables), then the share
-        # of the 1-way tables from n, ρ and the compressed sizes (post-processing of
-        # the releases so far) of the candidate pairs (of the smallest candidates when
-        # the workload has none): skprivsynth/_math/budget.py.  A larger share keeps
-        # more levels, which lowers the share's margin: the 1-way tables are topped up
-        # (combined with the earlier releases) until the share no longer grows.
+        # A first 1-way release at AIM's split (the d tables together get d times a
+        # round's ρ: dρ_1 with ρ_1 = α(ρ − dρ_1)/rounds), then the share of the 1-way
+        # tables from n, ρ and the compressed sizes (post-processing of the releases
+        # so far) of the candidate pairs (of the smallest candidates when the workload
+        # has none): skprivsynth/_math/budget.py.  A larger share keeps more levels,
+        # which lowers the share's margin: the 1-way tables are topped up (combined
+        # with the earlier releases) until the share no longer grows.  Every release
+        # splits its ρ over the tables by their declared sizes (``one_way_split``).
         floor = alpha / (rounds / d + alpha)
+        split = one_way_split(sizes)
         pairs = _margin_pairs(weight, numeric)
         share, target, released = 0.0, floor, None
         for _ in range(_SHARE_STEPS):
             released = self._measure_one_way(
-                one_way, d, (target - share) * rho / d, report, rng, earlier=released
+                one_way, (target - share) * rho * split, report, rng, earlier=released
             )
             share = target
             # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 import skprivsynth.marginal as marginal
 from skprivsynth import MarginalSynthesizer, make_synthesis_pipeline
+from skprivsynth._math.budget import one_way_split
 from skprivsynth.privacy import PrivacyReport, zcdp_epsilon, zcdp_rho
 
 SIZES = [3, 4, 2, 5]
@@ -393,8 +394,28 @@ def test_small_tables_get_the_independent_model_with_all_of_rho(codes):
     entries = est.privacy_report_.entries
     assert all(e["step"].startswith("1-way") for e in entries) and len(entries) > len(SIZES)
     floor = 0.9 / (16 + 0.9)  # each 1-way table measured with the noise of a round
-    assert sum(e["rho"] for e in entries[: len(SIZES)]) == pytest.approx(floor * est.rho_)
+    first = np.array([e["rho"] for e in entries[: len(SIZES)]])
+    assert first.sum() == pytest.approx(floor * est.rho_)
+    # Within the share, table j gets a part proportional to c_j^(2/3).
+    np.testing.assert_allclose(first / first.sum(), one_way_split(SIZES))
     assert sum(e["rho"] for e in entries) == pytest.approx(est.rho_)
+
+
+def test_one_way_split_minimises_the_expected_l1_error_of_the_one_way_tables():
+    # Table j of c_j cells at rho_j has expected L1 error sqrt(2/pi) c_j / sqrt(rho_j):
+    # the split must beat the even one and every other split of the same total.
+    sizes = np.array([2, 3, 10, 105])
+    split = one_way_split(sizes)
+    assert split.sum() == pytest.approx(1.0)
+
+    def error(parts):
+        return (sizes / np.sqrt(parts)).sum()
+
+    others = np.random.default_rng(0).dirichlet(np.ones(sizes.size), size=2000)
+    assert error(split) < error(np.full(sizes.size, 1 / sizes.size))
+    assert error(split) <= min(error(p) for p in others)
+    # Equal sizes: the even split.
+    np.testing.assert_allclose(one_way_split([7, 7, 7]), [1 / 3] * 3)
 
 
 def test_the_one_way_share_falls_as_the_table_grows(codes):

@@ -45,3 +45,16 @@ def one_way_share(n, d, rho, cells, floor):
     sigma = math.sqrt((d + 1) / rho)
     margin = n / (float(np.median(cells)) * SIGNAL * sigma)
     return 1.0 if margin <= 1 else min(max(1 / margin, floor), MST_SHARE)
+
+
+def one_way_split(sizes):
+    """Each 1-way table's part of the 1-way tables' share: ``c_j^{2/3} / Σ_k c_k^{2/3}``.
+
+    Measuring table ``j`` of ``c_j`` cells at ``ρ_j`` (σ_j = 1/√ρ_j, replace-one) costs
+    an expected L1 error of ``√(2/π)·c_j·σ_j``; minimising ``Σ_j c_j/√ρ_j`` under
+    ``Σ_j ρ_j = ρ₁`` (Lagrange: ``c_j ρ_j^{-3/2} ∝ 1``) gives ``ρ_j ∝ c_j^{2/3}``.
+    ``sizes`` are the public domain sizes.
+    """
+    weight = np.asarray(sizes, dtype=np.float64) ** (2 / 3)
+    return weight / weight.sum()
+
