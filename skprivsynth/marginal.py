@@ -683,7 +683,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # with the earlier releases) until the share no longer grows.  Every release
         # splits its ρ over the tables by their declared sizes (``one_way_split``).
         floor = alpha / (rounds / d + alpha)
-        split = one_way_split(sizes)
+        split = one_way_split(sizes, n, rho)
         pairs = _margin_pairs(weight, numeric)
         share, target, released = 0.0, floor, None
         for _ in range(_SHARE_STEPS):
@@ -694,7 +694,11 @@ class MarginalSynthesizer(BaseSynthesizer):
             # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
             sigma = math.sqrt(rounds / (alpha * (1 - share) * rho)) if share < 1 else 0.0
             compression, measurements = self._compress(*released, numeric, n, sigma)
-            cells = [math.prod(compression.sizes[a] for a in c) for c in pairs]
+            # A column compressed to one code counts at its declared size: at this
+            # share its table would be its partner's 1-way table (nothing to measure),
+            # and a larger share may keep its levels.
+            margin_sizes = [k if k > 1 else size for k, size in zip(compression.sizes, sizes)]
+            cells = [math.prod(margin_sizes[a] for a in c) for c in pairs]
             target = one_way_share(n, d, rho, cells, floor)
             if target <= share:
                 break

@@ -397,7 +397,7 @@ def test_small_tables_get_the_independent_model_with_all_of_rho(codes):
     first = np.array([e["rho"] for e in entries[: len(SIZES)]])
     assert first.sum() == pytest.approx(floor * est.rho_)
     # Within the share, table j gets a part proportional to c_j^(2/3).
-    np.testing.assert_allclose(first / first.sum(), one_way_split(SIZES))
+    np.testing.assert_allclose(first / first.sum(), one_way_split(SIZES, len(X), est.rho_))
     assert sum(e["rho"] for e in entries) == pytest.approx(est.rho_)
 
 
@@ -405,7 +405,7 @@ def test_one_way_split_minimises_the_expected_l1_error_of_the_one_way_tables():
     # Table j of c_j cells at rho_j has expected L1 error sqrt(2/pi) c_j / sqrt(rho_j):
     # the split must beat the even one and every other split of the same total.
     sizes = np.array([2, 3, 10, 105])
-    split = one_way_split(sizes)
+    split = one_way_split(sizes, 10**6, 1.0)  # every cell far above the noise
     assert split.sum() == pytest.approx(1.0)
 
     def error(parts):
@@ -415,7 +415,16 @@ def test_one_way_split_minimises_the_expected_l1_error_of_the_one_way_tables():
     assert error(split) < error(np.full(sizes.size, 1 / sizes.size))
     assert error(split) <= min(error(p) for p in others)
     # Equal sizes: the even split.
-    np.testing.assert_allclose(one_way_split([7, 7, 7]), [1 / 3] * 3)
+    np.testing.assert_allclose(one_way_split([7, 7, 7], 10**6, 1.0), [1 / 3] * 3)
+
+
+def test_one_way_split_gives_no_more_to_cells_the_noise_buries():
+    # 1,000 rows, rho = 0.003 over 3 tables: sigma = sqrt(3 / 0.003) = 31.6 at best, so
+    # at most n / sigma = 31.6 cells can hold more rows than the noise.  A 105-level
+    # and a 500-level column get what a 31.6-level column would.
+    split = one_way_split([2, 105, 500], 1000, 0.003)
+    assert split[1] == pytest.approx(split[2])
+    assert split[1] / split[0] == pytest.approx((1000 * math.sqrt(0.003 / 3) / 2) ** (2 / 3))
 
 
 def test_the_one_way_share_falls_as_the_table_grows(codes):
@@ -429,6 +438,20 @@ def test_the_one_way_share_falls_as_the_table_grows(codes):
     assert share(300, 0.5) == pytest.approx(1.0)
     assert 0.9 / 16.9 < share(3000, 0.5) < 1.0
     assert share(3000, 2.0) < share(3000, 0.5)
+
+
+def test_columns_compressed_to_one_code_do_not_make_pairs_look_cheap():
+    # 1,000 rows of 11 columns of 3 to 105 levels at epsilon = 0.5: at the first 1-way
+    # release every level is below its noise and each column is one code, so a pair's
+    # table would be one cell.  Counted at their declared sizes, no pair stands above
+    # its noise: no rounds, all of rho on the 1-way tables (with one-cell pairs the fit
+    # spent two thirds of rho on rounds measuring the public total).
+    rng = np.random.default_rng(0)
+    sizes = [12, 10, 10, 11, 11, 16, 3, 105, 11, 10, 7]
+    X = np.column_stack([rng.integers(0, k, 1000) for k in sizes])
+    est = MarginalSynthesizer(0.5, domain=sizes, random_state=0).fit(X)
+    assert est.cliques_ == []
+    assert all(e["step"].startswith("1-way") for e in est.privacy_report_.entries)
 
 
 def test_the_margin_is_read_from_the_pairs_of_columns_without_numeric_bins():

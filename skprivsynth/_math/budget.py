@@ -47,14 +47,17 @@ def one_way_share(n, d, rho, cells, floor):
     return 1.0 if margin <= 1 else min(max(1 / margin, floor), MST_SHARE)
 
 
-def one_way_split(sizes):
+def one_way_split(sizes, n, rho):
     """Each 1-way table's part of the 1-way tables' share: ``c_j^{2/3} / Σ_k c_k^{2/3}``.
 
     Measuring table ``j`` of ``c_j`` cells at ``ρ_j`` (σ_j = 1/√ρ_j, replace-one) costs
     an expected L1 error of ``√(2/π)·c_j·σ_j``; minimising ``Σ_j c_j/√ρ_j`` under
     ``Σ_j ρ_j = ρ₁`` (Lagrange: ``c_j ρ_j^{-3/2} ∝ 1``) gives ``ρ_j ∝ c_j^{2/3}``.
-    ``sizes`` are the public domain sizes.
+    That error falls with ρ_j only on the cells that hold more rows than the noise:
+    with all of ``rho`` split evenly over the ``d`` tables (σ = √(d/ρ), the least noise
+    a table can expect), at most ``n/σ`` cells do, so ``c_j`` is capped there.  Only
+    the declared ``sizes``, ``n`` and ``rho`` enter: the split is public.
     """
-    weight = np.asarray(sizes, dtype=np.float64) ** (2 / 3)
+    c = np.asarray(sizes, dtype=np.float64)
+    weight = np.minimum(c, n * math.sqrt(rho / c.size)) ** (2 / 3)
     return weight / weight.sum()
-
