@@ -23,7 +23,8 @@ no longer need, down to AIM's own split (``floor``: each 1-way table measured wi
 noise of a round).  (A share above the third where ``1 < M < 3`` gave up rounds that
 strongly related columns pay for: benchmarks/RESULTS.md.)  Only n, ρ and the
 sizes enter (the caller passes the sizes of the columns compressed after a first 1-way
-release at ``floor``, which is post-processing), never the data.
+release at ``floor``, which is post-processing; a column compressed to one code at its
+declared size), never the data.
 """
 
 import math
