@@ -260,9 +260,10 @@ class MarginalSynthesizer(BaseSynthesizer):
     by the exponential mechanism, measures them with Gaussian noise, fits a graphical
     model to all noisy marginals (Private-PGM) and samples records from it.  The 1-way
     marginals' share of the budget falls as the pairs of columns stand further above
-    their noise (judged from n, ρ and the sizes only); when the table is too small for
-    the budget (no pair would stand above its noise), the whole budget goes to the
-    1-way marginals.  The whole fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``,
+    their noise (judged from n, ρ and the sizes only), and is split over them in
+    proportion to their sizes to the power 2/3 (the least expected L1 error); when the
+    table is too small for the budget (no pair would stand above its noise), the whole
+    budget goes to the 1-way marginals.  The whole fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``,
     hence (ε, δ)-DP, for replace-one neighbours.
 
     Read more in the :ref:`User Guide <marginal>`.
