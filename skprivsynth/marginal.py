@@ -263,8 +263,8 @@ class MarginalSynthesizer(BaseSynthesizer):
     their noise (judged from n, ρ and the sizes only), and is split over them in
     proportion to their sizes to the power 2/3 (the least expected L1 error); when the
     table is too small for the budget (no pair would stand above its noise), the whole
-    budget goes to the 1-way marginals.  The whole fit is ``rho``-zCDP with ``rho = zcdp_rho(epsilon, delta)``,
-    hence (ε, δ)-DP, for replace-one neighbours.
+    budget goes to the 1-way marginals.  The whole fit is ``rho``-zCDP with
+    ``rho = zcdp_rho(epsilon, delta)``, hence (ε, δ)-DP, for replace-one neighbours.
 
     Read more in the :ref:`User Guide <marginal>`.
 
@@ -556,9 +556,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         if earlier is not None:
             first, s1 = earlier
             w = s1**-2 / (s1**-2 + sigma**-2)
-            noisy = [
-                w_j * y1 + (1 - w_j) * y2 for w_j, y1, y2 in zip(w, first, noisy, strict=True)
-            ]
+            noisy = [w_j * y1 + (1 - w_j) * y2 for w_j, y1, y2 in zip(w, first, noisy, strict=True)]
             sigma = (s1**-2 + sigma**-2) ** -0.5
         return noisy, sigma
 
@@ -698,7 +696,9 @@ class MarginalSynthesizer(BaseSynthesizer):
             # A column compressed to one code counts at its declared size: at this
             # share its table would be its partner's 1-way table (nothing to measure),
             # and a larger share may keep its levels.
-            margin_sizes = [k if k > 1 else size for k, size in zip(compression.sizes, sizes)]
+            margin_sizes = [
+                k if k > 1 else size for k, size in zip(compression.sizes, sizes, strict=True)
+            ]
             cells = [math.prod(margin_sizes[a] for a in c) for c in pairs]
             target = one_way_share(n, d, rho, cells, floor)
             if target <= share:

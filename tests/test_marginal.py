@@ -393,7 +393,7 @@ def test_small_tables_get_the_independent_model_with_all_of_rho(codes):
     assert est.cliques_ == []
     entries = est.privacy_report_.entries
     assert all(e["step"].startswith("1-way") for e in entries) and len(entries) > len(SIZES)
-    floor = 0.9 / (16 + 0.9)  # each 1-way table measured with the noise of a round
+    floor = 0.9 / (16 + 0.9)  # the d tables together: d times a round's rho
     first = np.array([e["rho"] for e in entries[: len(SIZES)]])
     assert first.sum() == pytest.approx(floor * est.rho_)
     # Within the share, table j gets a part proportional to c_j^(2/3).
