@@ -418,6 +418,32 @@ def test_one_way_split_minimises_the_expected_l1_error_of_the_one_way_tables():
     np.testing.assert_allclose(one_way_split([7, 7, 7], 10**6, 1.0), [1 / 3] * 3)
 
 
+def test_the_split_lowers_the_one_way_error_of_the_fitted_model(monkeypatch):
+    # A 2,000-row table at epsilon = 0.2 gets the independent model (no rounds): its
+    # 1-way marginals are the fit's.  Over 20 seeds, their summed L1 error (levels
+    # decoded through the compression) is lower with the c^(2/3) split than with the
+    # even one, as the split's derivation says (by about 9 %, 8 standard errors of
+    # the paired difference over these seeds).
+    rng = np.random.default_rng(1)
+    sizes = [2, 2, 2, 3, 40]
+    X = np.column_stack([rng.integers(0, k, 2000) for k in sizes])
+    truth = [np.bincount(X[:, j], minlength=k) / len(X) for j, k in enumerate(sizes)]
+
+    def error():
+        total = 0.0
+        for seed in range(20):
+            est = MarginalSynthesizer(0.2, domain=sizes, random_state=seed).fit(X)
+            assert est.cliques_ == []
+            comp = est._compression
+            for j, p in enumerate(truth):
+                total += np.abs(comp.frequencies(j, est.model_.marginal((j,))) - p).sum()
+        return total / 20
+
+    ours = error()
+    monkeypatch.setattr(marginal, "one_way_split", lambda s, n, rho: np.full(len(s), 1 / len(s)))
+    assert ours < 0.95 * error()
+
+
 def test_one_way_split_gives_no_more_to_cells_the_noise_buries():
     # 1,000 rows, rho = 0.003 over 3 tables: sigma = sqrt(3 / 0.003) = 31.6 at best, so
     # at most n / sigma = 31.6 cells can hold more rows than the noise.  A 105-level
