@@ -19,8 +19,8 @@ the 1-way tables, and the independent model is the best the budget buys.  Above,
 pairs stand more than three times clear: the 1-way tables' counts then stand further
 above their noise too, and the rounds — AIM's ``16 d`` with annealing (McKenna et al.
 2022), which find how many marginals the data can pay for — get what the 1-way tables
-no longer need, down to AIM's own split (``floor``: each 1-way table measured with the
-noise of a round).  (A share above the third where ``1 < M < 3`` gave up rounds that
+no longer need, down to AIM's own split (``floor``: the d 1-way tables together get
+what d rounds get).  (A share above the third where ``1 < M < 3`` gave up rounds that
 strongly related columns pay for: benchmarks/RESULTS.md.)  Only n, ρ and the
 sizes enter (the caller passes the sizes of the columns compressed after a first 1-way
 release at ``floor``, which is post-processing; a column compressed to one code at its
