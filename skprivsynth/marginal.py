@@ -189,9 +189,9 @@ def _bin_groups(y, threshold, sigma, group_mass):
 
     Bin ``k`` joins group ``floor((C_k − y_k/2)/group_mass)``, ``C_k`` the cumulative
     clipped noisy count up to and including it (the group of its middle row); groups
-    are numbered consecutively and a group whose noisy total is below ``threshold``
-    times the square root of its number of bins (the threshold scaled to the noise of
-    a sum) joins the one before it (the first: the one after).  Post-processing.
+    are numbered consecutively and a group that does not stand out of its noise
+    (:func:`_group_excess`) joins the one before it (the first: the one after).
+    Post-processing.
     """
     if y.size == 0:
         return []
@@ -200,9 +200,7 @@ def _bin_groups(y, threshold, sigma, group_mass):
     label = np.unique(np.floor(middle / group_mass), return_inverse=True)[1]
     starts = list(np.flatnonzero(np.diff(label, prepend=-1)))
     while len(starts) > 1:
-        # A group's noisy total has std sigma·sqrt(size): the threshold in its units.
-        size = np.diff([*starts, y.size])
-        excess = np.add.reduceat(y, starts) / np.sqrt(size) - threshold
+        excess = _group_excess(y, starts, threshold)
         if excess.min() >= 0:
             break
         g = int(np.argmin(excess))
@@ -212,6 +210,30 @@ def _bin_groups(y, threshold, sigma, group_mass):
         (np.arange(a, b), _significant_shares(y[a:b], sigma))
         for a, b in zip(bounds[:-1], bounds[1:], strict=True)
     ]
+
+
+def _group_excess(y, starts, threshold):
+    """How far each group of bins (``starts``: first bins) stands out of its noise.
+
+    A sum of ``k`` noisy counts has std ``σ·sqrt(k)``: the excess of a group is its
+    noisy total over ``sqrt(size)``, minus ``threshold`` (``3σ``).  The outermost
+    groups also hold the empty tails of a generous public range, whose noise would
+    drown a sparse but real group (a zero-inflated column's non-zero values next to
+    a long empty range): they are judged on the best of their dyadic stretches from
+    the inner edge (``1, 2, 4, …`` bins, and the whole group).  Testing about
+    ``log2(size)`` stretches instead of one raises the chance that a group of noise
+    passes from 0.13 % to at most ``log2(size) + 1`` times that (union bound).
+    """
+    bounds = [*starts, y.size]
+    sums = np.add.reduceat(y, starts)
+    excess = sums / np.sqrt(np.diff(bounds)) - threshold
+    for g, upwards in ((0, False), (len(starts) - 1, True)):
+        a, b = bounds[g], bounds[g + 1]
+        part = y[a:b] if upwards else y[a:b][::-1]  # from the group's inner edge
+        k = 1 << np.arange(int(part.size - 1).bit_length())  # 1, 2, 4, ... < size
+        best = (np.cumsum(part)[k - 1] / np.sqrt(k)).max(initial=-np.inf) - threshold
+        excess[g] = max(excess[g], best)
+    return excess
 
 
 def _significant_shares(y, sigma, cutoff=1.5):
