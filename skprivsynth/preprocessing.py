@@ -164,10 +164,7 @@ class _Column:
         # for datetimes; None for real values.
         self.step = None
         if isinstance(spec, Bins | Range):
-            if spec.kind == "datetime":
-                self.step = RESOLUTIONS[spec.resolution]
-            elif spec.kind == "integer":
-                self.step = 1
+            self.step = _grid_step(spec)
             if isinstance(spec, Bins):
                 self.edges = np.asarray(spec.edges, dtype=np.float64)
         elif isinstance(spec, DatetimePart):
@@ -1532,23 +1529,30 @@ class _FineGrid:
     (cells ``[lo, lo⁺)`` and ``[hi⁻, hi]`` one float wide, so that a point mass at a
     bound, such as the zeros of an income, decodes to the bound) and ``C - 2`` equal
     cells between them.  An integer range (a datetime range: on the grid of its
-    resolution) has ``N`` grid points, ``w`` per cell (``w = ceil(N / C)``) in
-    ``n_cells`` cells, the least power of two that covers them; the cells after the
-    last grid point are empty.
+    resolution) of ``N`` grid points has one point a cell when ``N <= C``, in
+    ``n_cells`` cells, the least power of two that covers them; otherwise its bounds'
+    points have cells of their own too, and the ``N - 2`` points between them fill
+    cells of ``w = ceil((N - 2)/(C - 2))`` points (the last one perhaps fewer).  The
+    cells after the last grid point are empty.
     """
 
     def __init__(self, spec):
         self.spec = spec
         self.n_cells = 1 << _FINE_DEPTH
-        self.step = None
-        if spec.kind == "float":
+        self.step = _grid_step(spec)
+        if self.step is None:
             self.inner = (np.nextafter(spec.lo, np.inf), np.nextafter(spec.hi, -np.inf))
+            return
+        self.first = math.ceil(spec.lo / self.step)
+        self.n_points = n = math.floor(spec.hi / self.step) - self.first + 1
+        if n <= self.n_cells:
+            self.n_cells = 1 << (n - 1).bit_length()
+            starts = np.arange(n)  # first point of each cell that holds any
         else:
-            self.step = RESOLUTIONS[spec.resolution] if spec.kind == "datetime" else 1
-            self.first = math.ceil(spec.lo / self.step)
-            self.n_points = math.floor(spec.hi / self.step) - self.first + 1
-            self.width = -(-self.n_points // self.n_cells)
-            self.n_cells = 1 << (-(-self.n_points // self.width) - 1).bit_length()
+            width = -(-(n - 2) // (self.n_cells - 2))
+            starts = np.r_[0, np.arange(1, n - 1, width), n - 1]
+        # starts[c]: first point of cell c; the empty cells start after the last point.
+        self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
 
     def cells(self, values):
         """Cell of each value (inside the range)."""
@@ -1561,7 +1565,7 @@ class _FineGrid:
             cells[values >= spec.hi] = self.n_cells - 1
             return cells.astype(np.int64)
         points = np.clip(np.floor(values / self.step) - self.first, 0, self.n_points - 1)
-        return points.astype(np.int64) // self.width
+        return np.searchsorted(self.starts, points, side="right") - 1
 
     def edges(self, boundaries):
         """Edges (values) of the bins of released cell boundaries, and the share of
@@ -1578,14 +1582,25 @@ class _FineGrid:
             edges[boundaries == self.n_cells - 1] = hi
             edges[0], edges[-1] = spec.lo, spec.hi
             return edges, 1.0
-        starts = boundaries[:-1] * self.width
+        starts = self.starts[boundaries[:-1]]
         starts = starts[starts < self.n_points]
-        last = boundaries[starts.size] * self.width  # end of the bin of the last point
-        fraction = (self.n_points - starts[-1]) / (last - starts[-1])
+        held = np.count_nonzero(self.starts[:-1] < self.n_points)  # cells with points
+        first_cell, end_cell = boundaries[starts.size - 1], boundaries[starts.size]
+        fraction = (held - first_cell) / (end_cell - first_cell)
         points = np.append(starts, self.n_points - 1).astype(np.float64)
         if starts.size > 1 and starts[-1] == self.n_points - 1:
             points[-2] -= 0.5
         return (self.first + points) * self.step, fraction
+
+
+def _grid_step(spec):
+    """Step of the grid a numeric spec decodes to: the resolution in seconds for a
+    datetime, 1 for an integer; None for real values."""
+    if spec.kind == "datetime":
+        return RESOLUTIONS[spec.resolution]
+    if spec.kind == "integer":
+        return 1
+    return None
 
 
 def _truncate_weights(weights, fraction):

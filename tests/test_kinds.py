@@ -26,6 +26,7 @@ from skprivsynth.preprocessing import (
     _Column,
     _datetimes_with_parts,
     _FineCounts,
+    _FineGrid,
 )
 from skprivsynth.privacy import zcdp_rho
 
@@ -487,6 +488,48 @@ def test_a_mass_at_the_top_of_an_integer_range_is_kept():
     assert abs((back["x"] == 128).mean() - (values == 128).mean()) < 0.01
     edges = enc.domain_["x"].edges
     assert edges[-1] == 128 and np.all(np.diff(edges) > 0)
+
+
+def test_masses_at_the_bounds_of_a_wide_integer_range_are_kept():
+    # 100,000 integers, more than the fine grid's 1,024 cells: each cell holds 98 of
+    # them, so without cells of their own the zeros (60 %, an income's) and the cap
+    # (10 %) would come back spread over the 98 integers of their cells.
+    rng = np.random.default_rng(0)
+    u = rng.random(6000)
+    values = np.where(u < 0.6, 0, np.where(u < 0.7, 99_999, rng.integers(1, 99_999, 6000)))
+    enc = BooleanEncoder(
+        categories={"x": {"type": "integer", "range": [0, 99_999]}},
+        encoding="ordinal",
+        binning_epsilon=2.0,
+        random_state=0,
+    )
+    back = enc.inverse_transform(enc.fit_transform(pd.DataFrame({"x": values})))["x"]
+    assert abs((back == 0).mean() - 0.6) < 0.02
+    assert abs((back == 99_999).mean() - 0.1) < 0.02
+    assert ks_2samp(values, back).statistic < 0.05
+
+
+@pytest.mark.parametrize("n_points", [5, 1024, 1025, 1601, 100_000])
+def test_fine_grid_cells_and_edges_agree_on_every_integer(n_points):
+    # The bins released from any cell boundaries hold the integers their cells hold:
+    # the fine counts (cells) and the encoding (edges) see the same rows.
+    grid = _FineGrid(Range(-3, n_points - 4, "integer", None, False, False, None))
+    points = np.arange(-3, n_points - 3, dtype=np.float64)
+    cells = grid.cells(points)
+    assert cells[0] == 0 and np.all(np.diff(cells) >= 0) and cells.max() < grid.n_cells
+    if n_points > 1024:  # the bounds alone in their cells, every cell holding a point
+        assert np.sum(cells == 0) == 1 and np.sum(cells == cells[-1]) == 1
+        assert np.unique(cells).size == cells.max() + 1
+    rng = np.random.default_rng(n_points)
+    for _ in range(20):
+        size = rng.integers(1, min(12, grid.n_cells - 1) + 1)
+        inner = rng.choice(np.arange(1, grid.n_cells), size=size, replace=False)
+        boundaries = np.r_[0, np.sort(inner), grid.n_cells]
+        edges, fraction = grid.edges(boundaries)
+        assert edges[0] == -3 and edges[-1] == n_points - 4 and 0 < fraction <= 1
+        bins = np.minimum(np.searchsorted(edges, points, side="right") - 1, edges.size - 2)
+        expected = np.searchsorted(boundaries, cells, side="right") - 1
+        np.testing.assert_array_equal(bins, expected)
 
 
 def test_max_bins_caps_the_codes_of_a_range(ranged):
