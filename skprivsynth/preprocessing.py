@@ -841,6 +841,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 rng,
                 report=report,
                 min_width=min_width,
+                occupied=grid.occupied,
                 step=f"bins of {label!r}",
             )
             edges, fraction = grid.edges(boundaries)
@@ -1515,8 +1516,8 @@ _FINE_DEPTH = 10
 #: Depth of the fine histogram over a declared integer or datetime range: one value a
 #: cell up to ``2**_GRID_DEPTH`` values, so that values that recur (the distances of
 #: a few routes, delays of whole minutes) keep their own bins where the data are dense
-#: (measured against 2**10 cells on flights, 6 seeds: distance KS 0.026 -> 0.007,
-#: dep_delay 0.006 -> 0.002, tvd2 -5 %; benchmarks/RESULTS.md, "Fine grids").
+#: (measured against 2**10 cells, 6 seeds: flights' distance KS 0.026 -> 0.006 and
+#: tvd2 -5 %, weather's and diamonds' tvd2 -3 %; benchmarks/RESULTS.md, "Fine grids").
 _GRID_DEPTH = 14
 
 #: Share of a ranged column's binning budget (ρ) spent on its PrivTree bins; the rest
@@ -1540,13 +1541,15 @@ class _FineGrid:
     2**_GRID_DEPTH``, in ``n_cells`` cells, the least power of two that covers them;
     otherwise its bounds' points have cells of their own too, and the ``N - 2`` points
     between them fill cells of ``w = ceil((N - 2)/(C - 2))`` points (the last one
-    perhaps fewer).  The cells after the last grid point are empty.
+    perhaps fewer).  The cells after the last grid point are empty: padding, from which
+    PrivTree does not count its depths (``occupied``).
     """
 
     def __init__(self, spec):
         self.spec = spec
         self.n_cells = 1 << _FINE_DEPTH
         self.step = _grid_step(spec)
+        self.occupied = self.n_cells  # cells that can hold values; the rest pad
         if self.step is None:
             self.inner = (np.nextafter(spec.lo, np.inf), np.nextafter(spec.hi, -np.inf))
             return
@@ -1561,6 +1564,7 @@ class _FineGrid:
             starts = np.r_[0, np.arange(1, n - 1, width), n - 1]
         # starts[c]: first point of cell c; the empty cells start after the last point.
         self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
+        self.occupied = starts.size
 
     def cells(self, values):
         """Cell of each value (inside the range)."""
@@ -1592,9 +1596,8 @@ class _FineGrid:
             return edges, 1.0
         starts = self.starts[boundaries[:-1]]
         starts = starts[starts < self.n_points]
-        held = np.count_nonzero(self.starts[:-1] < self.n_points)  # cells with points
         first_cell, end_cell = boundaries[starts.size - 1], boundaries[starts.size]
-        fraction = (held - first_cell) / (end_cell - first_cell)
+        fraction = (self.occupied - first_cell) / (end_cell - first_cell)
         points = np.append(starts, self.n_points - 1).astype(np.float64)
         if starts.size > 1 and starts[-1] == self.n_points - 1:
             points[-2] -= 0.5

@@ -118,20 +118,21 @@ def _levels(counts):
     return levels[::-1]
 
 
-def _biased(levels, depth, bias, theta):
-    return np.maximum(levels[depth] - depth * bias, theta - bias)
+def _biased(levels, depth, bias, theta, shift=0.0):
+    return np.maximum(levels[depth] - (depth - shift) * bias, theta - bias)
 
 
-def _tree_distribution(counts, epsilon, theta=0.0, min_width=1):
+def _tree_distribution(counts, epsilon, theta=0.0, min_width=1, occupied=None):
     """Exact probability of every output (tuple of boundaries) of privtree_bins."""
     lam, bias = privtree_scale(epsilon)
+    shift = np.log2(len(counts) / (occupied or len(counts)))
     levels, size = _levels(counts), len(counts)
 
     def outcomes(depth, node):  # list of (left edges, probability) of the subtree
         width = size >> depth
         if width // 2 < min_width:
             return [((node * width,), 1.0)]
-        b = _biased(levels, depth, bias, theta)[node]
+        b = _biased(levels, depth, bias, theta, shift)[node]
         p_split = float(np.exp(_log_split(b, lam, theta, True)))
         out = [((node * width,), 1.0 - p_split)]
         for left, p_left in outcomes(depth + 1, 2 * node):
@@ -142,7 +143,7 @@ def _tree_distribution(counts, epsilon, theta=0.0, min_width=1):
     return {edges + (size,): p for edges, p in outcomes(0, 0)}
 
 
-def _max_log_ratio(counts0, counts1, lam, bias, theta=0.0, min_width=1):
+def _max_log_ratio(counts0, counts1, lam, bias, theta=0.0, min_width=1, shift=0.0):
     """max over output trees T of ln P(T | counts1) / P(T | counts0), exactly.
 
     ``ln P(T)`` is a sum over the nodes of ``T``, so the maximum is a bottom-up dynamic
@@ -156,8 +157,8 @@ def _max_log_ratio(counts0, counts1, lam, bias, theta=0.0, min_width=1):
         if width // 2 < min_width:
             best = np.zeros(levels0[depth].size)
             continue
-        b0 = _biased(levels0, depth, bias, theta)
-        b1 = _biased(levels1, depth, bias, theta)
+        b0 = _biased(levels0, depth, bias, theta, shift)
+        b1 = _biased(levels1, depth, bias, theta, shift)
         leaf = _log_split(b1, lam, theta, False) - _log_split(b0, lam, theta, False)
         split = _log_split(b1, lam, theta, True) - _log_split(b0, lam, theta, True)
         best = np.maximum(leaf, split + best[0::2] + best[1::2])
@@ -172,17 +173,25 @@ def _pair_loss(counts0, counts1, lam, bias, **kwargs):
     )
 
 
-@pytest.mark.parametrize(("theta", "min_width"), [(0.0, 1), (2.0, 2)])
-def test_privtree_samples_its_model(theta, min_width):
+@pytest.mark.parametrize(("theta", "min_width", "occupied"), [(0.0, 1, None), (2.0, 2, 5)])
+def test_privtree_samples_its_model(theta, min_width, occupied):
     """Goodness of fit: output frequencies of privtree_bins against the exact model."""
     counts = np.array([5, 0, 3, 1, 0, 0, 9, 2])
-    exact = _tree_distribution(counts, 1.0, theta, min_width)
+    if occupied is not None:
+        counts[occupied:] = 0  # padding
+    exact = _tree_distribution(counts, 1.0, theta, min_width, occupied)
     assert sum(exact.values()) == pytest.approx(1.0)
-    rng, runs = np.random.default_rng(3), 6000
+    rng, runs = np.random.default_rng(3 if occupied is None else 4), 6000
     seen = {}
     for _ in range(runs):
         b = privtree_bins(
-            counts, 1.0, rng, report=PrivacyReport("t"), theta=theta, min_width=min_width
+            counts,
+            1.0,
+            rng,
+            report=PrivacyReport("t"),
+            theta=theta,
+            min_width=min_width,
+            occupied=occupied,
         )
         key = tuple(b.tolist())
         seen[key] = seen.get(key, 0) + 1
@@ -250,6 +259,22 @@ def test_privtree_replace_one_loss_is_within_epsilon(epsilon):
     assert worst_honest <= epsilon * (1 + 1e-12)
     assert worst_honest > 0.75 * epsilon  # the pairs are close to the worst case
     assert worst_add_remove > epsilon  # the add/remove calibration is not enough
+
+
+@pytest.mark.parametrize("shift", [0.3, 0.99])
+def test_privtree_padding_shift_keeps_the_loss_within_epsilon(shift):
+    """Depths counted from the occupied cells (all shifted by ``-shift``, as for a grid
+    padded to a power of two) keep the exact replace-one loss within ε: the biased
+    counts still fall by δ a level along every path.  A bias that does not grow with
+    the depth (a realistic slip: a constant shift per node) breaks it."""
+    epsilon = 1.0
+    lam, bias = privtree_scale(epsilon)
+    pairs = list(_worst_case_pairs(12, bias, np.random.default_rng(0)))
+    shifted = max(_pair_loss(c0, c1, lam, bias, shift=shift) for c0, c1 in pairs)
+    assert shifted <= epsilon * (1 + 1e-12)
+    assert shifted > 0.75 * epsilon
+    flat = max(_pair_loss(c0, c1, lam, 0.0) for c0, c1 in pairs)  # no bias by depth
+    assert flat > epsilon
 
 
 def test_privtree_add_remove_loss_is_within_the_paper_bound():

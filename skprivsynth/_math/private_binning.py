@@ -100,7 +100,15 @@ def _check_positive_int(value, name):
 
 
 def privtree_bins(
-    fine_counts, epsilon, rng, *, report, theta=0.0, min_width=1, step="PrivTree bins"
+    fine_counts,
+    epsilon,
+    rng,
+    *,
+    report,
+    theta=0.0,
+    min_width=1,
+    occupied=None,
+    step="PrivTree bins",
 ):
     """Bin boundaries (indices into the fine grid) chosen by PrivTree, ε-DP.
 
@@ -110,7 +118,12 @@ def privtree_bins(
     ``b + Lap(λ) > θ``; a node whose halves would be narrower than ``min_width`` cells
     is a leaf without a test (the depth is capped by the public grid).  ``λ = 4/ε`` and
     ``δ = λ·ln 2`` make the release ε-DP for replace-one neighbours
-    (:func:`privtree_scale` has the derivation); ``θ = 0`` by default.
+    (:func:`privtree_scale` has the derivation); ``θ = 0`` by default.  A grid padded
+    to a power of two has its depths counted from its occupied cells: ``d`` is
+    lowered by ``log2(len(fine_counts)/occupied)``, so that empty padding does not
+    bias every node by part of a level.  The analysis uses only that the biased
+    counts fall by at least ``δ`` a level along a path (the counts never increase),
+    which a constant shift of all depths keeps.
     Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.  Only the
     outcomes of the comparisons are released, never a noisy value, so the low-order
     bits of the floating-point Laplace sample (Mironov, CCS 2012) are not exposed.
@@ -130,6 +143,9 @@ def privtree_bins(
         Split threshold ``θ`` (public).
     min_width : int, default=1
         Narrowest bin in cells (e.g. the cells of one integer of an integer column).
+    occupied : int or None, default=None
+        Number of cells of the public grid that can hold rows, the first ones (the
+        others pad it to a power of two); None: all of them.
     step : str, default="PrivTree bins"
         Name of the report entry.
 
@@ -160,6 +176,10 @@ def privtree_bins(
         raise ValueError(f"theta must be a finite number; got {theta!r}.")
     scale, bias = privtree_scale(epsilon)
     size = counts.size
+    occupied = size if occupied is None else _check_positive_int(occupied, "occupied")
+    if occupied > size:
+        raise ValueError(f"occupied must be at most len(fine_counts) = {size}; got {occupied}.")
+    shift = math.log2(size / occupied)  # public: the padding's share of the root
     level = counts  # counts of the nodes of the current depth, refined bottom-up below
     levels = [level]
     while level.size > 1:
@@ -173,7 +193,7 @@ def privtree_bins(
         if width // FANOUT < min_width:  # halves too narrow: leaves, no test
             edges.append(active * width)
             break
-        biased = np.maximum(node_counts[active] - depth * bias, theta - bias)
+        biased = np.maximum(node_counts[active] - (depth - shift) * bias, theta - bias)
         split = biased + laplace_noise(scale, active.size, rng) > theta
         edges.append(active[~split] * width)
         active = (FANOUT * active[split])[:, None] + np.arange(FANOUT)
@@ -183,7 +203,8 @@ def privtree_bins(
     boundaries = np.sort(np.concatenate([*edges, [size]]))
     derivation = (
         f"PrivTree (Zhang, Xiao & Xie 2016, Alg. 2), fanout 2, θ = {theta:g}, "
-        f"Laplace scale λ = 4/ε = {scale:.6g}, bias δ = λ ln 2 = {bias:.6g}; replace-one "
+        f"Laplace scale λ = 4/ε = {scale:.6g}, bias δ = λ ln 2 = {bias:.6g} a level, "
+        f"depths shifted by {-shift:.4g} (public padding); replace-one "
         "moves a row between two root-to-leaf paths: the raised path costs "
         "(2β−1)/((β−1)λ) = 3/λ (the paper's add/remove bound), the lowered path only "
         "at its leaf, 1/λ; total ε = 4/λ"
