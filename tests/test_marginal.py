@@ -342,7 +342,7 @@ def test_a_sparse_group_beside_an_empty_range_keeps_its_code():
     # second group's total over all its 24 bins stands at 1,200/sqrt(24) = 245 against
     # 240: judged whole it joins the zeros in 47 % of draws, and the column becomes one
     # code (no relation to any other column survives).  Its first 4 bins stand at 600:
-    # it keeps a code of its own (98 %; the rest, noise that hides a whole group).
+    # it keeps a code of its own (99 %; the rest, noise that hides a whole group).
     from skprivsynth.marginal import _bin_groups
 
     rng = np.random.default_rng(0)
