@@ -206,9 +206,10 @@ def _bin_groups(y, threshold, sigma, group_mass):
         g = int(np.argmin(excess))
         del starts[g if g > 0 else 1]  # merged into the previous group (the first: the next)
     bounds = [*starts, y.size]
+    last = len(bounds) - 2
     return [
-        (np.arange(a, b), _significant_shares(y[a:b], sigma))
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True)
+        (np.arange(a, b), _significant_shares(y[a:b], sigma, ends=(g == 0, g == last)))
+        for g, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))
     ]
 
 
@@ -236,7 +237,7 @@ def _group_excess(y, starts, threshold):
     return excess
 
 
-def _significant_shares(y, sigma, cutoff=1.5):
+def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
     """Shares of consecutive bins in their group from noisy counts ``y`` (std ``sigma``).
 
     Top-down over the halves of the group (the consistent estimate of a range of bins
@@ -249,6 +250,12 @@ def _significant_shares(y, sigma, cutoff=1.5):
     group (the empty tail of a generous public range) thus gets mass only when its
     noisy total stands out of its noise, and a sparse tail that does keeps it.  A
     group whose total is not positive is uniform.  Post-processing.
+
+    ``ends`` (first, last): the group holds that end of the column's range.  There a
+    half holding the end must reach ``2·cutoff`` (3 sd, the threshold of a kept level):
+    mass given to noise beyond the data is the costly error (values far out, a heavy
+    tail), mass dropped from a real sparse tail the cheap one (the group's other bins
+    keep it).
     """
     shares = np.zeros(y.size)
     total = y.sum()
@@ -263,12 +270,13 @@ def _significant_shares(y, sigma, cutoff=1.5):
         mid = (lo + hi) // 2
         left, right = y[lo:mid].sum(), y[mid:hi].sum()
         n_left, n_right = mid - lo, hi - mid
+        at_first, at_last = ends[0] and lo == 0, ends[1] and hi == y.size
         a, b = split_mass(
             left,
             right,
             mass,
-            left >= cutoff * sigma * math.sqrt(n_left),
-            right >= cutoff * sigma * math.sqrt(n_right),
+            left >= (2 if at_first else 1) * cutoff * sigma * math.sqrt(n_left),
+            right >= (2 if at_last else 1) * cutoff * sigma * math.sqrt(n_right),
         )
         stack += [(lo, mid, float(a)), (mid, hi, float(b))]
     return shares / shares.sum() if shares.sum() > 0 else np.full(y.size, 1 / y.size)

@@ -381,6 +381,22 @@ def test_group_shares_give_an_empty_stretch_little():
     assert np.array_equal(_significant_shares(np.array([-5.0, -1.0]), 1.0), [0.5, 0.5])
 
 
+def test_group_shares_ask_more_of_the_stretch_at_the_end_of_the_range():
+    # Two full bins, then an empty one and one holding noise of 2.2 sd (σ = 20): the
+    # last half stands at 45/(20·sqrt(2)) = 1.6 sd.  Inside the range it is kept (a
+    # sparse stretch between two groups); at the range's end it must reach 3 sd, like a
+    # kept level, or the column gets values beyond the data from noise.  A real tail
+    # of 120 rows (4.2 sd) is kept there.
+    from skprivsynth.marginal import _significant_shares
+
+    y = np.array([500.0, 500.0, 0.0, 45.0])
+    assert _significant_shares(y, 20.0)[2:].sum() > 0
+    assert _significant_shares(y, 20.0, ends=(False, True))[2:].sum() == 0
+    assert _significant_shares(y[::-1], 20.0, ends=(True, False))[:2].sum() == 0
+    tail = _significant_shares(np.array([500.0, 500.0, 0.0, 120.0]), 20.0, ends=(True, True))
+    np.testing.assert_allclose(tail, np.array([500, 500, 0, 120]) / 1120)
+
+
 def test_group_shares_do_not_hand_a_dropped_bin_to_its_neighbour():
     # Three bins of 400 rows and an empty one whose noise (+60, below 1.5 sd = 75) is
     # dropped: the last full bin, its sibling in the top-down split, must not receive
