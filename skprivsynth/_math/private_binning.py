@@ -124,9 +124,10 @@ def privtree_bins(
     bias every node by part of a level.  The analysis uses only that the biased
     counts fall by at least ``δ`` a level along a path (the counts never increase),
     which a constant shift of all depths keeps.
-    Every choice is public: the grid, ``min_width``, ``θ`` and ``ε``.  Only the
-    outcomes of the comparisons are released, never a noisy value, so the low-order
-    bits of the floating-point Laplace sample (Mironov, CCS 2012) are not exposed.
+    Every choice is public: the grid, ``min_width``, ``occupied``, ``θ`` and ``ε``.
+    Only the outcomes of the comparisons are released, never a noisy value, so the
+    low-order bits of the floating-point Laplace sample (Mironov, CCS 2012) are not
+    exposed.
 
     Parameters
     ----------
