@@ -1556,12 +1556,13 @@ class _FineGrid:
         self.n_cells = 1 << _GRID_DEPTH
         self.first = math.ceil(spec.lo / self.step)
         self.n_points = n = math.floor(spec.hi / self.step) - self.first + 1
+        self.width = 1  # points of a cell between the bounds
         if n <= self.n_cells:
             self.n_cells = 1 << (n - 1).bit_length()
             starts = np.arange(n)  # first point of each cell that holds any
         else:
-            width = -(-(n - 2) // (self.n_cells - 2))
-            starts = np.r_[0, np.arange(1, n - 1, width), n - 1]
+            self.width = -(-(n - 2) // (self.n_cells - 2))
+            starts = np.r_[0, np.arange(1, n - 1, self.width), n - 1]
         # starts[c]: first point of cell c; the empty cells start after the last point.
         self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
         self.occupied = starts.size
@@ -1577,7 +1578,14 @@ class _FineGrid:
             cells[values >= spec.hi] = self.n_cells - 1
             return cells.astype(np.int64)
         points = np.clip(np.floor(values / self.step) - self.first, 0, self.n_points - 1)
-        return np.searchsorted(self.starts, points, side="right") - 1
+        points = points.astype(np.int64)
+        if self.width == 1:
+            return points
+        # The inverse of ``starts`` in integers (a searchsorted is 25 times slower).
+        cells = 1 + (points - 1) // self.width
+        cells[points == 0] = 0
+        cells[points == self.n_points - 1] = self.occupied - 1
+        return cells
 
     def edges(self, boundaries):
         """Edges (values) of the bins of released cell boundaries, and the share of
