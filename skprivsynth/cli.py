@@ -283,6 +283,11 @@ class _CsvSchema:
             return {}
         options = self.domain.read_csv_options()
         options["na_values"].update({c: sorted(_NA_TEXT) for c in self.undeclared})
+        # Boolean cells as text, parsed here: pandas' own guess is bool, int or float
+        # depending on the spellings and missing cells of each chunk.
+        options["dtype"].update(
+            {c: str for c in self.domain.columns if self.domain.kind(c) == "boolean"}
+        )
         return options
 
     def __call__(self, frame):

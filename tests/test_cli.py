@@ -605,6 +605,19 @@ def test_csv_cells_are_read_by_the_declared_kinds():
     schema = _CsvSchema(Domain({"n": [1, 3]}), ["n"], "input CSV", refuse_missing=True)
     frame = schema(pd.read_csv(io.StringIO("n\n3\n1\n3.0\n"), **schema.read_kwargs()))
     assert frame["n"].tolist() == [3, 1, 3] and frame["n"].dtype == np.int64
+    # Booleans as pandas writes them (True/False), as 0/1, with a missing cell.
+    schema = _CsvSchema(
+        Domain({"a": {"type": "boolean"}, "b": {"type": "boolean", "missing": True}}),
+        ["a", "b"],
+        "input CSV",
+        refuse_missing=True,
+    )
+    frame = schema(
+        pd.read_csv(io.StringIO("a,b\nTrue,1\nFalse,\nTrue,0\n"), **schema.read_kwargs())
+    )
+    assert frame["a"].tolist() == [True, False, True] and frame["a"].dtype == bool
+    assert frame["b"].isna().tolist() == [False, True, False]
+    assert frame["b"].dropna().tolist() == [True, False]
     # A missing cell of a column whose spec does not declare it: refused by name.
     schema = _CsvSchema(Domain(specs), ["level", "count", "city"], "input CSV", refuse_missing=True)
     with pytest.raises(
