@@ -78,8 +78,9 @@ def fixed_share(share, always_rounds=False):
     """``one_way_share`` replaced by a fixed ``share`` (all of ρ where the default gives
     no rounds, unless ``always_rounds``)."""
 
-    def rule(n, d, rho, cells, floor):
-        return share if always_rounds or SHARE(n, d, rho, cells, floor) < 1 else 1.0
+    def rule(n, d, rho, cells, floor, numeric_pair=False):
+        rounds = always_rounds or SHARE(n, d, rho, cells, floor, numeric_pair) < 1
+        return share if rounds else 1.0
 
     return rule
 

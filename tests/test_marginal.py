@@ -1,6 +1,7 @@
 import collections
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,13 @@ from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils._param_validation import InvalidParameterError
 
 import skprivsynth.marginal as marginal
-from skprivsynth import MarginalSynthesizer, make_synthesis_pipeline
+from skprivsynth import (
+    Domain,
+    MarginalSynthesizer,
+    PrivacyLeakWarning,
+    make_private_pipeline,
+    make_synthesis_pipeline,
+)
 from skprivsynth._math.budget import one_way_split
 from skprivsynth.privacy import PrivacyReport, zcdp_epsilon, zcdp_rho
 
@@ -426,6 +433,34 @@ def test_one_way_share_follows_n_and_rho_only():
     assert one_way_share(100 * threshold, d, rho, cells, floor) == floor
     # More budget lowers the threshold as 1/sqrt(rho).
     assert one_way_share(2.5 * threshold, d, 4 * rho, cells, floor) == pytest.approx(1 / 5)
+    # A pair of numeric columns can be grouped to 2 x 2 cells: below the median pair's
+    # threshold, rounds still run (MST's third) from n = 4 SIGNAL sigma on.
+    pair = threshold / 4
+    assert one_way_share(int(pair) - 1, d, rho, cells, floor, numeric_pair=True) == 1.0
+    share = one_way_share(int(pair) + 1, d, rho, cells, floor, numeric_pair=True)
+    assert share == pytest.approx(1 / 3)
+
+
+def test_related_numeric_columns_are_modelled_together():
+    """A table of numeric columns only: its median pair is grouped to the rounds' noise,
+    so the margin alone would never run a round (the synthetic columns came back
+    uncorrelated); the numeric pairs' own test runs them."""
+    rng = np.random.default_rng(0)
+    n = 5000
+    shared = rng.standard_normal((n, 1))
+    X = pd.DataFrame(
+        50 + 10 * (0.9 * shared + 0.44 * rng.standard_normal((n, 3))), columns=list("abc")
+    )
+    domain = Domain({c: {"type": "float", "range": [0, 100]} for c in X})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded
+        pipe = make_private_pipeline(
+            MarginalSynthesizer(1.0, random_state=0), domain, random_state=0
+        )
+        synthetic = pipe.fit(X).sample(n).astype(float)
+    assert pipe[-1].cliques_
+    real, fake = np.corrcoef(X.T.to_numpy()), np.corrcoef(synthetic.T.to_numpy())
+    assert real[0, 1:].min() > 0.75 and fake[0, 1:].min() > 0.5
 
 
 def test_small_tables_get_the_independent_model_with_all_of_rho(codes):

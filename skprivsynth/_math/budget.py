@@ -14,7 +14,12 @@ L2 sensitivity √2) — the most a single round could get without starving the 
 tables.  Its margin is ``M = n/(c₂·SIGNAL·σ)``.
 
 At ``M ≤ 1`` no pair can be measured above its noise at this n·√ρ: all of ρ goes to
-the 1-way tables, and the independent model is the best the budget buys.  Above, the
+the 1-way tables, and the independent model is the best the budget buys — unless the
+candidates hold a pair of numeric columns.  Such a pair's bins are grouped to what the
+noise can tell apart, two groups of ``n/2`` rows at the coarsest: its table can have 4
+cells whatever the bins, and measured with the same σ it stands clear when
+``M₂ = n/(4·SIGNAL·σ) > 1``.  The rounds then run, with MST's third (the median pair
+says nothing of these: numeric pairs are grouped, categorical ones are not).  Above, the
 1-way tables get MST's third of ρ (McKenna, Miklau & Sheldon 2021), or ``1/M`` once the
 pairs stand more than three times clear: the 1-way tables' counts then stand further
 above their noise too, and the rounds — AIM's ``16 d`` with annealing (McKenna et al.
@@ -36,16 +41,19 @@ SIGNAL = math.sqrt(2 / math.pi) / (2 * MIN_DEPENDENCE)  # ≈ 6.0 noise deviatio
 MST_SHARE = 1 / 3  # the 1-way tables' share of ρ in MST (McKenna, Miklau & Sheldon 2021)
 
 
-def one_way_share(n, d, rho, cells, floor):
-    """The 1-way tables' share of ρ: 1 if ``M ≤ 1`` (no rounds), else ``1/M`` clipped to
-    ``[floor, MST_SHARE]``.
+def one_way_share(n, d, rho, cells, floor, numeric_pair=False):
+    """The 1-way tables' share of ρ: 1 if ``M ≤ 1`` (no rounds) and no numeric pair
+    stands clear, else ``1/M`` clipped to ``[floor, MST_SHARE]``.
 
     ``cells``: the numbers of cells of the candidate pairs, whose median the margin
-    ``M`` is asked of.
+    ``M`` is asked of.  ``numeric_pair``: a candidate pair of two columns of numeric
+    bins (its 2 × 2 grouping stands clear when ``n/(4·SIGNAL·σ) > 1``).
     """
     sigma = math.sqrt((d + 1) / rho)
     margin = n / (float(np.median(cells)) * SIGNAL * sigma)
-    return 1.0 if margin <= 1 else min(max(1 / margin, floor), MST_SHARE)
+    if margin <= 1 and not (numeric_pair and n / (4 * SIGNAL * sigma) > 1):
+        return 1.0
+    return min(max(1 / margin, floor), MST_SHARE)
 
 
 def one_way_split(sizes, n, rho):
