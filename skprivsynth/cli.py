@@ -916,6 +916,13 @@ def _decimals(values, most=6):
     return None
 
 
+#: A fractional column with at most ``MAX_INTEGER_LEVELS`` distinct values, each on this
+#: many rows on average, is drafted as levels: its values are codes (log-rates of a
+#: few tariffs, years of schooling with a half year), whose point masses a float
+#: range would spread over its bins.
+_ROWS_PER_VALUE = 20
+
+
 def _draft_column(series, n):
     """``(spec, why)`` of one column, or ``(None, why)`` for a column left out."""
     present = series.dropna()
@@ -938,6 +945,14 @@ def _draft_column(series, n):
             value = int(low) if _is_integral(values) else low
             return [value], "constant: one level"
         if not _is_integral(values):
+            distinct = np.unique(values)
+            if distinct.size <= min(MAX_INTEGER_LEVELS, values.size / _ROWS_PER_VALUE):
+                levels = [_plain(v) for v in distinct]
+                return {"levels": levels, "ordered": True}, (
+                    f"{distinct.size} fractional values, each on {values.size / distinct.size:.0f} "
+                    "rows on average: a coded or rounded variable, one level each (declare a "
+                    "float range instead if it can take other values)"
+                )
             spec = {"type": "float", "range": _round_range(low, high)}
             why = "fractional numbers: a range rounded outwards (bins chosen privately at fit)"
             decimals = _decimals(values)
@@ -1051,7 +1066,9 @@ def _draft_domain(data):
         Column -> spec, in the forms of the domain file: constant columns as their one
         level, integer columns as ``{"type": "integer", "range": [lo, hi]}`` (one level
         per integer up to ``MAX_INTEGER_LEVELS`` values; a wider range, and fractional
-        numbers as ``{"type": "float", ...}``, rounded outwards), ISO
+        numbers as ``{"type": "float", ...}``, rounded outwards; a fractional column of
+        at most that many values, each on ``_ROWS_PER_VALUE`` rows or more on average,
+        as its values in order), ISO
         dates and timestamps as datetime ranges with the coarsest resolution every
         value sits on, booleans, categoricals in their order, other text as sorted
         levels; ``"missing": true`` where cells are missing; an integer (or date)

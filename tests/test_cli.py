@@ -496,6 +496,7 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
             "city": np.where(rng.random(n) < 0.1, None, rng.choice(["Lyon", "Paris"], n)),
             "flag": rng.random(n) < 0.5,
             "price": np.round(rng.uniform(1, 50, n), 2),
+            "rate": rng.choice([0.0, 3.258096, 4.564348], n),  # log-tariffs: codes
             "row": np.arange(n) + 1000,
             "name": [f"x{i}" for i in range(n)],
         }
@@ -522,6 +523,8 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
     assert draft["city"] == {"levels": ["Lyon", "Paris"], "missing": True}
     assert draft["flag"] == {"type": "boolean"}
     assert draft["price"]["decimals"] == 2 and "decimals" not in draft["income"]
+    # Few fractional values, each on many rows: levels, whose point masses come back.
+    assert draft["rate"] == {"levels": [0.0, 3.258096, 4.564348], "ordered": True}
     assert "row" not in draft and "name" not in draft
     # One line per column on stderr, saying what was inferred and why.
     for column in data.columns:
@@ -739,6 +742,7 @@ def test_a_csv_with_na_strings_and_empty_cells_from_draft_to_release(tmp_path, c
     carrier = np.where(rng.random(n) < 0.1, "", rng.choice(["AA", "DL", "UA"], n))
     data = pd.DataFrame({"answer": rng.choice(["NA", "no", "yes"], n), "delay": delay})
     data["carrier"] = carrier
+    data["rate"] = rng.choice([0.5, 2.25], n)
     source, domain = tmp_path / "in.csv", tmp_path / "domain.json"
     data.to_csv(source, index=False)
     with pytest.warns(PrivacyLeakWarning, match="drafted from the private values"):
@@ -749,6 +753,7 @@ def test_a_csv_with_na_strings_and_empty_cells_from_draft_to_release(tmp_path, c
         "answer": ["NA", "no", "yes"],
         "delay": {"type": "integer", "range": [0, 9], "missing": True},
         "carrier": {"levels": ["AA", "DL", "UA"], "missing": True},
+        "rate": {"levels": [0.5, 2.25], "ordered": True},
     }
     assert "['NA'] kept as a level" in err and "['NA'] among numbers" in err
     domain.write_text(out)
@@ -758,6 +763,7 @@ def test_a_csv_with_na_strings_and_empty_cells_from_draft_to_release(tmp_path, c
         assert main([*argv, "--seed", "0"]) == 0
     synthetic = pd.read_csv(target, keep_default_na=False, na_values=[""])
     assert set(synthetic["answer"]) == {"NA", "no", "yes"}  # "NA" stays a level
+    assert set(synthetic["rate"]) == {0.5, 2.25}  # numeric levels read back and written
     assert synthetic["delay"].isna().mean() == pytest.approx(0.2, abs=0.03)
     assert set(synthetic["delay"].dropna()) <= set(range(10))
     assert synthetic["carrier"].isna().mean() == pytest.approx(0.1, abs=0.03)
