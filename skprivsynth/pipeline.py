@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .base import BaseSynthesizer
 from .chunks import as_chunks
-from .domain import Bins, DatetimePart, Domain, Range, _part_values
+from .domain import Bins, DatetimePart, Domain, Levels, Range, _part_values
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
 from .privacy import warn_privacy_leak
@@ -404,7 +404,9 @@ def declared_numeric_codes(transformer):
 
     ``BooleanEncoder(encoding="ordinal")`` with a declared domain: the bins of its
     columns declared with bins or a range (numbers and dates; a missing level is the
-    code after them).  Public: it follows from the declaration.
+    code after them), an integer range of one level per integer included (bins of one
+    value: its rare top values are numbers, not unordered levels).  Public: it follows
+    from the declaration.
     """
     if (
         isinstance(transformer, BooleanEncoder)
@@ -412,11 +414,17 @@ def declared_numeric_codes(transformer):
         and not transformer.learned_columns_
     ):
         return [
-            c.n_values if c.kind == "bins" else 0
+            c.n_values if c.kind == "bins" or _integer_range(c) else 0
             for c, k in zip(transformer._encoding, transformer.n_codes_, strict=True)
             if k  # a part of a datetime column has no code and no output column
         ]
     return None
+
+
+def _integer_range(column):
+    """Whether the encoded ``column`` is a declared integer range of one level per
+    integer (not a part of a datetime modelled as its levels)."""
+    return isinstance(column.spec, Levels) and column.spec.kind == "integer" and column.part is None
 
 
 def _undeclared_columns(transformer, X):
