@@ -1448,15 +1448,9 @@ def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
                 replaced = time - time % period + value * unit + time % unit
                 time = np.where(np.isnan(value), time, replaced)
         days = np.arange(int(edges[k] // 86400), int(edges[k + 1] // 86400) + 1)
-        last = k == edges.size - 2
-
-        def inside(day, time):
-            t = np.floor((day * 86400 + time) / step) * step
-            return (t >= edges[k]) & ((t < edges[k + 1]) | (last & (t <= edges[-1])))
-
         # The days on which a row's time lies in the bin: all but perhaps the first
         # and the last, so the rows fall into four groups of consecutive days.
-        first, final = inside(days[0], time), inside(days[-1], time)
+        first, final = (_in_bin(day * 86400 + time, edges, k, step) for day in (days[0], days[-1]))
         chosen = np.zeros(rows.size)
         for a in (True, False):
             for b in (True, False):
@@ -1472,6 +1466,14 @@ def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
         kept = (drawn >= edges[0]) & (drawn <= edges[-1])
         out[rows] = np.where(kept, drawn, seconds[rows])
     return _datetimes(out, dtype)
+
+
+def _in_bin(seconds, edges, k, step):
+    """Whether ``seconds``, rounded down to ``step``, lie in bin ``k`` of ``edges`` (the
+    last bin closed)."""
+    t = np.floor(seconds / step) * step
+    last = k == edges.size - 2
+    return (t >= edges[k]) & ((t < edges[k + 1]) | (last & (t <= edges[-1])))
 
 
 def _matching_days(days, keys, parts, rows, rng):
