@@ -108,7 +108,7 @@ def _tvd_table(real, synthetic, domain, seed):
             max_marginals=_N_TRIPLES if d == 3 else None,
             random_state=seed,
         )
-        for d in (1, 2, 3)
+        for d in range(1, min(3, real.shape[1]) + 1)  # a table of 1 or 2 columns too
     }
 
 
@@ -274,14 +274,15 @@ class _CsvSchema:
     def __init__(self, domain, columns, what, refuse_missing):
         declared = [c for c in columns if domain is not None and c in domain]
         self.domain = None if not declared else domain.project(declared)
+        self.columns = list(columns)
         self.undeclared = [c for c in columns if c not in declared]
         self.what, self.refuse_missing = what, refuse_missing
 
     def read_kwargs(self):
-        """Keyword arguments of ``pandas.read_csv``."""
+        """Keyword arguments of ``pandas.read_csv`` (only ``columns`` are read)."""
         if self.domain is None:
-            return {}
-        options = self.domain.read_csv_options()
+            return {"usecols": self.columns}
+        options = {"usecols": self.columns, **self.domain.read_csv_options()}
         options["na_values"].update({c: sorted(_NA_TEXT) for c in self.undeclared})
         # Boolean cells as text, parsed here: pandas' own guess is bool, int or float
         # depending on the spellings and missing cells of each chunk.
@@ -402,13 +403,25 @@ def _check_declared_columns(domain, path, columns, data_path):
         )
 
 
-def _read_table(path, what, domain_path, refuse_missing=True):
+def _kept_columns(header, drop, path):
+    """The columns of the CSV at ``path`` (``header``) less those of ``--drop``."""
+    unknown = [c for c in drop if c not in header]
+    if unknown:
+        raise ValueError(
+            f"--drop names columns {unknown} that are not in {str(path)!r}, whose columns "
+            f"are {list(header)}."
+        )
+    return [c for c in header if c not in drop]
+
+
+def _read_table(path, what, domain_path, refuse_missing=True, drop=()):
     """The CSV at ``path`` read by the domain file at ``domain_path`` (see
-    :class:`_CsvSchema`); returns ``(data, domain, schema)``."""
+    :class:`_CsvSchema`), without the columns ``drop``; returns ``(data, domain,
+    schema)``."""
     domain = _load_domain(domain_path)
-    header = _read_csv(path, what, nrows=0)
-    _check_declared_columns(domain, domain_path, header.columns, path)
-    schema = _CsvSchema(domain, list(header.columns), f"{what} {str(path)!r}", refuse_missing)
+    columns = _kept_columns(_read_csv(path, what, nrows=0).columns, drop, path)
+    _check_declared_columns(domain, domain_path, columns, path)
+    schema = _CsvSchema(domain, columns, f"{what} {str(path)!r}", refuse_missing)
     return schema(_read_csv(path, what, **schema.read_kwargs())), domain, schema
 
 
@@ -504,7 +517,7 @@ def _check_identifiers(data, domain, private):
     text = (
         f"columns {', '.join(found)} have more than half as many levels as the {n} rows: "
         "they look like identifiers, which synthetic data cannot reproduce without "
-        "copying them. Drop them from the input, or declare coarser levels or "
+        "copying them. Leave them out with --drop, or declare coarser levels or "
         '{"bins": [...]} in --domain.'
     )
     if private:
@@ -650,21 +663,24 @@ def _synthesize_streaming(args):
     if args.n_samples is not None and args.n_samples < 1:
         raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
     domain = _load_domain(args.domain)
-    header = _read_csv(args.input, "input CSV", nrows=0)
-    _check_declared_columns(domain, args.domain, header.columns, args.input)
-    schema = _CsvSchema(domain, list(header.columns), f"input CSV {args.input!r}", True)
-    undeclared = [c for c in header.columns if domain is None or c not in domain]
+    columns = _kept_columns(
+        _read_csv(args.input, "input CSV", nrows=0).columns, args.drop, args.input
+    )
+    _check_declared_columns(domain, args.domain, columns, args.input)
+    schema = _CsvSchema(domain, columns, f"input CSV {args.input!r}", True)
+    undeclared = [c for c in columns if domain is None or c not in domain]
     if undeclared:
         raise ValueError(
             f"{option} reads the input in pieces, so the encoder must learn nothing from "
-            f"the data: declare every column in --domain; undeclared: {undeclared} "
-            "(`skprivsynth domain sample.csv > domain.json` drafts a file to review)."
+            f"the data: declare every column in --domain, or leave it out with --drop; "
+            f"undeclared: {undeclared} (`skprivsynth domain sample.csv > domain.json` "
+            "drafts a file to review)."
         )
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     # Identifier-like columns have more declared levels than n/2: only possible when
     # the file has at most twice the largest declared number of levels, then read whole.
-    limit = 2 * max(len(domain[c]) for c in header.columns)
+    limit = 2 * max(len(domain[c]) for c in columns)
     head = schema(_read_csv(args.input, "input CSV", nrows=limit + 1, **schema.read_kwargs()))
     if len(head) <= limit:
         _check_identifiers(head, domain, private)
@@ -700,7 +716,7 @@ def _synthesize(args):
     _check_output(args.output, [args.input])
     if args.chunksize is not None or args.dask is not None:
         return _synthesize_streaming(args)
-    data, domain, _ = _read_table(args.input, "input CSV", args.domain)
+    data, domain, _ = _read_table(args.input, "input CSV", args.domain, drop=args.drop)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
@@ -709,8 +725,8 @@ def _synthesize(args):
             f"--method {args.method} is differentially private only over a declared domain; "
             f"declare the columns {undeclared} in --domain (levels, a number of codes or "
             "bin edges; `skprivsynth domain data.csv > domain.json` drafts a file to "
-            "review), or pass --allow-learned-domain to accept a release whose domain "
-            "is learned from the data (not covered by the guarantee)."
+            "review), leave them out with --drop, or pass --allow-learned-domain to accept "
+            "a release whose domain is learned from the data (not covered by the guarantee)."
         )
     _check_identifiers(data, domain, private)
     pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain)
@@ -763,10 +779,15 @@ def _evaluate(args):
     if args.report is not None:
         _check_output(args.report, inputs, option="--report")
         _check_matplotlib()
-    real, domain, _ = _read_table(args.real, "real CSV", args.domain, refuse_missing=False)
+    # Columns left out of the synthesis (synthesize --drop) are left out here too.
+    produced = set(_read_csv(args.synthetic, "synthetic CSV", nrows=0).columns)
+    drop = [c for c in _read_csv(args.real, "real CSV", nrows=0).columns if c not in produced]
+    real, domain, _ = _read_table(args.real, "real CSV", args.domain, False, drop)
     synthetic, _, _ = _read_table(
         args.synthetic, "synthetic CSV", args.domain, refuse_missing=False
     )
+    if drop:
+        print(f"columns of the real CSV not synthesized, left out: {drop}", file=sys.stderr)
     if list(real.columns) != list(synthetic.columns):
         raise ValueError(
             f"the synthetic CSV must have the real CSV's columns {list(real.columns)}; "
@@ -779,7 +800,7 @@ def _evaluate(args):
         )
     holdout = None
     if args.holdout is not None:
-        holdout, _, _ = _read_table(args.holdout, "holdout CSV", args.domain, False)
+        holdout, _, _ = _read_table(args.holdout, "holdout CSV", args.domain, False, drop)
     if args.report is not None:
         from .report import MarginalErrorDisplay
 
@@ -1082,7 +1103,7 @@ def _draft_domain(data):
         series, read_as_missing = _missing_text(data[column])
         spec, why = _draft_column(series, n)
         if spec is None:
-            lines[column] = f"{column!r}: left out: {why}; drop it before synthesis"
+            lines[column] = f"{column!r}: left out: {why}; synthesize with --drop {column}"
             continue
         missing = int(series.isna().sum())
         if missing:
@@ -1202,6 +1223,14 @@ def _add_synthesize_command(commands):
         action="store_true",
         help="let a DP method run with columns missing from --domain (their levels are "
         "then learned from the data, which the privacy guarantee does not cover)",
+    )
+    synth.add_argument(
+        "--drop",
+        nargs="+",
+        default=[],
+        metavar="COLUMN",
+        help="leave these columns of the input out: not read, not synthesized, not in "
+        "the output (identifiers, free text: the columns the domain draft leaves out)",
     )
     synth.add_argument(
         "-n",

@@ -461,12 +461,38 @@ def test_identifier_like_columns_refused_for_dp_warned_for_microaggregation(
     _fail_if_fitted(monkeypatch)
     assert main([*argv, "--method", "noisy-microaggregation"]) == 2
     err = capsys.readouterr().err
-    assert "'id' (80 levels)" in err and "Drop them" in err and "group" not in err
+    assert "'id' (80 levels)" in err and "--drop" in err and "group" not in err
     monkeypatch.undo()
     # Microaggregation: a warning naming the column, then the run.
     domain.write_text(json.dumps({"group": 3}))
     with pytest.warns(PrivacyLeakWarning, match=r"'id' \(40 levels\).*look like identifiers"):
         assert main([*argv, *_MICRO, "k=5"]) == 0
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_drop_leaves_identifier_columns_out_of_the_run_and_the_evaluation(
+    tmp_path, capsys, streamed
+):
+    rng = np.random.default_rng(0)
+    n = 200
+    data = pd.DataFrame(
+        {"id": [f"p{i}" for i in range(n)], "a": rng.integers(0, 3, n), "b": rng.integers(0, 2, n)}
+    )
+    source, domain, target = tmp_path / "real.csv", tmp_path / "domain.json", tmp_path / "out.csv"
+    data.to_csv(source, index=False)
+    domain.write_text(json.dumps({"a": 3, "b": 2}))
+    argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain), "-q"]
+    argv += ["--chunksize", "50"] if streamed else []
+    assert main(argv) == 2  # undeclared: refused, naming the way out
+    assert "leave them out with --drop" in capsys.readouterr().err or streamed
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "--drop", "id", "--seed", "0"]) == 0
+    assert list(pd.read_csv(target).columns) == ["a", "b"]
+    capsys.readouterr()
+    assert main(["evaluate", str(source), str(target), "--domain", str(domain)]) == 0
+    assert "not synthesized, left out: ['id']" in capsys.readouterr().err
+    assert main([*argv, "--drop", "name"]) == 2
+    assert "--drop names columns ['name'] that are not in" in capsys.readouterr().err
 
 
 def _draft(tmp_path, capsys, data):
