@@ -271,18 +271,18 @@ class _CsvSchema:
         ``"missing": true`` (a synthesis; an evaluation counts it as a level).
     """
 
-    def __init__(self, domain, columns, what, refuse_missing):
+    def __init__(self, domain, columns, what, refuse_missing, usecols=None):
         declared = [c for c in columns if domain is not None and c in domain]
         self.domain = None if not declared else domain.project(declared)
-        self.columns = list(columns)
         self.undeclared = [c for c in columns if c not in declared]
         self.what, self.refuse_missing = what, refuse_missing
+        self.usecols = {} if usecols is None else {"usecols": list(usecols)}
 
     def read_kwargs(self):
-        """Keyword arguments of ``pandas.read_csv`` (only ``columns`` are read)."""
+        """Keyword arguments of ``pandas.read_csv``."""
         if self.domain is None:
-            return {"usecols": self.columns}
-        options = {"usecols": self.columns, **self.domain.read_csv_options()}
+            return dict(self.usecols)
+        options = {**self.usecols, **self.domain.read_csv_options()}
         options["na_values"].update({c: sorted(_NA_TEXT) for c in self.undeclared})
         # Boolean cells as text, parsed here: pandas' own guess is bool, int or float
         # depending on the spellings and missing cells of each chunk.
@@ -421,7 +421,8 @@ def _read_table(path, what, domain_path, refuse_missing=True, drop=()):
     domain = _load_domain(domain_path)
     columns = _kept_columns(_read_csv(path, what, nrows=0).columns, drop, path)
     _check_declared_columns(domain, domain_path, columns, path)
-    schema = _CsvSchema(domain, columns, f"{what} {str(path)!r}", refuse_missing)
+    usecols = columns if drop else None
+    schema = _CsvSchema(domain, columns, f"{what} {str(path)!r}", refuse_missing, usecols)
     return schema(_read_csv(path, what, **schema.read_kwargs())), domain, schema
 
 
@@ -667,7 +668,8 @@ def _synthesize_streaming(args):
         _read_csv(args.input, "input CSV", nrows=0).columns, args.drop, args.input
     )
     _check_declared_columns(domain, args.domain, columns, args.input)
-    schema = _CsvSchema(domain, columns, f"input CSV {args.input!r}", True)
+    usecols = columns if args.drop else None
+    schema = _CsvSchema(domain, columns, f"input CSV {args.input!r}", True, usecols)
     undeclared = [c for c in columns if domain is None or c not in domain]
     if undeclared:
         raise ValueError(
