@@ -11,8 +11,9 @@ with NaN, 105 destinations) and weather (26,115 rows, NaN up to 80 % of a column
 diamonds (53,940 rows, three ordered grades), palmerpenguins (344 rows, NaN), airquality
 (153 rows, NaN, a date), baseball (21,699 batting records: counts, NaN) and doctors
 (20,186 rows: booleans, coded floats as levels, an ordered rating).  Each with a
-hand-written public domain (ranges from the field's meaning; identifiers dropped).  A fixed 80/20 split (seed 0): the synthesizers
-see the 80 % part; the metrics compare against it; the classifier is tested on the 20 %.
+hand-written public domain (ranges from the field's meaning; identifiers dropped).  A
+fixed 80/20 split (seed 0): the synthesizers see the 80 % part; the metrics compare
+against it; the classifier is tested on the 20 %.
 
 Methods, all at the same total (ε, δ = 1e-9):
 
