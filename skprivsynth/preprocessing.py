@@ -180,6 +180,9 @@ class _Column:
         self.learned = learned  # domain learned from the data
         self.level_weights = None  # public weights of the codes of len(spec) (decoding)
         self.sub_weights = None  # (n_bins, n_sub) weights of the sub-bins of each bin
+        # Shares of the first and the last bin at the range's bounds (released with the
+        # sub-bin weights of a range), or None.
+        self.point_shares = None
         self.part = None  # the DatetimePart of a part modelled as its values
 
     @property
@@ -845,7 +848,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 step=f"bins of {label!r}",
             )
             edges, fraction = grid.edges(boundaries)
-            weights = consistent_sub_bin_weights(
+            # The bounds' cells on their own: a point mass at a bound (the zeros of an
+            # expenditure) decodes to the bound, not over a sub-bin.
+            weights, point_shares = consistent_sub_bin_weights(
                 counts[label],
                 boundaries,
                 _SUB_BINS,
@@ -853,6 +858,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 rng,
                 report=report,
                 step=f"sub-bin weights of {label!r}",
+                points=(0, grid.occupied - 1),
             )
             weights = weights[: edges.size - 1]  # the bins that hold grid points
             weights[-1] = _truncate_weights(weights[-1], fraction)
@@ -862,6 +868,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             )
             column.edges = np.asarray(edges)
             column.sub_weights = weights
+            column.point_shares = point_shares
         return report
 
     def _release_level_weights(self, columns, frame, domain):
@@ -1338,6 +1345,18 @@ def _decay_in_end_bins(idx, t, present, column):
     return t
 
 
+def _at_the_bounds(values, idx, present, column, rng):
+    """``values`` with rows of the first (last) bin set to the range's lower (upper)
+    bound, each with the released share of its bin at that bound (no draw where the
+    share is 0).  Post-processing of the decoded codes and the released shares."""
+    e = column.edges
+    for k, bound, share in zip((0, e.size - 2), (e[0], e[-1]), column.point_shares, strict=True):
+        if share > 0:
+            rows = np.flatnonzero(present & (idx == k))
+            values[rows[rng.random(rows.size) < share]] = bound
+    return values
+
+
 def _grid_values(idx, t, column, dtype):
     """Grid point (integer, or multiple of a datetime resolution) at position ``t`` of
     each row's bin ``idx``, inside ``[e_0, e_B]`` and the range of an integer dtype.
@@ -1384,6 +1403,8 @@ def _decode_column(idx, column, dtype, rng):
                 values = np.clip(np.round(values, decimals), e[0], e[-1])
         else:
             values = _grid_values(idx, t, column, dtype)
+        if column.point_shares is not None:
+            values = _at_the_bounds(values, idx, ~missing, column, rng)
         values[missing] = np.nan
         if column.value_kind == "datetime":
             return _datetimes(values, dtype)

@@ -432,6 +432,73 @@ def _report():
     return PrivacyReport("t", zcdp_delta=1e-9)
 
 
+def test_point_cells_get_their_share_of_their_bin_when_noise_vanishes():
+    # A range's bounds (cells 0 and 63) inside wide bins: 300 rows at the lower bound
+    # among 100 others, none at the upper bound.
+    counts = np.zeros(64, dtype=np.int64)
+    counts[0], counts[8:16] = 300, 12
+    counts[60] = 4
+    boundaries = np.array([0, 16, 32, 48, 64])
+    w, shares = consistent_sub_bin_weights(
+        counts, boundaries, 8, 1e8, np.random.default_rng(0), report=_report(), points=(0, 63)
+    )
+    np.testing.assert_allclose(shares, [300 / 396, 0.0], atol=1e-3)
+    # The bound's rows leave its sub-bin: the rest of the bin is its cells 8..15.
+    np.testing.assert_allclose(w[0], [0, 0, 0, 0, 0.25, 0.25, 0.25, 0.25], atol=1e-3)
+    # A point cell that is a bin by itself is not measured (its bin is its rows).
+    _, shares = consistent_sub_bin_weights(
+        counts, np.array([0, 1, 2, 4, 8, 16, 32, 64]), 8, 1e8, np.random.default_rng(0),
+        report=_report(),
+        points=(0, 63),
+    )  # fmt: skip
+    assert shares[0] == 0.0
+
+
+@pytest.mark.parametrize("variant", ["honest", "point counted twice"])
+def test_point_cells_keep_the_sensitivity_of_the_sub_bin_release(variant, monkeypatch):
+    """Every row is in one measured count: on worst-case neighbours (a row moved from a
+    bound's cell to another bin, or between the two bounds) the released vector moves by
+    sqrt(2) in L2, as without points.  A point cell also left in its sub-bin (a
+    realistic slip) moves it by sqrt(3)."""
+    released = []
+
+    def spy(values, sigma, rng, **kwargs):
+        released.append(np.asarray(values, dtype=np.float64))
+        return np.asarray(values, dtype=np.float64), sigma
+
+    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+    if variant != "honest":
+        honest = private_binning.sub_bin_counts
+
+        def twice(counts, boundaries, n_sub):  # the point cells' rows stay in their sub-bins
+            return honest(original["counts"], boundaries, n_sub)
+
+        monkeypatch.setattr(private_binning, "sub_bin_counts", twice)
+    boundaries = np.array([0, 16, 32, 48, 64])
+    base = np.zeros(64, dtype=np.int64)
+    base[[0, 5, 20, 40, 63]] = [50, 7, 9, 11, 30]
+    moves = [(0, 20), (0, 63), (63, 5), (5, 40)]  # (from cell, to cell)
+    largest = 0.0
+    for a, b in moves:
+        neighbour = base.copy()
+        neighbour[a] -= 1
+        neighbour[b] += 1
+        vectors = []
+        for counts in (base, neighbour):
+            original = {"counts": counts}
+            released.clear()
+            consistent_sub_bin_weights(
+                counts, boundaries, 8, 1.0, np.random.default_rng(0), report=_report(),
+                points=(0, 63),
+            )  # fmt: skip
+            vectors.append(np.concatenate(released))  # the sub-bins, then the points
+        largest = max(largest, float(np.linalg.norm(vectors[0] - vectors[1])))
+    if variant == "honest":
+        assert largest == pytest.approx(np.sqrt(2))
+    else:
+        assert largest > np.sqrt(2) + 0.1
+
+
 def test_sub_bin_weights_are_distributions():
     counts = _skewed_counts(size=256)
     rng = np.random.default_rng(0)

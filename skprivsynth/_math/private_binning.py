@@ -292,7 +292,16 @@ def sub_bin_counts(fine_counts, boundaries, n_sub):
 
 
 def consistent_sub_bin_weights(
-    fine_counts, boundaries, n_sub, rho, rng, *, report, cutoff=1.5, step="sub-bin weights"
+    fine_counts,
+    boundaries,
+    n_sub,
+    rho,
+    rng,
+    *,
+    report,
+    cutoff=1.5,
+    step="sub-bin weights",
+    points=(),
 ):
     """Within-bin weights of ``n_sub`` equal sub-bins, non-negative and noise-aware, ρ-zCDP.
 
@@ -317,10 +326,19 @@ def consistent_sub_bin_weights(
     64``, lose more accuracy on the sub-bins than the tree gains (Qardaji, Yang & Li,
     PVLDB 2013).
 
-    Sensitivity (replace-one).  Moving one row lowers one sub-bin count by 1 and raises
-    one by 1 (the same one: no change): L2 sensitivity ``sqrt(2)``, so
-    ``σ = sqrt(2)/sqrt(2ρ) = 1/sqrt(ρ)`` gives ρ-zCDP (Bun & Steinke 2016, Prop. 1.6).
-    Everything after the noise is post-processing.
+    ``points``: fine cells measured on their own in the same release, such as the two
+    cells of a range's bounds, which hold point masses (the zeros of an expenditure)
+    that a sub-bin would spread over its width.  A point cell's count leaves its
+    sub-bin and is one more count of the release (a point cell that is a bin by itself
+    needs none).  Its share of its bin is its noisy count over the bin's noisy total,
+    clipped to ``[0, 1]``, where it reaches ``2·cutoff`` standard deviations (the
+    threshold of a kept level), else 0.
+
+    Sensitivity (replace-one).  Every row is in exactly one measured count (a sub-bin,
+    or a point cell).  Moving one row lowers one count by 1 and raises one by 1 (the
+    same one: no change): L2 sensitivity ``sqrt(2)``, so ``σ = sqrt(2)/sqrt(2ρ) =
+    1/sqrt(ρ)`` gives ρ-zCDP (Bun & Steinke 2016, Prop. 1.6).  Everything after the
+    noise is post-processing.
 
     Parameters
     ----------
@@ -339,45 +357,77 @@ def consistent_sub_bin_weights(
         Significance of a node, in standard deviations of its estimate.
     step : str, default="sub-bin weights"
         Name of the report entry.
+    points : sequence of int, default=()
+        Fine cells measured on their own (above).
 
     Returns
     -------
     weights : ndarray of shape (n_bins, n_sub)
         Non-negative, rows sum to 1; sub-bin ``j`` of bin ``k`` is the fraction
         ``[j/n_sub, (j + 1)/n_sub)`` of the bin (a bin narrower than ``n_sub`` cells
-        spreads each cell's weight evenly over its sub-bins).
+        spreads each cell's weight evenly over its sub-bins), a point cell's rows left
+        out.
+    point_shares : ndarray of shape (len(points),)
+        Returned when ``points`` is given: the share of each point cell's bin at it.
     """
     if report.zcdp_delta is None:
         raise ValueError("report must be a zCDP report (with zcdp_delta) for a ρ release.")
-    groups = sub_bin_counts(fine_counts, boundaries, n_sub)
+    exact = _check_fine_counts(fine_counts)
+    b = _check_boundaries(boundaries, exact.size)
+    points = np.asarray(points, dtype=np.int64)
+    if np.any((points < 0) | (points >= exact.size)):
+        raise ValueError(f"points must be cells 0..{exact.size - 1}; got {points.tolist()}.")
+    point_bins = np.searchsorted(b, points, side="right") - 1
+    measured = np.diff(b)[point_bins] > 1  # a point cell alone in its bin: its bin's rows
+    counts = exact.copy()
+    counts[points[measured]] = 0
+    groups = sub_bin_counts(counts, b, n_sub)
     cutoff = float(cutoff)
     if not (math.isfinite(cutoff) and cutoff >= 0):
         raise ValueError(f"cutoff must be a finite number >= 0; got {cutoff!r}.")
-    n_bins = np.asarray(boundaries).size - 1
+    n_bins = b.size - 1
     weights = np.full((n_bins, n_sub), 1.0 / n_sub)
-    if not groups:  # every bin is one cell: nothing to measure
-        return weights
+    shares = np.zeros(points.size)
+    if not groups and not measured.any():  # every bin is one cell: nothing to measure
+        return (weights, shares) if points.size else weights
     sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
-    flat = np.concatenate([c.ravel() for _, c in groups.values()])
+    flat = np.concatenate(
+        [np.zeros(0, dtype=exact.dtype), *(c.ravel() for _, c in groups.values())]
+    )
     noisy, scale = gaussian_mechanism(flat, sigma, rng)
+    if measured.any():
+        # The point cells' noise from a child stream of rng: the sub-bins' draws, and
+        # every later draw of the fit, stay those of a release without them.  One
+        # Gaussian vector either way: the same release.
+        point_noisy, _ = gaussian_mechanism(exact[points[measured]], sigma, rng.spawn(1)[0])
+        noisy = np.concatenate([noisy, point_noisy])
     report.add(
         step,
         "Gaussian mechanism",
         SUB_BIN_L2_SENSITIVITY,
         None,
         scale,
-        "sub-bin counts of every bin; replace-one lowers one count by 1 and raises one "
-        f"by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = {sigma:.6g} gives ρ = {rho:.6g} "
-        "(Bun & Steinke 2016, Prop. 1.6); the dyadic sums (least squares, Hay et al. "
-        "2010) and the top-down non-negative split are post-processing",
+        "sub-bin counts of every bin (and the counts of its point cells, out of their "
+        "sub-bins: every row in one count); replace-one lowers one count by 1 and raises "
+        f"one by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = {sigma:.6g} gives ρ = "
+        f"{rho:.6g} (Bun & Steinke 2016, Prop. 1.6); the dyadic sums (least squares, Hay "
+        "et al. 2010) and the top-down non-negative split are post-processing",
         rho=rho,
     )
-    start = 0
+    noisy_groups, start, totals = {}, 0, np.zeros(n_bins)
     for s, (bins, c) in groups.items():
-        y = noisy[start : start + c.size].reshape(c.shape)
+        noisy_groups[s] = noisy[start : start + c.size].reshape(c.shape)
         start += c.size
-        weights[bins] = np.repeat(_top_down(y, sigma, cutoff), n_sub // s, axis=1) / (n_sub // s)
-    return weights
+        totals[bins] = noisy_groups[s].sum(axis=1)
+    y = noisy[start:]
+    totals += np.bincount(point_bins[measured], weights=y, minlength=n_bins)
+    total = totals[point_bins[measured]]
+    kept = (y >= 2 * cutoff * sigma) & (total > 0)
+    shares[measured] = np.where(kept, np.clip(y / np.where(kept, total, 1.0), 0.0, 1.0), 0.0)
+    for s, (bins, _) in groups.items():
+        leaves = _top_down(noisy_groups[s], sigma, cutoff)
+        weights[bins] = np.repeat(leaves, n_sub // s, axis=1) / (n_sub // s)
+    return (weights, shares) if points.size else weights
 
 
 def split_mass(left, right, mass, keep_left, keep_right):
