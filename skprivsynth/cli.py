@@ -414,15 +414,22 @@ def _kept_columns(header, drop, path):
     return [c for c in header if c not in drop]
 
 
-def _read_table(path, what, domain_path, refuse_missing=True, drop=()):
-    """The CSV at ``path`` read by the domain file at ``domain_path`` (see
-    :class:`_CsvSchema`), without the columns ``drop``; returns ``(data, domain,
-    schema)``."""
+def _schema(path, what, domain_path, refuse_missing, drop):
+    """The domain file at ``domain_path`` and the :class:`_CsvSchema` of the CSV at
+    ``path`` without the columns ``drop``: ``(domain, columns, schema)``."""
     domain = _load_domain(domain_path)
     columns = _kept_columns(_read_csv(path, what, nrows=0).columns, drop, path)
     _check_declared_columns(domain, domain_path, columns, path)
     usecols = columns if drop else None
     schema = _CsvSchema(domain, columns, f"{what} {str(path)!r}", refuse_missing, usecols)
+    return domain, columns, schema
+
+
+def _read_table(path, what, domain_path, refuse_missing=True, drop=()):
+    """The CSV at ``path`` read by the domain file at ``domain_path`` (see
+    :class:`_CsvSchema`), without the columns ``drop``; returns ``(data, domain,
+    schema)``."""
+    domain, _, schema = _schema(path, what, domain_path, refuse_missing, drop)
     return schema(_read_csv(path, what, **schema.read_kwargs())), domain, schema
 
 
@@ -663,13 +670,7 @@ def _synthesize_streaming(args):
         raise ValueError(f"--chunksize must be a positive integer; got {args.chunksize}.")
     if args.n_samples is not None and args.n_samples < 1:
         raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
-    domain = _load_domain(args.domain)
-    columns = _kept_columns(
-        _read_csv(args.input, "input CSV", nrows=0).columns, args.drop, args.input
-    )
-    _check_declared_columns(domain, args.domain, columns, args.input)
-    usecols = columns if args.drop else None
-    schema = _CsvSchema(domain, columns, f"input CSV {args.input!r}", True, usecols)
+    domain, columns, schema = _schema(args.input, "input CSV", args.domain, True, args.drop)
     undeclared = [c for c in columns if domain is None or c not in domain]
     if undeclared:
         raise ValueError(

@@ -391,9 +391,8 @@ def consistent_sub_bin_weights(
     if not groups and not measured.any():  # every bin is one cell: nothing to measure
         return (weights, shares) if points.size else weights
     sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
-    flat = np.concatenate(
-        [np.zeros(0, dtype=exact.dtype), *(c.ravel() for _, c in groups.values())]
-    )
+    # No sub-bin to measure when every bin is one cell but a point's.
+    flat = np.concatenate([c.ravel() for _, c in groups.values()] or [exact[:0]])
     noisy, scale = gaussian_mechanism(flat, sigma, rng)
     if measured.any():
         # The point cells' noise from a child stream of rng: the sub-bins' draws, and
