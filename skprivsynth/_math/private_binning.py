@@ -388,11 +388,10 @@ def consistent_sub_bin_weights(
     n_bins = b.size - 1
     weights = np.full((n_bins, n_sub), 1.0 / n_sub)
     shares = np.zeros(points.size)
-    if not groups and not measured.any():  # every bin is one cell: nothing to measure
+    if not groups:  # every bin is one cell (so is every point's): nothing to measure
         return (weights, shares) if points.size else weights
     sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
-    # No sub-bin to measure when every bin is one cell but a point's.
-    flat = np.concatenate([c.ravel() for _, c in groups.values()] or [exact[:0]])
+    flat = np.concatenate([c.ravel() for _, c in groups.values()])
     noisy, scale = gaussian_mechanism(flat, sigma, rng)
     if measured.any():
         # The point cells' noise from a child stream of rng: the sub-bins' draws, and
