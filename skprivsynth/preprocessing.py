@@ -31,7 +31,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._math.private_binning import consistent_sub_bin_weights, privtree_bins
+from ._math.private_binning import consistent_sub_bin_weights, grid_points, privtree_bins
 from ._math.tails import decay_rate, decaying_positions
 from .accountant import charge_active
 from .chunks import as_chunks, reduce_chunks
@@ -180,9 +180,10 @@ class _Column:
         self.learned = learned  # domain learned from the data
         self.level_weights = None  # public weights of the codes of len(spec) (decoding)
         self.sub_weights = None  # (n_bins, n_sub) weights of the sub-bins of each bin
-        # Shares of the first and the last bin at the range's bounds (released with the
-        # sub-bin weights of a range), or None.
-        self.point_shares = None
+        # Points a range's bins decode to exactly, or None: (bins, values, shares), the
+        # share of its bin at each point (the range's bounds and the grid points
+        # released with the sub-bin weights).
+        self.points = None
         self.part = None  # the DatetimePart of a part modelled as its values
 
     @property
@@ -817,29 +818,34 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``ε = sqrt(2 ρ_tree)``-DP with ``ρ_tree = ρ/(4m)``, which is
         ``ρ_tree``-zCDP, Bun & Steinke 2016, Prop. 1.4) and
         :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights` (the
-        rest, ``3ρ/(4m)``); zCDP composes by addition.  Which columns, the grids and
-        the shares depend on the declaration only.
+        rest, ``3ρ/(4m)``); a range on a public grid of values (integers, a datetime
+        resolution, a float's declared decimals) gives a third of that rest to
+        :func:`~skprivsynth._math.private_binning.grid_points` first, the values that
+        recur on many rows, which then decode exactly.  zCDP composes by addition.
+        Which columns, the grids and the shares depend on the declaration only.
         """
         ranged = {label: spec for label, spec in domain.items() if isinstance(spec, Range)}
         if not ranged:
             return None
         rho = zcdp_rho(self.binning_epsilon, _BINNING_DELTA)
         rho_tree = _TREE_SHARE * rho / len(ranged)  # per column
-        rho_weights = (1.0 - _TREE_SHARE) * rho / len(ranged)
+        rho_rest = (1.0 - _TREE_SHARE) * rho / len(ranged)
         charge_active("private bins", PrivacyCost(rho=rho))  # public cost, before any draw
         counts = reduce_chunks(X, _FineCounts(ranged))
-        rng = check_random_generator(self.random_state).spawn(1)[0]  # not the weights' stream
+        # Not the decoding stream; the grid points draw from a stream of their own.
+        rng, points_rng = check_random_generator(self.random_state).spawn(2)
         report = PrivacyReport("private bins", zcdp_delta=_BINNING_DELTA)
         labels = list(self._columns)
         for label, spec in ranged.items():
             column = columns[labels.index(label)]
             grid = _FineGrid(spec)
+            fine, keys = counts[label]
             min_width = 1
             if self.max_bins is not None:  # at most max_bins - missing bins (public cap)
                 cap = 1 << (int(self.max_bins - column.missing).bit_length() - 1)
                 min_width = max(1, grid.n_cells // cap)
             boundaries = privtree_bins(
-                counts[label],
+                fine,
                 math.sqrt(2.0 * rho_tree),  # ε-DP is ε²/2-zCDP
                 rng,
                 report=report,
@@ -848,10 +854,26 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 step=f"bins of {label!r}",
             )
             edges, fraction = grid.edges(boundaries)
+            rho_weights, held, values = rho_rest, None, np.zeros(0)
+            if keys is not None:  # values that recur, released first, out of the sub-bins
+                rho_weights = (1.0 - _POINT_SHARE) * rho_rest
+                released, noisy = grid_points(
+                    keys.keys,
+                    keys.counts,
+                    grid.eligible_keys(boundaries),
+                    _POINT_SHARE * rho_rest,
+                    points_rng,
+                    report=report,
+                    step=f"recurring values of {label!r}",
+                )
+                cells = grid.key_cells(released)
+                fine = fine.copy()
+                np.subtract.at(fine, cells, keys.at(released))
+                held, values = (cells, noisy), grid.key_values(released)
             # The bounds' cells on their own: a point mass at a bound (the zeros of an
             # expenditure) decodes to the bound, not over a sub-bin.
-            weights, point_shares = consistent_sub_bin_weights(
-                counts[label],
+            weights, shares = consistent_sub_bin_weights(
+                fine,
                 boundaries,
                 _SUB_BINS,
                 rho_weights,
@@ -859,6 +881,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 report=report,
                 step=f"sub-bin weights of {label!r}",
                 points=(0, grid.occupied - 1),
+                held=held,
             )
             weights = weights[: edges.size - 1]  # the bins that hold grid points
             weights[-1] = _truncate_weights(weights[-1], fraction)
@@ -868,7 +891,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             )
             column.edges = np.asarray(edges)
             column.sub_weights = weights
-            column.point_shares = point_shares
+            point_bins = np.searchsorted(boundaries, held[0], side="right") - 1 if held else []
+            column.points = (
+                np.concatenate([[0, len(edges) - 2], point_bins]).astype(np.int64),
+                np.concatenate([[edges[0], edges[-1]], values]),
+                shares,
+            )
         return report
 
     def _release_level_weights(self, columns, frame, domain):
@@ -1345,15 +1373,19 @@ def _decay_in_end_bins(idx, t, present, column):
     return t
 
 
-def _at_the_bounds(values, idx, present, column, rng):
-    """``values`` with rows of the first (last) bin set to the range's lower (upper)
-    bound, each with the released share of its bin at that bound (no draw where the
-    share is 0).  Post-processing of the decoded codes and the released shares."""
-    e = column.edges
-    for k, bound, share in zip((0, e.size - 2), (e[0], e[-1]), column.point_shares, strict=True):
-        if share > 0:
-            rows = np.flatnonzero(present & (idx == k))
-            values[rows[rng.random(rows.size) < share]] = bound
+def _at_points(values, idx, present, column, rng):
+    """``values`` with rows of a bin holding points (the range's bounds, recurring grid
+    values) set to one of them, each with the released share of its bin at that point
+    (one uniform draw a row of such a bin, bin by bin in order; none where the shares
+    are 0).  Post-processing of the decoded codes and the released shares."""
+    bins, points, shares = column.points
+    for k in np.unique(bins[shares > 0]):
+        mine = bins == k
+        rows = np.flatnonzero(present & (idx == k))
+        cumulative = np.cumsum(shares[mine])
+        which = np.searchsorted(cumulative, rng.random(rows.size), side="right")
+        hit = which < cumulative.size
+        values[rows[hit]] = points[mine][which[hit]]
     return values
 
 
@@ -1403,8 +1435,8 @@ def _decode_column(idx, column, dtype, rng):
                 values = np.clip(np.round(values, decimals), e[0], e[-1])
         else:
             values = _grid_values(idx, t, column, dtype)
-        if column.point_shares is not None:
-            values = _at_the_bounds(values, idx, ~missing, column, rng)
+        if column.points is not None:
+            values = _at_points(values, idx, ~missing, column, rng)
         values[missing] = np.nan
         if column.value_kind == "datetime":
             return _datetimes(values, dtype)
@@ -1547,6 +1579,11 @@ _GRID_DEPTH = 14
 #: 3/4 on 20,000 rows at ``binning_epsilon=0.25``).
 _TREE_SHARE = 0.25
 
+#: Share of the rest (after PrivTree) of a ranged column's binning budget spent on the
+#: values that recur (:func:`~skprivsynth._math.private_binning.grid_points`), where the
+#: range has a public grid of values; the sub-bin weights get the others.
+_POINT_SHARE = 1 / 3
+
 #: δ at which the zCDP report of the private bins converts to (ε, δ) on its own; in a
 #: pipeline its ρ adds to the synthesizer's (and the δ's add).
 _BINNING_DELTA = 1e-9
@@ -1574,6 +1611,12 @@ class _FineGrid:
         self.occupied = self.n_cells  # cells that can hold values; the rest pad
         if self.step is None:
             self.inner = (np.nextafter(spec.lo, np.inf), np.nextafter(spec.hi, -np.inf))
+            self.n_keys = 0  # no public grid of values (real numbers) or one a cell at most
+            if spec.decimals is not None:  # the multiples of 10**-decimals in the range
+                self.scale = 10.0**spec.decimals
+                self.key_first = math.ceil(spec.lo * self.scale - 1e-6)
+                n = math.floor(spec.hi * self.scale + 1e-6) - self.key_first + 1
+                self.n_keys = n if n > self.n_cells else 0
             return
         self.n_cells = 1 << _GRID_DEPTH
         self.first = math.ceil(spec.lo / self.step)
@@ -1588,6 +1631,49 @@ class _FineGrid:
         # starts[c]: first point of cell c; the empty cells start after the last point.
         self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
         self.occupied = starts.size
+        self.n_keys = n if self.width > 1 else 0  # the grid's points, where cells hold several
+
+    def keys(self, values):
+        """Index of each value's point on the public grid of values (inside the range)."""
+        if self.step is None:
+            keys = np.rint(values * self.scale) - self.key_first
+        else:
+            keys = np.floor(values / self.step) - self.first
+        return np.clip(keys, 0, self.n_keys - 1).astype(np.int64)
+
+    def key_values(self, keys):
+        """The value of each point of the grid."""
+        if self.step is None:
+            return (self.key_first + np.asarray(keys, dtype=np.float64)) / self.scale
+        return (self.first + np.asarray(keys, dtype=np.float64)) * self.step
+
+    def key_cells(self, keys):
+        """Cell of each point of the grid."""
+        return self.cells(self.key_values(keys))
+
+    def eligible_keys(self, boundaries):
+        """Half-open ranges of the points whose rows a bin's sub-bins would spread: those
+        of the bins (cells ``boundaries``) holding more than one point, but the range's
+        bounds (their cells are measured on their own).  Public."""
+        edges = np.asarray(boundaries)
+        first = self._first_keys(np.r_[edges, 1, self.occupied - 1])
+        starts, (lo, hi) = first[: edges.size], first[edges.size :]
+        a, b = np.maximum(starts[:-1], lo), np.minimum(starts[1:], hi)
+        several = (starts[1:] - starts[:-1] > 1) & (b > a)
+        return np.column_stack([a[several], b[several]])
+
+    def _first_keys(self, cells):
+        """The first point in or after each cell (``n_keys`` after the last point):
+        bisection on the points, whose cells never decrease."""
+        lo = np.zeros(len(cells), dtype=np.int64)
+        hi = np.full(len(cells), self.n_keys, dtype=np.int64)
+        while np.any(lo < hi):
+            active = lo < hi
+            mid = (lo + hi) // 2
+            below = self.key_cells(np.minimum(mid, self.n_keys - 1)) < cells
+            lo = np.where(active & below, mid + 1, lo)
+            hi = np.where(active & ~below, mid, hi)
+        return lo
 
     def cells(self, values):
         """Cell of each value (inside the range)."""
@@ -1659,8 +1745,30 @@ def _truncate_weights(weights, fraction):
     return cut / cut.sum() if cut.sum() > 0 else np.full(n_sub, 1.0 / n_sub)
 
 
+class _KeyCounts:
+    """Exact counts of the points of a public grid that a chunk's values fall on, sparse:
+    sorted distinct ``keys`` and their ``counts``; ``+`` merges two chunks'."""
+
+    def __init__(self, keys, counts):
+        self.keys, self.counts = keys, counts
+
+    def __add__(self, other):
+        keys, inverse = np.unique(np.concatenate([self.keys, other.keys]), return_inverse=True)
+        counts = np.bincount(inverse, np.concatenate([self.counts, other.counts]))
+        return _KeyCounts(keys, counts.astype(np.int64))
+
+    def at(self, keys):
+        """The count of each of ``keys`` (0 where no value falls)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.keys.size == 0:
+            return np.zeros(keys.size, dtype=np.int64)
+        i = np.minimum(np.searchsorted(self.keys, keys), self.keys.size - 1)
+        return np.where(self.keys[i] == keys, self.counts[i], 0)
+
+
 class _FineCounts:
-    """Statistic of a DataFrame chunk: the fine histogram of each declared range.
+    """Statistic of a DataFrame chunk: the fine histogram of each declared range, and
+    the exact counts of the points of its public grid of values (None without one).
 
     The domain check of the ranged columns: a missing value not declared, or a value
     outside the range without ``clip``, raises (naming the column, never a value).
@@ -1698,7 +1806,13 @@ class _FineCounts:
                     f'[{shown[0]}, {shown[1]}]; widen the range or declare "clip": true.'
                 )
             grid = _FineGrid(spec)
-            counts[label] = np.bincount(grid.cells(values[known]), minlength=grid.n_cells)
+            values, keys = values[known], None
+            if grid.n_keys:
+                points = grid.keys(values)
+                if grid.step is None:  # a float at its declared decimals
+                    values = grid.key_values(points)
+                keys = _KeyCounts(*np.unique(points, return_counts=True))
+            counts[label] = (np.bincount(grid.cells(values), minlength=grid.n_cells), keys)
         return counts
 
 

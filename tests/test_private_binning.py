@@ -7,6 +7,7 @@ from scipy import stats
 from skprivsynth._math import private_binning
 from skprivsynth._math.private_binning import (
     consistent_sub_bin_weights,
+    grid_points,
     privtree_bins,
     privtree_scale,
     sub_bin_counts,
@@ -645,3 +646,60 @@ def test_sub_bin_weights_report_and_refusals():
         consistent_sub_bin_weights(counts, [0, 16, 16, 64], 4, 0.1, rng, report=_report())
     with pytest.raises(ValueError, match="multiple of n_sub"):
         consistent_sub_bin_weights(counts, [0, 6, 64], 4, 0.1, rng, report=_report())
+
+
+@pytest.mark.parametrize("variant", ["honest", "occupied points only"])
+def test_grid_points_release_empty_points_as_the_dense_release_would(variant, monkeypatch):
+    """The sparse release has the law of the dense one: every eligible point, with rows
+    or not, passes the threshold with probability Φ̄((τ − c)/σ), and an empty point
+    that passes carries a Gaussian count conditioned on ``>= τ``.  Here 4 eligible
+    points, σ = 1 and ``alpha = 2`` (τ = 0, half the empty points pass).  Releasing
+    only points that hold rows (a realistic slip: the data's own keys as candidates)
+    makes a released point tell that a row is there: it fails."""
+    if variant != "honest":
+        monkeypatch.setattr(private_binning, "_empty_keys", lambda *a: np.zeros(0, np.int64))
+    rng = np.random.default_rng(0)
+    runs, hits, values = 3000, np.zeros(4), []
+    for _ in range(runs):
+        keys, noisy = grid_points([1, 3], [2, 1], [[0, 4]], 1.0, rng, report=_report(), alpha=2.0)
+        hits[keys] += 1
+        values += noisy[np.isin(keys, [0, 2])].tolist()
+    expected = stats.norm.sf([0.0, -2.0, 0.0, -1.0])  # τ = 0, σ = 1
+    close = np.abs(hits / runs - expected) < 4 * np.sqrt(expected * (1 - expected) / runs)
+    if variant == "honest":
+        assert np.all(close)
+        assert stats.kstest(values, stats.truncnorm(0.0, np.inf).cdf).pvalue > 1e-3
+    else:
+        assert not close[[0, 2]].any()
+
+
+def test_grid_points_find_the_values_that_recur_and_report_their_cost():
+    counts = np.array([5000, 40, 3000, 7])
+    report = _report()
+    keys, noisy = grid_points(
+        [10, 500, 77_000, 900_000], counts, [[0, 100_000], [800_000, 1_000_000]], 0.01,
+        np.random.default_rng(1), report=report,
+    )  # fmt: skip
+    # σ = 1/sqrt(0.01) = 10; τ = 10·Φ̄⁻¹(0.01/300000) ≈ 54: the two large counts only.
+    np.testing.assert_array_equal(keys, [10, 77_000])
+    assert np.all(np.abs(noisy - [5000, 3000]) < 60)
+    assert report.rho == pytest.approx(0.01)
+    assert report.entries[0]["sensitivity"] == pytest.approx(np.sqrt(2))
+    # Keys outside the eligible ranges are never released, whatever their counts.
+    keys, _ = grid_points([10], [5000], [[20, 30]], 0.01, np.random.default_rng(1), report=report)
+    assert keys.size == 0 or np.all((keys >= 20) & (keys < 30))
+
+
+def test_held_points_share_their_bin_with_its_sub_bins():
+    """A point released before takes its noisy share of its bin's noisy total; the rest
+    of a one-cell bin holding it is measured so that the share is not 1 by default."""
+    boundaries = np.array([0, 16, 17, 18, 20, 24, 32])
+    counts = np.zeros(32, dtype=np.int64)
+    counts[[3, 9]] = [600, 200]  # bin 0 without its held point (1,200 rows at cell 5)
+    counts[16] = 1000  # the one-cell bin 1 without its held point (3,000 rows)
+    weights, shares = consistent_sub_bin_weights(
+        counts, boundaries, 8, 1e6, np.random.default_rng(0), report=_report(),
+        held=([5, 16], [1200.0, 3000.0]),
+    )  # fmt: skip
+    np.testing.assert_allclose(shares, [0.6, 0.75], atol=1e-2)
+    np.testing.assert_allclose(weights[0, [1, 4]], [0.75, 0.25], atol=1e-2)

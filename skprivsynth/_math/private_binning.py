@@ -7,6 +7,11 @@ equal cells (a mergeable ``np.bincount``, memory independent of ``n``).  Then
   dyadic hierarchy over the cells (Zhang, Xiao & Xie, "PrivTree: a differentially
   private algorithm for hierarchical decompositions", SIGMOD 2016, Algorithm 2):
   dense regions get fine bins, empty ones coarse bins;
+* :func:`grid_points` releases the points of a public value grid (the integers of an
+  integer range, the multiples of a float range's declared decimals) that hold many
+  rows, such as sizes that recur (hard drives of 340 MB) or years of schooling
+  recorded as whole years, so that they decode exactly rather than spread over a
+  sub-bin;
 * :func:`consistent_sub_bin_weights` estimates, inside every bin, the frequencies of
   equal sub-bins from their Gaussian noisy counts, shrunk towards flat (James–Stein)
   unless the bin's shape stands out of the noise, summed up the dyadic tree of each
@@ -25,12 +30,13 @@ import math
 from numbers import Integral
 
 import numpy as np
-from scipy.stats import chi2
+from scipy.stats import chi2, norm, truncnorm
 
 from ..privacy import check_epsilon, gaussian_mechanism, gaussian_sigma_for_rho, laplace_noise
 
 __all__ = [
     "consistent_sub_bin_weights",
+    "grid_points",
     "privtree_bins",
     "privtree_scale",
     "split_mass",
@@ -242,6 +248,111 @@ def _check_boundaries(boundaries, size):
     return b.astype(np.int64)
 
 
+def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="grid points"):
+    """Points of a public grid holding many rows, released with ρ-zCDP (a sparse release).
+
+    Conceptually every point of the eligible public grid (``ranges``, half-open key
+    intervals) gets a Gaussian noisy count, and the points whose noisy count reaches
+    ``τ = σ·Φ̄⁻¹(alpha/L)`` are released, ``L`` the number of eligible points: at most
+    ``alpha`` empty points pass on average.  The empty points are not drawn one by one
+    (``L`` may be ``10**7``): how many of them pass is Binomial(``L − m``, ``Φ̄(τ/σ)``)
+    for the ``m`` points that hold rows, where they are is uniform among the empty
+    ones, and their noisy counts are Gaussian conditioned on ``>= τ`` — the same
+    distribution as the dense release (Cormode, Procopiuc, Srivastava & Tran, "
+    Differentially private summaries for sparse data", ICDT 2012).
+
+    Sensitivity (replace-one).  Moving one row lowers the count of its point by 1 and
+    raises another's by 1 (a row outside the eligible points changes no count): L2
+    sensitivity ``sqrt(2)``, so ``σ = sqrt(2)/sqrt(2ρ) = 1/sqrt(ρ)`` gives ρ-zCDP
+    (Bun & Steinke 2016, Prop. 1.6).  The threshold is post-processing; the grid and
+    ``ranges`` must be public (or released before).
+
+    Parameters
+    ----------
+    keys : array-like of int
+        Sorted distinct keys of the points that hold rows.
+    counts : array-like of int
+        Exact count of each key (positive).
+    ranges : array-like of int, shape (r, 2)
+        Disjoint half-open intervals ``[a, b)`` of eligible keys; keys outside them are
+        not released (and their counts are ignored).
+    rho : float
+        zCDP budget of the release.
+    rng : numpy.random.Generator
+    report : PrivacyReport
+        A zCDP report (``zcdp_delta`` set); receives the Gaussian release.
+    alpha : float, default=0.01
+        Expected number of empty points released.
+    step : str, default="grid points"
+        Name of the report entry.
+
+    Returns
+    -------
+    released : ndarray of int64
+        The released keys, sorted.
+    noisy : ndarray of float64
+        Their noisy counts (each ``>= τ``).
+    """
+    if report.zcdp_delta is None:
+        raise ValueError("report must be a zCDP report (with zcdp_delta) for a ρ release.")
+    keys = np.asarray(keys, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.float64)
+    ranges = np.asarray(ranges, dtype=np.int64).reshape(-1, 2)
+    order = np.argsort(ranges[:, 0])
+    ranges = ranges[order]
+    if np.any(ranges[:, 1] < ranges[:, 0]) or np.any(ranges[1:, 0] < ranges[:-1, 1]):
+        raise ValueError("ranges must be disjoint half-open intervals [a, b) with a <= b.")
+    position = np.searchsorted(ranges[:, 0], keys, side="right") - 1
+    inside = (position >= 0) & (keys < ranges[np.maximum(position, 0), 1])
+    keys, counts = keys[inside], counts[inside]
+    lengths = ranges[:, 1] - ranges[:, 0]
+    n_eligible = int(lengths.sum())
+    sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
+    report.add(
+        step,
+        "Gaussian mechanism (sparse, thresholded)",
+        SUB_BIN_L2_SENSITIVITY,
+        None,
+        sigma,
+        f"counts of the {n_eligible} eligible points of a public grid; replace-one lowers "
+        "one count by 1 and raises one by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = "
+        f"{sigma:.6g} gives ρ = {rho:.6g} (Bun & Steinke 2016, Prop. 1.6); only the "
+        f"noisy counts at or above τ = σ·Φ̄⁻¹({alpha:g}/L) are kept (post-processing), "
+        "the empty points drawn in distribution (Cormode et al. 2012)",
+        rho=rho,
+    )
+    if n_eligible == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    z = float(norm.isf(alpha / n_eligible))
+    tau = sigma * z
+    noisy, _ = gaussian_mechanism(counts, sigma, rng)
+    kept = noisy >= tau
+    n_empty = n_eligible - keys.size
+    n_false = int(rng.binomial(n_empty, norm.sf(z))) if n_empty > 0 else 0
+    false_keys = np.zeros(0, dtype=np.int64)
+    if n_false:
+        false_keys = _empty_keys(keys, ranges, lengths, n_false, rng)
+        false_noisy = sigma * truncnorm.rvs(z, np.inf, size=n_false, random_state=rng)
+    released = np.concatenate([keys[kept], false_keys])
+    values = np.concatenate([noisy[kept], false_noisy if n_false else np.zeros(0)])
+    order = np.argsort(released)
+    return released[order], values[order]
+
+
+def _empty_keys(keys, ranges, lengths, size, rng):
+    """``size`` distinct keys drawn uniformly among the eligible ones not in ``keys``."""
+    chosen = set()
+    occupied = set(keys.tolist())
+    cumulative = np.cumsum(lengths)
+    while len(chosen) < size:
+        u = rng.integers(cumulative[-1], size=4 * size)
+        r = np.searchsorted(cumulative, u, side="right")
+        for key in (ranges[r, 0] + u - (cumulative[r] - lengths[r])).tolist():
+            if key not in occupied and len(chosen) < size:
+                chosen.add(key)
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
 def _tree_matrix(n_leaves):
     """Node-by-leaf 0/1 matrix of the binary tree over ``n_leaves`` leaves, root first.
 
@@ -302,6 +413,7 @@ def consistent_sub_bin_weights(
     cutoff=1.5,
     step="sub-bin weights",
     points=(),
+    held=None,
 ):
     """Within-bin weights of ``n_sub`` equal sub-bins, non-negative and noise-aware, ρ-zCDP.
 
@@ -334,8 +446,16 @@ def consistent_sub_bin_weights(
     clipped to ``[0, 1]``, where it reaches ``2·cutoff`` standard deviations (the
     threshold of a kept level), else 0.
 
-    Sensitivity (replace-one).  Every row is in exactly one measured count (a sub-bin,
-    or a point cell).  Moving one row lowers one count by 1 and raises one by 1 (the
+    ``held``: points released before (by :func:`grid_points`), whose rows the caller
+    left out of ``fine_counts``.  Their noisy counts join their bins' noisy totals, and
+    their shares of their bins are returned after the point cells' (all of them kept:
+    they stood clear of their noise already).  A bin of one cell holding such points
+    has no sub-bins: the rest of its cell is measured as one more count, so that its
+    noisy total does not consist of the held points alone.  The shares of a bin's
+    points are scaled down together where they sum above 1.
+
+    Sensitivity (replace-one).  Every row is in at most one measured count (a sub-bin,
+    a point cell, or the rest of a cell holding held points).  Moving one row lowers one count by 1 and raises one by 1 (the
     same one: no change): L2 sensitivity ``sqrt(2)``, so ``σ = sqrt(2)/sqrt(2ρ) =
     1/sqrt(ρ)`` gives ρ-zCDP (Bun & Steinke 2016, Prop. 1.6).  Everything after the
     noise is post-processing.
@@ -359,6 +479,8 @@ def consistent_sub_bin_weights(
         Name of the report entry.
     points : sequence of int, default=()
         Fine cells measured on their own (above).
+    held : tuple (cells, noisy) of arrays, optional
+        The fine cell and the released noisy count of each point released before.
 
     Returns
     -------
@@ -367,8 +489,9 @@ def consistent_sub_bin_weights(
         ``[j/n_sub, (j + 1)/n_sub)`` of the bin (a bin narrower than ``n_sub`` cells
         spreads each cell's weight evenly over its sub-bins), a point cell's rows left
         out.
-    point_shares : ndarray of shape (len(points),)
-        Returned when ``points`` is given: the share of each point cell's bin at it.
+    point_shares : ndarray of shape (len(points) + len(held cells),)
+        Returned when ``points`` or ``held`` is given: the share of each point's bin at
+        it (the point cells', then the held points').
     """
     if report.zcdp_delta is None:
         raise ValueError("report must be a zCDP report (with zcdp_delta) for a ρ release.")
@@ -377,8 +500,15 @@ def consistent_sub_bin_weights(
     points = np.asarray(points, dtype=np.int64)
     if np.any((points < 0) | (points >= exact.size)):
         raise ValueError(f"points must be cells 0..{exact.size - 1}; got {points.tolist()}.")
+    held_cells, held_noisy = (
+        (np.zeros(0, dtype=np.int64), np.zeros(0))
+        if held is None
+        else (np.asarray(held[0], dtype=np.int64), np.asarray(held[1], dtype=np.float64))
+    )
     point_bins = np.searchsorted(b, points, side="right") - 1
+    held_bins = np.searchsorted(b, held_cells, side="right") - 1
     measured = np.diff(b)[point_bins] > 1  # a point cell alone in its bin: its bin's rows
+    rests = np.unique(held_cells[np.diff(b)[held_bins] == 1])  # cells without sub-bins
     counts = exact.copy()
     counts[points[measured]] = 0
     groups = sub_bin_counts(counts, b, n_sub)
@@ -387,18 +517,20 @@ def consistent_sub_bin_weights(
         raise ValueError(f"cutoff must be a finite number >= 0; got {cutoff!r}.")
     n_bins = b.size - 1
     weights = np.full((n_bins, n_sub), 1.0 / n_sub)
-    shares = np.zeros(points.size)
-    if not groups:  # every bin is one cell (so is every point's): nothing to measure
-        return (weights, shares) if points.size else weights
+    shares = np.zeros(points.size + held_cells.size)
+    returned = points.size or held is not None
+    if not groups and rests.size == 0:  # every bin is one cell, none holds a held point
+        return (weights, shares) if returned else weights
     sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
-    flat = np.concatenate([c.ravel() for _, c in groups.values()])
+    flat = np.concatenate([np.zeros(0, dtype=np.int64)] + [c.ravel() for _, c in groups.values()])
     noisy, scale = gaussian_mechanism(flat, sigma, rng)
-    if measured.any():
+    extra = np.concatenate([points[measured], rests])
+    if extra.size:
         # The point cells' noise from a child stream of rng: the sub-bins' draws, and
         # every later draw of the fit, stay those of a release without them.  One
         # Gaussian vector either way: the same release.
-        point_noisy, _ = gaussian_mechanism(exact[points[measured]], sigma, rng.spawn(1)[0])
-        noisy = np.concatenate([noisy, point_noisy])
+        extra_noisy, _ = gaussian_mechanism(exact[extra], sigma, rng.spawn(1)[0])
+        noisy = np.concatenate([noisy, extra_noisy])
     report.add(
         step,
         "Gaussian mechanism",
@@ -406,7 +538,8 @@ def consistent_sub_bin_weights(
         None,
         scale,
         "sub-bin counts of every bin (and the counts of its point cells, out of their "
-        "sub-bins: every row in one count); replace-one lowers one count by 1 and raises "
+        "sub-bins, and of the rest of a one-cell bin holding points released before: "
+        "every row in at most one count); replace-one lowers one count by 1 and raises "
         f"one by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = {sigma:.6g} gives ρ = "
         f"{rho:.6g} (Bun & Steinke 2016, Prop. 1.6); the dyadic sums (least squares, Hay "
         "et al. 2010) and the top-down non-negative split are post-processing",
@@ -417,15 +550,27 @@ def consistent_sub_bin_weights(
         noisy_groups[s] = noisy[start : start + c.size].reshape(c.shape)
         start += c.size
         totals[bins] = noisy_groups[s].sum(axis=1)
-    y = noisy[start:]
+    y = noisy[start : start + measured.sum()]
+    rest_bins = np.searchsorted(b, rests, side="right") - 1
     totals += np.bincount(point_bins[measured], weights=y, minlength=n_bins)
+    totals += np.bincount(rest_bins, weights=noisy[start + y.size :], minlength=n_bins)
+    totals += np.bincount(held_bins, weights=held_noisy, minlength=n_bins)
     total = totals[point_bins[measured]]
     kept = (y >= 2 * cutoff * sigma) & (total > 0)
-    shares[measured] = np.where(kept, np.clip(y / np.where(kept, total, 1.0), 0.0, 1.0), 0.0)
+    shares[: points.size][measured] = np.where(
+        kept, np.clip(y / np.where(kept, total, 1.0), 0.0, 1.0), 0.0
+    )
+    total = totals[held_bins]
+    shares[points.size :] = np.where(
+        total > 0, np.clip(held_noisy / np.maximum(total, 1e-300), 0.0, 1.0), 0.0
+    )
+    all_bins = np.concatenate([point_bins, held_bins])
+    per_bin = np.bincount(all_bins, weights=shares, minlength=n_bins)
+    shares /= np.maximum(per_bin[all_bins], 1.0)
     for s, (bins, _) in groups.items():
         leaves = _top_down(noisy_groups[s], sigma, cutoff)
         weights[bins] = np.repeat(leaves, n_sub // s, axis=1) / (n_sub // s)
-    return (weights, shares) if points.size else weights
+    return (weights, shares) if returned else weights
 
 
 def split_mass(left, right, mass, keep_left, keep_right):
