@@ -819,7 +819,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``ρ_tree``-zCDP, Bun & Steinke 2016, Prop. 1.4) and
         :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights` (the
         rest, ``3ρ/(4m)``); a range on a public grid of values (integers, a datetime
-        resolution, a float's declared decimals) gives a third of that rest to
+        resolution, a float's declared decimals) gives half of that rest to
         :func:`~skprivsynth._math.private_binning.grid_points` first, the values that
         recur on many rows, which then decode exactly.  zCDP composes by addition.
         Which columns, the grids and the shares depend on the declaration only.
@@ -1581,8 +1581,17 @@ _TREE_SHARE = 0.25
 
 #: Share of the rest (after PrivTree) of a ranged column's binning budget spent on the
 #: values that recur (:func:`~skprivsynth._math.private_binning.grid_points`), where the
-#: range has a public grid of values; the sub-bin weights get the others.
-_POINT_SHARE = 1 / 3
+#: range has a public grid of values; the sub-bin weights get the others.  Measured on
+#: doctors (6 seeds, 4 such columns): tvd2 0.083 at 1/8, 0.064 at 1/3, 0.060 at 1/2,
+#: 0.062 at 2/3 (benchmarks/RESULTS.md, "Values that recur").
+_POINT_SHARE = 1 / 2
+
+#: Grid points are released on their own where a fine cell holds at least this many of
+#: them.  Measured (benchmarks/RESULTS.md, "Values that recur"): at 2 to 6 points a
+#: cell (prices in dollars, lengths in hundredths of a millimetre) the points cost the
+#: sub-bins more than they gave back (KS up 4-20 %); at thousands a cell (a float at
+#: 5 decimals) they halved the table's 2-way error.
+_POINTS_A_CELL = 8
 
 #: δ at which the zCDP report of the private bins converts to (ε, δ) on its own; in a
 #: pipeline its ρ adds to the synthesizer's (and the δ's add).
@@ -1602,6 +1611,13 @@ class _FineGrid:
     between them fill cells of ``w = ceil((N - 2)/(C - 2))`` points (the last one
     perhaps fewer).  The cells after the last grid point are empty: padding, from which
     PrivTree does not count its depths (``occupied``).
+
+    Where a cell holds many values of a public grid (at least ``_POINTS_A_CELL``: a
+    long integer or datetime range, a float range with declared ``decimals`` much
+    finer than its cells), the grid's ``n_keys`` points are indexed (``keys``), so that
+    the values that recur can be released on their own
+    (:func:`~skprivsynth._math.private_binning.grid_points`);
+    a float is counted at its declared decimals.  Elsewhere ``n_keys`` is 0.
     """
 
     def __init__(self, spec):
@@ -1611,12 +1627,13 @@ class _FineGrid:
         self.occupied = self.n_cells  # cells that can hold values; the rest pad
         if self.step is None:
             self.inner = (np.nextafter(spec.lo, np.inf), np.nextafter(spec.hi, -np.inf))
-            self.n_keys = 0  # no public grid of values (real numbers) or one a cell at most
+            self.n_keys = 0  # no public grid of values (real numbers), or few a cell
             if spec.decimals is not None:  # the multiples of 10**-decimals in the range
                 self.scale = 10.0**spec.decimals
                 self.key_first = math.ceil(spec.lo * self.scale - 1e-6)
                 n = math.floor(spec.hi * self.scale + 1e-6) - self.key_first + 1
-                self.n_keys = n if n > self.n_cells else 0
+                if n >= _POINTS_A_CELL * (self.n_cells - 2):
+                    self.n_keys = n
             return
         self.n_cells = 1 << _GRID_DEPTH
         self.first = math.ceil(spec.lo / self.step)
@@ -1631,7 +1648,7 @@ class _FineGrid:
         # starts[c]: first point of cell c; the empty cells start after the last point.
         self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
         self.occupied = starts.size
-        self.n_keys = n if self.width > 1 else 0  # the grid's points, where cells hold several
+        self.n_keys = n if self.width >= _POINTS_A_CELL else 0  # or few a cell: none
 
     def keys(self, values):
         """Index of each value's point on the public grid of values (inside the range)."""

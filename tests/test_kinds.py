@@ -530,16 +530,16 @@ def test_a_point_mass_at_a_float_bound_inside_a_wide_bin_comes_back_at_the_bound
 @pytest.mark.parametrize(
     "spec, n, recurring, others",
     [
-        # years of schooling at declared decimals: whole years on most rows
-        ({"type": "float", "range": [0.0, 25.0], "decimals": 2}, 20_000, [12.0, 16.0], (6, 20)),
-        # incomes in whole dollars, many of them round: 7 integers a cell of the grid
-        ({"type": "integer", "range": [0, 99_999]}, 6_000, [20_000, 35_000], (5e3, 9e4)),
+        # years of schooling at 3 declared decimals (24 a cell): whole years on most rows
+        ({"type": "float", "range": [0.0, 25.0], "decimals": 3}, 20_000, [12.0, 16.0], (6, 20)),
+        # incomes in whole dollars, many of them round: 62 integers a cell of the grid
+        ({"type": "integer", "range": [0, 999_999]}, 6_000, [20_000, 35_000], (5e3, 9e4)),
     ],
 )
 def test_values_that_recur_inside_a_bin_come_back_exactly(spec, n, recurring, others):
     """40 % and 20 % of the rows on two values of the public grid, inside bins of other
     values: released as grid points, they decode to themselves (before, spread over a
-    sub-bin: 16 % of the rows on the first value for 40 %, KS 0.24 and 0.18)."""
+    cell or a sub-bin: 2 % and 1 % of the rows on the first value for 40 %)."""
     rng = np.random.default_rng(0)
     u = rng.random(n)
     x = rng.uniform(*others, n)
@@ -624,6 +624,34 @@ def test_ranges_refuse_values_outside_and_undeclared_missing_before_any_release(
         BooleanEncoder(categories=RANGES | {"late": {"type": "integer", "range": [0, 999]}}).fit(
             ranged
         )
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        Range(0.0, 25.0, "float", None, False, False, 5),  # 2,500,001 points, 2,444 a cell
+        Range(-3, 999_996, "integer", None, False, False, None),  # 62 integers a cell
+    ],
+)
+def test_eligible_grid_points_are_the_points_inside_their_bins(spec):
+    """The ranges of grid points released on their own hold exactly the points of the
+    bins of several points, without the bounds' cells (found by bisection)."""
+    grid = _FineGrid(spec)
+    top = grid.occupied
+    boundaries = np.array([0, 1, 2, 4, 8, 16, 24, 25, 512, top - 1, grid.n_cells])
+    bins = np.searchsorted(boundaries, grid.key_cells(np.arange(grid.n_keys)), side="right") - 1
+    cells = grid.key_cells(np.arange(grid.n_keys))
+    expected = np.zeros(grid.n_keys, dtype=bool)
+    for k in range(boundaries.size - 1):
+        mine = bins == k
+        if mine.sum() > 1:
+            expected |= mine & (cells != 0) & (cells != top - 1)
+    got = np.zeros(grid.n_keys, dtype=bool)
+    for a, b in grid.eligible_keys(boundaries):
+        assert np.unique(bins[a:b]).size == 1  # a range never straddles two bins
+        got[a:b] = True
+    np.testing.assert_array_equal(got, expected)
+    assert grid.key_values(grid.keys(np.array([spec.lo, spec.hi]))).tolist() == [spec.lo, spec.hi]
 
 
 def test_fine_counts_move_one_row_between_at_most_two_cells(ranged):
