@@ -457,8 +457,8 @@ def consistent_sub_bin_weights(
     Sensitivity (replace-one).  Every row is in at most one measured count (a sub-bin,
     a point cell, or the rest of a cell holding held points).  Moving one row lowers
     one count by 1 and raises one by 1 (the same one: no change): L2 sensitivity
-    ``sqrt(2)``, so ``σ = sqrt(2)/sqrt(2ρ) = 1/sqrt(ρ)`` gives ρ-zCDP (Bun & Steinke 2016, Prop. 1.6).  Everything after the
-    noise is post-processing.
+    ``sqrt(2)``, so ``σ = sqrt(2)/sqrt(2ρ) = 1/sqrt(ρ)`` gives ρ-zCDP (Bun & Steinke
+    2016, Prop. 1.6).  Everything after the noise is post-processing.
 
     Parameters
     ----------
