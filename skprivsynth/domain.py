@@ -95,7 +95,10 @@ class Bins:
         Whether missing values are one more code, after the bins.
     decimals : int or None, default=None
         Float columns only: decoded values are rounded to this many decimals (prices
-        in cents: 2; a length of stay in tenths of a day: 1).
+        in cents: 2; a length of stay in tenths of a day: 1).  Where a range's fine
+        cells hold 8 values of this precision or more, the values that recur on many
+        rows are released on their own and come back exactly (user guide, "Values
+        that recur: grid points").
     """
 
     edges: tuple[float, ...]
