@@ -947,6 +947,27 @@ def _decimals(values, most=6):
 _ROWS_PER_VALUE = 20
 
 
+#: Fewest distinct values of a column drafted as the key of units of several rows.
+_MIN_UNITS = 20
+
+
+def _unit_note(series):
+    """A note on the unit of privacy where every value of ``series`` is on exactly
+    ``k >= 2`` rows and there are at least ``_MIN_UNITS`` values (the key of a balanced
+    panel: persons, firms or countries observed ``k`` times), else ``""``."""
+    counts = series.value_counts()
+    k = int(counts.iloc[0]) if counts.size else 0
+    if counts.size < _MIN_UNITS or k < 2 or counts.iloc[-1] != k:
+        return ""
+    return (
+        f"; each of its {counts.size} values is on exactly {k} rows: the key of units "
+        f"observed {k} times (a panel)?  The guarantee is per row; a unit's {k} rows "
+        f"are covered by group privacy only (zCDP: ρ times {k * k}, Bun & Steinke 2016): "
+        "keep one row per unit, or lower ε; if it is an identifier, "
+        f"synthesize with --drop {series.name}"
+    )
+
+
 def _draft_column(series, n):
     """``(spec, why)`` of one column, or ``(None, why)`` for a column left out."""
     present = series.dropna()
@@ -1105,6 +1126,7 @@ def _draft_domain(data):
     for column in data.columns:
         series, read_as_missing = _missing_text(data[column])
         spec, why = _draft_column(series, n)
+        why += _unit_note(series)
         if spec is None:
             lines[column] = f"{column!r}: left out: {why}; synthesize with --drop {column}"
             continue

@@ -873,3 +873,22 @@ def test_domain_draft_proposes_the_parts_of_a_datetime(tmp_path, capsys):
     # Evaluated with the domain file: each part compared as a column of its values.
     assert main(["evaluate", str(tmp_path / "data.csv"), str(target), "--domain", str(domain)]) == 0
     assert "tvd2" in capsys.readouterr().out
+
+
+def test_domain_draft_points_out_the_key_of_units_with_several_rows(tmp_path, capsys):
+    """Person-years: 25 persons, 4 rows each.  The guarantee is per row, so the draft
+    says that a person's rows are covered by group privacy only; a column whose values
+    repeat unevenly (a count) gets no such note."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(
+        {
+            "person": np.repeat(np.arange(1000, 1025), 4),
+            "year": np.tile([1980, 1981, 1982, 1983], 25),
+            "visits": rng.integers(0, 30, 100),
+        }
+    )
+    _, lines = _draft(tmp_path, capsys, data)
+    (person,) = [line for line in lines if "'person'" in line]
+    assert "each of its 25 values is on exactly 4 rows" in person
+    assert "ρ times 16" in person and "--drop person" in person
+    assert not any("exactly" in line for line in lines if "'person'" not in line)
