@@ -1764,7 +1764,10 @@ def _truncate_weights(weights, fraction):
 
 class _KeyCounts:
     """Exact counts of the points of a public grid that a chunk's values fall on, sparse:
-    sorted distinct ``keys`` and their ``counts``; ``+`` merges two chunks'."""
+    sorted distinct ``keys`` and their ``counts``; ``+`` merges two chunks'.  Memory:
+    the distinct values (2,000,000 rows of a continuous column at 6 decimals: 1.9
+    million keys, 30 MB), at most ``n``; exact, since the release's sensitivity
+    needs exact counts."""
 
     def __init__(self, keys, counts):
         self.keys, self.counts = keys, counts
