@@ -1593,6 +1593,10 @@ _POINT_SHARE = 1 / 2
 #: 5 decimals) they halved the table's 2-way error.
 _POINTS_A_CELL = 8
 
+#: Most points a grid may have for its values to be released on their own: keys and
+#: values stay exact integers in float64.
+_MAX_KEYS = 2**53
+
 #: δ at which the zCDP report of the private bins converts to (ε, δ) on its own; in a
 #: pipeline its ρ adds to the synthesizer's (and the δ's add).
 _BINNING_DELTA = 1e-9
@@ -1632,7 +1636,7 @@ class _FineGrid:
                 self.scale = 10.0**spec.decimals
                 self.key_first = math.ceil(spec.lo * self.scale - 1e-6)
                 n = math.floor(spec.hi * self.scale + 1e-6) - self.key_first + 1
-                if n >= _POINTS_A_CELL * (self.n_cells - 2):
+                if _POINTS_A_CELL * (self.n_cells - 2) <= n <= _MAX_KEYS:
                     self.n_keys = n
             return
         self.n_cells = 1 << _GRID_DEPTH
@@ -1648,7 +1652,8 @@ class _FineGrid:
         # starts[c]: first point of cell c; the empty cells start after the last point.
         self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
         self.occupied = starts.size
-        self.n_keys = n if self.width >= _POINTS_A_CELL else 0  # or few a cell: none
+        # The grid's points, where a cell holds many (and keys stay exact in floats).
+        self.n_keys = n if self.width >= _POINTS_A_CELL and n <= _MAX_KEYS else 0
 
     def keys(self, values):
         """Index of each value's point on the public grid of values (inside the range)."""
