@@ -181,8 +181,8 @@ class _Column:
         self.level_weights = None  # public weights of the codes of len(spec) (decoding)
         self.sub_weights = None  # (n_bins, n_sub) weights of the sub-bins of each bin
         # Points a range's bins decode to exactly, or None: (bins, values, shares), the
-        # share of its bin at each point (the range's bounds and the grid points
-        # released with the sub-bin weights).
+        # share of its bin at each point (the range's bounds, measured with the sub-bin
+        # weights, and the grid points released before them).
         self.points = None
         self.part = None  # the DatetimePart of a part modelled as its values
 
@@ -818,8 +818,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``ε = sqrt(2 ρ_tree)``-DP with ``ρ_tree = ρ/(4m)``, which is
         ``ρ_tree``-zCDP, Bun & Steinke 2016, Prop. 1.4) and
         :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights` (the
-        rest, ``3ρ/(4m)``); a range on a public grid of values (integers, a datetime
-        resolution, a float's declared decimals) gives half of that rest to
+        rest, ``3ρ/(4m)``); a range whose fine cells hold many points of a public grid
+        of values (``_FineGrid.n_keys``: integers, a datetime resolution, a float's
+        declared decimals) gives half of that rest to
         :func:`~skprivsynth._math.private_binning.grid_points` first, the values that
         recur on many rows, which then decode exactly.  zCDP composes by addition.
         Which columns, the grids and the shares depend on the declaration only.
