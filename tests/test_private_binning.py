@@ -703,3 +703,36 @@ def test_held_points_share_their_bin_with_its_sub_bins():
     )  # fmt: skip
     np.testing.assert_allclose(shares, [0.6, 0.75], atol=1e-2)
     np.testing.assert_allclose(weights[0, [1, 4]], [0.75, 0.25], atol=1e-2)
+
+
+def test_the_rest_of_a_one_cell_bin_keeps_the_sensitivity_of_the_sub_bin_release(monkeypatch):
+    """A one-cell bin holding a point released before has the rest of its cell measured
+    as one more count: on worst-case neighbours (a row moved out of that rest, into it,
+    or between it and a bound's cell) the release still moves by sqrt(2) in L2.  A cell
+    of a wider bin (21, in [20, 24)) keeps its rows in its sub-bin only: measuring its
+    rest too would count them twice (sqrt(3))."""
+    released = []
+
+    def spy(values, sigma, rng, **kwargs):
+        released.append(np.asarray(values, dtype=np.float64))
+        return np.asarray(values, dtype=np.float64), sigma
+
+    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+    boundaries = np.array([0, 16, 17, 18, 20, 24, 32, 64])
+    base = np.zeros(64, dtype=np.int64)
+    base[[0, 5, 16, 21, 40, 63]] = [50, 7, 30, 9, 11, 20]  # cell 16 without its point
+    largest = 0.0
+    for a, b in [(16, 5), (5, 16), (16, 0), (63, 16), (21, 40)]:
+        neighbour = base.copy()
+        neighbour[a] -= 1
+        neighbour[b] += 1
+        vectors = []
+        for counts in (base, neighbour):
+            released.clear()
+            consistent_sub_bin_weights(
+                counts, boundaries, 8, 1.0, np.random.default_rng(0), report=_report(),
+                points=(0, 63), held=([16, 21], [500.0, 400.0]),
+            )  # fmt: skip
+            vectors.append(np.concatenate(released))
+        largest = max(largest, float(np.linalg.norm(vectors[0] - vectors[1])))
+    assert largest == pytest.approx(np.sqrt(2))

@@ -7,11 +7,10 @@ equal cells (a mergeable ``np.bincount``, memory independent of ``n``).  Then
   dyadic hierarchy over the cells (Zhang, Xiao & Xie, "PrivTree: a differentially
   private algorithm for hierarchical decompositions", SIGMOD 2016, Algorithm 2):
   dense regions get fine bins, empty ones coarse bins;
-* :func:`grid_points` releases the points of a public value grid (the integers of an
-  integer range, the multiples of a float range's declared decimals) that hold many
-  rows, such as sizes that recur (hard drives of 340 MB) or years of schooling
-  recorded as whole years, so that they decode exactly rather than spread over a
-  sub-bin;
+* :func:`grid_points` releases the points of a public value grid (the integers of a
+  long integer range, the multiples of a float range's declared decimals) that hold
+  many rows, such as round incomes or years of schooling recorded as whole years, so
+  that they decode exactly rather than spread over a cell or a sub-bin;
 * :func:`consistent_sub_bin_weights` estimates, inside every bin, the frequencies of
   equal sub-bins from their Gaussian noisy counts, shrunk towards flat (James–Stein)
   unless the bin's shape stands out of the noise, summed up the dyadic tree of each
@@ -258,8 +257,8 @@ def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="gri
     (``L`` may be ``10**7``): how many of them pass is Binomial(``L − m``, ``Φ̄(τ/σ)``)
     for the ``m`` points that hold rows, where they are is uniform among the empty
     ones, and their noisy counts are Gaussian conditioned on ``>= τ`` — the same
-    distribution as the dense release (Cormode, Procopiuc, Srivastava & Tran, "
-    Differentially private summaries for sparse data", ICDT 2012).
+    distribution as the dense release (Cormode, Procopiuc, Srivastava & Tran,
+    "Differentially private summaries for sparse data", ICDT 2012).
 
     Sensitivity (replace-one).  Moving one row lowers the count of its point by 1 and
     raises another's by 1 (a row outside the eligible points changes no count): L2
