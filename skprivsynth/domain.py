@@ -96,7 +96,7 @@ class Bins:
     decimals : int or None, default=None
         Float columns only: decoded values are rounded to this many decimals (prices
         in cents: 2; a length of stay in tenths of a day: 1).  Where a range's fine
-        cells hold 8 values of this precision or more, the values that recur on many
+        cells hold 2 values of this precision or more, the values that recur on many
         rows are released on their own and come back exactly (user guide, "Values
         that recur: grid points").
     """

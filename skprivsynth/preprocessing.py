@@ -818,11 +818,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``ε = sqrt(2 ρ_tree)``-DP with ``ρ_tree = ρ/(4m)``, which is
         ``ρ_tree``-zCDP, Bun & Steinke 2016, Prop. 1.4) and
         :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights` (the
-        rest, ``3ρ/(4m)``); a range whose fine cells hold many points of a public grid
-        of values (``_FineGrid.n_keys``: integers, a datetime resolution, a float's
-        declared decimals) gives half of that rest to
-        :func:`~skprivsynth._math.private_binning.grid_points` first, the values that
-        recur on many rows, which then decode exactly.  zCDP composes by addition.
+        rest, ``3ρ/(4m)``); a range whose fine cells hold several points of a public
+        grid of values (``_FineGrid.n_keys``: integers, a datetime resolution, a
+        float's declared decimals) gives part of that rest (``_POINT_SHARE``,
+        ``_FEW_POINT_SHARE``) to :func:`~skprivsynth._math.private_binning.grid_points`
+        first, the values that recur on many rows, which then decode exactly.  zCDP
+        composes by addition.
         Which columns, the grids and the shares depend on the declaration only.
         """
         ranged = {label: spec for label, spec in domain.items() if isinstance(spec, Range)}
@@ -857,12 +858,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             edges, fraction = grid.edges(boundaries)
             rho_weights, held, values = rho_rest, None, np.zeros(0)
             if keys is not None:  # values that recur, released first, out of the sub-bins
-                rho_weights = (1.0 - _POINT_SHARE) * rho_rest
+                share = _POINT_SHARE if grid.per_cell >= _POINTS_A_CELL else _FEW_POINT_SHARE
+                rho_weights = (1.0 - share) * rho_rest
                 released, noisy = grid_points(
                     keys.keys,
                     keys.counts,
                     grid.eligible_keys(boundaries),
-                    _POINT_SHARE * rho_rest,
+                    share * rho_rest,
                     points_rng,
                     report=report,
                     step=f"recurring values of {label!r}",
@@ -1581,18 +1583,20 @@ _GRID_DEPTH = 14
 _TREE_SHARE = 0.25
 
 #: Share of the rest (after PrivTree) of a ranged column's binning budget spent on the
-#: values that recur (:func:`~skprivsynth._math.private_binning.grid_points`), where the
-#: range has a public grid of values; the sub-bin weights get the others.  Measured on
-#: doctors (6 seeds, 4 such columns): tvd2 0.083 at 1/8, 0.064 at 1/3, 0.060 at 1/2,
-#: 0.062 at 2/3 (benchmarks/RESULTS.md, "Values that recur").
+#: values that recur (:func:`~skprivsynth._math.private_binning.grid_points`), where its
+#: fine cells hold ``_POINTS_A_CELL`` points of a public grid of values or more: there
+#: nothing else can place a value inside its cell.  The sub-bin weights get the rest.
+#: Measured on doctors (6 seeds, 4 such columns): tvd2 0.083 at 1/8, 0.064 at 1/3,
+#: 0.060 at 1/2, 0.062 at 2/3 (benchmarks/RESULTS.md, "Values that recur").
 _POINT_SHARE = 1 / 2
-
-#: Grid points are released on their own where a fine cell holds at least this many of
-#: them.  Measured (benchmarks/RESULTS.md, "Values that recur"): at 2 to 6 points a
-#: cell (prices in dollars, lengths in hundredths of a millimetre) the points cost the
-#: sub-bins more than they gave back (KS up 4-20 %); at thousands a cell (a float at
-#: 5 decimals) they halved the table's 2-way error.
 _POINTS_A_CELL = 8
+
+#: The share where cells hold 2 to 7 points: enough for a value on a large share of the
+#: rows (a sentinel, a cap: 65 % of a 159,000-row table on one integer, spread over 4
+#: by its cell, KS 0.49 -> 0.007), little taken from the sub-bins.  A share of 1/3
+#: there cost diamonds' price (2 a cell) KS 0.0105 -> 0.0109 and raised its tail ratio
+#: 1.1 -> 1.8 over 6 seeds; 1/8 costs 0.0106, with a tail of 1.7.
+_FEW_POINT_SHARE = 1 / 8
 
 #: Most points a grid may have for its values to be released on their own: keys and
 #: values stay exact integers in float64.
@@ -1617,12 +1621,12 @@ class _FineGrid:
     perhaps fewer).  The cells after the last grid point are empty: padding, from which
     PrivTree does not count its depths (``occupied``).
 
-    Where a cell holds many values of a public grid (at least ``_POINTS_A_CELL``: a
-    long integer or datetime range, a float range with declared ``decimals`` much
-    finer than its cells), the grid's ``n_keys`` points are indexed (``keys``), so that
-    the values that recur can be released on their own
-    (:func:`~skprivsynth._math.private_binning.grid_points`);
-    a float is counted at its declared decimals.  Elsewhere ``n_keys`` is 0.
+    Where a cell holds several values of a public grid (``per_cell``, 2 or more: a
+    long integer or datetime range, a float range with declared ``decimals`` finer
+    than its cells), the grid's ``n_keys`` points are indexed (``keys``), so that the
+    values that recur can be released on their own
+    (:func:`~skprivsynth._math.private_binning.grid_points`); a float is counted at
+    its declared decimals.  Elsewhere ``n_keys`` is 0.
     """
 
     def __init__(self, spec):
@@ -1632,13 +1636,13 @@ class _FineGrid:
         self.occupied = self.n_cells  # cells that can hold values; the rest pad
         if self.step is None:
             self.inner = (np.nextafter(spec.lo, np.inf), np.nextafter(spec.hi, -np.inf))
-            self.n_keys = 0  # no public grid of values (real numbers), or few a cell
+            self.n_keys = self.per_cell = 0  # no public grid of values: real numbers
             if spec.decimals is not None:  # the multiples of 10**-decimals in the range
                 self.scale = 10.0**spec.decimals
                 self.key_first = math.ceil(spec.lo * self.scale - 1e-6)
                 n = math.floor(spec.hi * self.scale + 1e-6) - self.key_first + 1
-                if _POINTS_A_CELL * (self.n_cells - 2) <= n <= _MAX_KEYS:
-                    self.n_keys = n
+                self.per_cell = n / (self.n_cells - 2)
+                self.n_keys = n if 2 <= self.per_cell and n <= _MAX_KEYS else 0
             return
         self.n_cells = 1 << _GRID_DEPTH
         self.first = math.ceil(spec.lo / self.step)
@@ -1654,7 +1658,8 @@ class _FineGrid:
         self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
         self.occupied = starts.size
         # The grid's points, where a cell holds many (and keys stay exact in floats).
-        self.n_keys = n if self.width >= _POINTS_A_CELL and n <= _MAX_KEYS else 0
+        self.per_cell = self.width
+        self.n_keys = n if self.width >= 2 and n <= _MAX_KEYS else 0
 
     def keys(self, values):
         """Index of each value's point on the public grid of values (inside the range)."""

@@ -534,6 +534,8 @@ def test_a_point_mass_at_a_float_bound_inside_a_wide_bin_comes_back_at_the_bound
         ({"type": "float", "range": [0.0, 25.0], "decimals": 3}, 20_000, [12.0, 16.0], (6, 20)),
         # incomes in whole dollars, many of them round: 62 integers a cell of the grid
         ({"type": "integer", "range": [0, 999_999]}, 6_000, [20_000, 35_000], (5e3, 9e4)),
+        # the same at 7 integers a cell (a sentinel value, a cap)
+        ({"type": "integer", "range": [0, 99_999]}, 6_000, [20_000, 35_000], (5e3, 9e4)),
     ],
 )
 def test_values_that_recur_inside_a_bin_come_back_exactly(spec, n, recurring, others):
