@@ -736,3 +736,49 @@ def test_the_rest_of_a_one_cell_bin_keeps_the_sensitivity_of_the_sub_bin_release
             vectors.append(np.concatenate(released))
         largest = max(largest, float(np.linalg.norm(vectors[0] - vectors[1])))
     assert largest == pytest.approx(np.sqrt(2))
+
+
+@pytest.mark.parametrize("variant", ["honest", "add-remove"])
+def test_audit_grid_points(variant, monkeypatch):
+    """Gaussian-DP audit of the grid points' release on a pair that attains the
+    sensitivity: a row moves from point 3 to point 7 (two counts change by 1).  The
+    release is every eligible point's noisy count (the threshold is post-processing),
+    recorded before the threshold; μ = sqrt(2ρ).  The broken variant calibrates for
+    the add/remove sensitivity 1 (σ ÷ sqrt(2))."""
+    rho = 2.0
+    keys = np.array([3, 7, 11])
+    counts = {0: np.array([5, 5, 4]), 1: np.array([4, 6, 4])}
+    a, b = counts[0].astype(float), counts[1].astype(float)
+    statistic = likelihood_ratio_statistic(a, b, noise="gaussian")
+    cut = float((b - a) @ (b - a)) / 2
+    if variant == "add-remove":
+        monkeypatch.setattr(private_binning, "SUB_BIN_L2_SENSITIVITY", 1.0)
+    released = {}
+    honest_mechanism = private_binning.gaussian_mechanism
+
+    def spy(values, sigma, rng, **kwargs):
+        released["y"], scale = honest_mechanism(values, sigma, rng, **kwargs)
+        return released["y"], scale
+
+    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+
+    def mechanism(X, seed):
+        grid_points(keys, counts[X], [[0, 16]], rho, np.random.default_rng(seed), report=_report())
+        return released["y"]
+
+    mu_claimed = np.sqrt(2 * rho)
+    result = audit_mechanism(
+        mechanism,
+        0,
+        1,
+        events={"T >= midpoint": lambda y: statistic(y) >= cut},
+        mu=mu_claimed,
+        n_runs=1000,
+        exceptions=(),
+        random_state=2,
+    )
+    if variant == "honest":
+        assert not result.violation, result.summary()
+        assert result.mu_lower > 0.7 * mu_claimed, result.summary()  # power
+    else:
+        assert result.violation and result.mu_lower > mu_claimed, result.summary()
