@@ -369,26 +369,16 @@ def test_audit_privtree(variant, monkeypatch):
         assert result.violation and result.epsilon_lower > claimed, result.summary()
 
 
-@pytest.mark.parametrize("variant", ["honest", "add-remove"])
-def test_audit_sub_bin_weights(variant, monkeypatch):
-    """Gaussian-DP audit of the sub-bin release on a pair that attains the sensitivity.
+def _audit_gaussian_release(release, a, b, rho, variant, monkeypatch):
+    """Gaussian-DP audit of the Gaussian release made by ``release(X, rng)`` on the
+    pair ``X = 0, 1`` whose exact vectors are ``a`` and ``b`` (at the sensitivity).
 
-    A row moves from sub-bin 0 of bin 0 to sub-bin 3 of bin 1: two counts change by 1,
-    L2 distance sqrt(2), the whole sensitivity.  A Gaussian release of sensitivity Δ
-    and noise σ is exactly μ-GDP with μ = Δ/σ = sqrt(2ρ) (Dong, Roth & Su 2022); the
-    event is the Neyman–Pearson test of the pair (likelihood-ratio statistic above the
-    midpoint).  The broken variant uses the add/remove sensitivity 1 (σ ÷ sqrt(2)).
+    A Gaussian release of sensitivity Δ and noise σ is exactly μ-GDP with μ = Δ/σ =
+    sqrt(2ρ) (Dong, Roth & Su 2022); the event is the Neyman–Pearson test of the pair
+    (likelihood-ratio statistic above the midpoint).  The released vector is recorded
+    as it leaves the Gaussian mechanism (what follows is post-processing).  The broken
+    variant calibrates for the add/remove sensitivity 1 (σ ÷ sqrt(2)).
     """
-    rho = 2.0
-    X0, X1 = moved_record_neighbours(np.repeat(np.arange(16.0), 3)[:, None], 3, [14.0])
-    boundaries = np.array([0, 8, 16])
-
-    def measured(X):
-        groups = sub_bin_counts(_fine_counts(X, 16), boundaries, 4)
-        return np.concatenate([c.ravel() for _, c in groups.values()])
-
-    a, b = measured(X0), measured(X1)
-    assert np.linalg.norm(b - a) == pytest.approx(private_binning.SUB_BIN_L2_SENSITIVITY)
     statistic = likelihood_ratio_statistic(a, b, noise="gaussian")
     cut = float((b - a) @ (b - a)) / 2
     if variant == "add-remove":
@@ -396,23 +386,21 @@ def test_audit_sub_bin_weights(variant, monkeypatch):
     released = {}
     honest_mechanism = private_binning.gaussian_mechanism
 
-    def spy(values, sigma, rng, **kwargs):  # records the release the weights come from
+    def spy(values, sigma, rng, **kwargs):
         released["y"], scale = honest_mechanism(values, sigma, rng, **kwargs)
         return released["y"], scale
 
     monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
 
     def mechanism(X, seed):
-        report = PrivacyReport("a", zcdp_delta=1e-9)
-        rng = np.random.default_rng(seed)
-        consistent_sub_bin_weights(_fine_counts(X, 16), boundaries, 4, rho, rng, report=report)
+        release(X, np.random.default_rng(seed))
         return released["y"]
 
     mu_claimed = np.sqrt(2 * rho)
     result = audit_mechanism(
         mechanism,
-        X0,
-        X1,
+        0,
+        1,
         events={"T >= midpoint": lambda y: statistic(y) >= cut},
         mu=mu_claimed,
         n_runs=1000,
@@ -424,6 +412,28 @@ def test_audit_sub_bin_weights(variant, monkeypatch):
         assert result.mu_lower > 0.7 * mu_claimed, result.summary()  # power
     else:
         assert result.violation and result.mu_lower > mu_claimed, result.summary()
+
+
+@pytest.mark.parametrize("variant", ["honest", "add-remove"])
+def test_audit_sub_bin_weights(variant, monkeypatch):
+    """The sub-bin release: a row moves from sub-bin 0 of bin 0 to sub-bin 3 of bin 1,
+    two counts change by 1, L2 distance sqrt(2), the whole sensitivity."""
+    rho = 2.0
+    pair = moved_record_neighbours(np.repeat(np.arange(16.0), 3)[:, None], 3, [14.0])
+    fine = [_fine_counts(X, 16) for X in pair]
+    boundaries = np.array([0, 8, 16])
+
+    def measured(counts):
+        groups = sub_bin_counts(counts, boundaries, 4)
+        return np.concatenate([c.ravel() for _, c in groups.values()])
+
+    a, b = measured(fine[0]), measured(fine[1])
+    assert np.linalg.norm(b - a) == pytest.approx(private_binning.SUB_BIN_L2_SENSITIVITY)
+
+    def release(X, rng):
+        consistent_sub_bin_weights(fine[X], boundaries, 4, rho, rng, report=_report())
+
+    _audit_gaussian_release(release, a, b, rho, variant, monkeypatch)
 
 
 # ------------------------------------------------------------------ sub-bin weights
@@ -740,45 +750,14 @@ def test_the_rest_of_a_one_cell_bin_keeps_the_sensitivity_of_the_sub_bin_release
 
 @pytest.mark.parametrize("variant", ["honest", "add-remove"])
 def test_audit_grid_points(variant, monkeypatch):
-    """Gaussian-DP audit of the grid points' release on a pair that attains the
-    sensitivity: a row moves from point 3 to point 7 (two counts change by 1).  The
-    release is every eligible point's noisy count (the threshold is post-processing),
-    recorded before the threshold; μ = sqrt(2ρ).  The broken variant calibrates for
-    the add/remove sensitivity 1 (σ ÷ sqrt(2))."""
+    """The grid points' release: a row moves from point 3 to point 7 (two counts change
+    by 1).  The release is every eligible point's noisy count; the threshold is
+    post-processing."""
     rho = 2.0
-    keys = np.array([3, 7, 11])
-    counts = {0: np.array([5, 5, 4]), 1: np.array([4, 6, 4])}
+    keys, counts = np.array([3, 7, 11]), [np.array([5, 5, 4]), np.array([4, 6, 4])]
+
+    def release(X, rng):
+        grid_points(keys, counts[X], [[0, 16]], rho, rng, report=_report())
+
     a, b = counts[0].astype(float), counts[1].astype(float)
-    statistic = likelihood_ratio_statistic(a, b, noise="gaussian")
-    cut = float((b - a) @ (b - a)) / 2
-    if variant == "add-remove":
-        monkeypatch.setattr(private_binning, "SUB_BIN_L2_SENSITIVITY", 1.0)
-    released = {}
-    honest_mechanism = private_binning.gaussian_mechanism
-
-    def spy(values, sigma, rng, **kwargs):
-        released["y"], scale = honest_mechanism(values, sigma, rng, **kwargs)
-        return released["y"], scale
-
-    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
-
-    def mechanism(X, seed):
-        grid_points(keys, counts[X], [[0, 16]], rho, np.random.default_rng(seed), report=_report())
-        return released["y"]
-
-    mu_claimed = np.sqrt(2 * rho)
-    result = audit_mechanism(
-        mechanism,
-        0,
-        1,
-        events={"T >= midpoint": lambda y: statistic(y) >= cut},
-        mu=mu_claimed,
-        n_runs=1000,
-        exceptions=(),
-        random_state=2,
-    )
-    if variant == "honest":
-        assert not result.violation, result.summary()
-        assert result.mu_lower > 0.7 * mu_claimed, result.summary()  # power
-    else:
-        assert result.violation and result.mu_lower > mu_claimed, result.summary()
+    _audit_gaussian_release(release, a, b, rho, variant, monkeypatch)
