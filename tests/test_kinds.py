@@ -608,12 +608,18 @@ def test_max_bins_caps_the_codes_of_a_range(ranged):
 
 
 def test_ranges_read_in_chunks_release_the_same_bins(ranged):
-    chunks = Chunks(lambda: (ranged.iloc[i : i + 1700] for i in range(0, len(ranged), 1700)))
-    a = BooleanEncoder(categories=RANGES, random_state=5).fit(ranged)
-    b = BooleanEncoder(categories=RANGES, random_state=5).fit(chunks)
+    # Incomes in cents: grid points released too, from counts merged over the chunks.
+    ranges = RANGES | {"income": {"type": "float", "range": [0, 100000], "decimals": 2}}
+    data = ranged.assign(income=ranged["income"].round(-3))  # round thousands recur
+    chunks = Chunks(lambda: (data.iloc[i : i + 1700] for i in range(0, len(data), 1700)))
+    a = BooleanEncoder(categories=ranges, binning_epsilon=2.0, random_state=5).fit(data)
+    b = BooleanEncoder(categories=ranges, binning_epsilon=2.0, random_state=5).fit(chunks)
     assert a.domain_ == b.domain_
+    assert a._encoding[0].points[1].size > 2  # the bounds, and values that recur
     for x, y in zip(a._encoding, b._encoding, strict=True):
         np.testing.assert_array_equal(x.sub_weights, y.sub_weights)
+        for p, q in zip(x.points, y.points, strict=True):
+            np.testing.assert_array_equal(p, q)
 
 
 def test_ranges_refuse_values_outside_and_undeclared_missing_before_any_release(ranged):
