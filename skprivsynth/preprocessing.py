@@ -1382,13 +1382,18 @@ def _at_points(values, idx, present, column, rng):
     (one uniform draw a row of such a bin, bin by bin in order; none where the shares
     are 0).  Post-processing of the decoded codes and the released shares."""
     bins, points, shares = column.points
+    by_bin = np.argsort(bins, kind="stable")
+    bins, points, shares = bins[by_bin], points[by_bin], shares[by_bin]
+    rows = np.flatnonzero(present)
+    rows = rows[np.argsort(idx[rows], kind="stable")]  # by bin, in order within a bin
+    row_bins = idx[rows]
     for k in np.unique(bins[shares > 0]):
-        mine = bins == k
-        rows = np.flatnonzero(present & (idx == k))
-        cumulative = np.cumsum(shares[mine])
-        which = np.searchsorted(cumulative, rng.random(rows.size), side="right")
+        a, b = np.searchsorted(bins, [k, k + 1])
+        lo, hi = np.searchsorted(row_bins, [k, k + 1])
+        cumulative = np.cumsum(shares[a:b])
+        which = np.searchsorted(cumulative, rng.random(hi - lo), side="right")
         hit = which < cumulative.size
-        values[rows[hit]] = points[mine][which[hit]]
+        values[rows[lo:hi][hit]] = points[a:b][which[hit]]
     return values
 
 
