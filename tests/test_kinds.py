@@ -666,8 +666,10 @@ def test_fine_counts_move_one_row_between_at_most_two_cells(ranged):
     """Sensitivity assumed by PrivTree, the grid points and the sub-bin counts: replacing
     one row (also by a missing value, or at the range's bounds) changes two cells (two
     grid points) by one, or one."""
-    statistic = _FineCounts({c: Domain(RANGES)[c] for c in RANGES})
+    ranges = RANGES | {"income": {"type": "float", "range": [0, 100000], "decimals": 2}}
+    statistic = _FineCounts({c: Domain(ranges)[c] for c in ranges})
     base = statistic(ranged)
+    assert base["income"][1] is not None  # incomes in cents: a grid of points
     extremes = ranged.iloc[[0]].assign(
         income=100000.0, age=90, late=np.nan, when=pd.Timestamp("2013-12-31T23:00")
     )
