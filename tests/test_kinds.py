@@ -541,7 +541,8 @@ def test_a_point_mass_at_a_float_bound_inside_a_wide_bin_comes_back_at_the_bound
 def test_values_that_recur_inside_a_bin_come_back_exactly(spec, n, recurring, others):
     """40 % and 20 % of the rows on two values of the public grid, inside bins of other
     values: released as grid points, they decode to themselves (before, spread over a
-    cell or a sub-bin: 2 % and 1 % of the rows on the first value for 40 %)."""
+    cell or a sub-bin: 2 %, 1 % and 6 % of the synthetic rows on the value that holds
+    40 % of the real ones)."""
     rng = np.random.default_rng(0)
     u = rng.random(n)
     x = rng.uniform(*others, n)
