@@ -1670,9 +1670,9 @@ class _FineGrid:
         """Index of each value's point on the public grid of values (inside the range)."""
         if self.step is None:
             keys = np.rint(values * self.scale) - self.key_first
-        else:
-            keys = np.floor(values / self.step) - self.first
-        return np.clip(keys, 0, self.n_keys - 1).astype(np.int64)
+            return np.clip(keys, 0, self.n_keys - 1).astype(np.int64)
+        keys = np.floor(values / self.step) - self.first
+        return np.clip(keys, 0, self.n_points - 1).astype(np.int64)
 
     def key_values(self, keys):
         """The value of each point of the grid."""
@@ -1682,7 +1682,16 @@ class _FineGrid:
 
     def key_cells(self, keys):
         """Cell of each point of the grid."""
-        return self.cells(self.key_values(keys))
+        if self.step is None:
+            return self.cells(self.key_values(keys))
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.width == 1:
+            return keys
+        # The inverse of ``starts`` in integers (a searchsorted is 25 times slower).
+        cells = 1 + (keys - 1) // self.width
+        cells[keys == 0] = 0
+        cells[keys == self.n_points - 1] = self.occupied - 1
+        return cells
 
     def eligible_keys(self, boundaries):
         """Half-open ranges of the points whose rows a bin's sub-bins would spread: those
@@ -1718,15 +1727,7 @@ class _FineGrid:
             cells[values <= spec.lo] = 0
             cells[values >= spec.hi] = self.n_cells - 1
             return cells.astype(np.int64)
-        points = np.clip(np.floor(values / self.step) - self.first, 0, self.n_points - 1)
-        points = points.astype(np.int64)
-        if self.width == 1:
-            return points
-        # The inverse of ``starts`` in integers (a searchsorted is 25 times slower).
-        cells = 1 + (points - 1) // self.width
-        cells[points == 0] = 0
-        cells[points == self.n_points - 1] = self.occupied - 1
-        return cells
+        return self.key_cells(self.keys(values))
 
     def edges(self, boundaries):
         """Edges (values) of the bins of released cell boundaries, and the share of
@@ -1843,12 +1844,13 @@ class _FineCounts:
                 )
             grid = _FineGrid(spec)
             values, keys = values[known], None
-            if grid.n_keys:
+            if grid.n_keys:  # a float counted at its declared decimals
                 points = grid.keys(values)
-                if grid.step is None:  # a float at its declared decimals
-                    values = grid.key_values(points)
+                cells = grid.key_cells(points)
                 keys = _KeyCounts(*np.unique(points, return_counts=True))
-            counts[label] = (np.bincount(grid.cells(values), minlength=grid.n_cells), keys)
+            else:
+                cells = grid.cells(values)
+            counts[label] = (np.bincount(cells, minlength=grid.n_cells), keys)
         return counts
 
 
