@@ -931,12 +931,20 @@ def _missing_text(series):
     return series, ""
 
 
+#: Share of a float column's values that its drafted ``decimals`` must write exactly.
+#: A few computed values (an imputed mean, a ratio) among values recorded in hundredths
+#: would otherwise leave every synthetic value at full float precision.
+_DECIMALS_SHARE = 0.99
+
+
 def _decimals(values, most=6):
-    """The fewest decimals (at most ``most``) that write every value exactly, or None."""
+    """``(k, m)``: the fewest decimals ``k`` (at most ``most``) that write at least
+    ``_DECIMALS_SHARE`` of the values exactly, ``m`` the values that need more; or None."""
     for k in range(most + 1):
         scaled = values * 10.0**k
-        if np.allclose(scaled, np.round(scaled), rtol=0, atol=1e-6):
-            return k
+        more = int(np.count_nonzero(np.abs(scaled - np.round(scaled)) > 1e-6))
+        if more <= (1 - _DECIMALS_SHARE) * values.size:
+            return k, more
     return None
 
 
@@ -1000,10 +1008,12 @@ def _draft_column(series, n):
                 )
             spec = {"type": "float", "range": _round_range(low, high)}
             why = "fractional numbers: a range rounded outwards (bins chosen privately at fit)"
-            decimals = _decimals(values)
-            if decimals is not None:
-                spec["decimals"] = decimals
-                why += f"; {decimals} decimal(s), as every value"
+            precision = _decimals(values)
+            if precision is not None:
+                spec["decimals"], more = precision
+                why += f"; {spec['decimals']} decimal(s), as " + (
+                    f"all but {more} value(s) (those come back rounded)" if more else "every value"
+                )
             return spec, why
         low, high = int(low), int(high)
         if present.nunique() == n and n > 1:

@@ -522,6 +522,8 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
             "city": np.where(rng.random(n) < 0.1, None, rng.choice(["Lyon", "Paris"], n)),
             "flag": rng.random(n) < 0.5,
             "price": np.round(rng.uniform(1, 50, n), 2),
+            # Recorded in tenths, but for 3 computed values (under 1 % of the rows).
+            "dose": np.r_[np.round(rng.uniform(0, 9, n - 3), 1), 1 / 3, 2 / 3, 1 / 7],
             "rate": rng.choice([0.0, 3.258096, 4.564348], n),  # log-tariffs: codes
             "row": np.arange(n) + 1000,
             "name": [f"x{i}" for i in range(n)],
@@ -549,6 +551,8 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
     assert draft["city"] == {"levels": ["Lyon", "Paris"], "missing": True}
     assert draft["flag"] == {"type": "boolean"}
     assert draft["price"]["decimals"] == 2 and "decimals" not in draft["income"]
+    assert draft["dose"]["decimals"] == 1
+    assert any("'dose'" in line and "all but 3 value(s)" in line for line in lines)
     # Few fractional values, each on many rows: levels, whose point masses come back.
     assert draft["rate"] == {"levels": [0.0, 3.258096, 4.564348], "ordered": True}
     assert "row" not in draft and "name" not in draft
