@@ -416,9 +416,13 @@ def _kept_columns(header, drop, path):
 
 def _schema(path, what, domain_path, refuse_missing, drop):
     """The domain file at ``domain_path`` and the :class:`_CsvSchema` of the CSV at
-    ``path`` without the columns ``drop``: ``(domain, columns, schema)``."""
+    ``path`` without the columns ``drop`` (in the CSV and in the domain file, which may
+    declare them: a drafted domain keeps a key column it advises to drop):
+    ``(domain, columns, schema)``."""
     domain = _load_domain(domain_path)
     columns = _kept_columns(_read_csv(path, what, nrows=0).columns, drop, path)
+    if domain is not None and drop:
+        domain = domain.project([c for c in domain if c not in drop])
     _check_declared_columns(domain, domain_path, columns, path)
     usecols = columns if drop else None
     schema = _CsvSchema(domain, columns, f"{what} {str(path)!r}", refuse_missing, usecols)

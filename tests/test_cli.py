@@ -493,6 +493,12 @@ def test_drop_leaves_identifier_columns_out_of_the_run_and_the_evaluation(
     assert "not synthesized, left out: ['id']" in capsys.readouterr().err
     assert main([*argv, "--drop", "name"]) == 2
     assert "--drop names columns ['name'] that are not in" in capsys.readouterr().err
+    # A domain that declares the dropped column (a draft keeps a panel's key and
+    # advises --drop): its entry is ignored.
+    domain.write_text(json.dumps({"id": [f"p{i}" for i in range(n)], "a": 3, "b": 2}))
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "--drop", "id", "--seed", "0"]) == 0
+    assert list(pd.read_csv(target).columns) == ["a", "b"]
 
 
 def _draft(tmp_path, capsys, data):
