@@ -251,11 +251,17 @@ def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
     noisy total stands out of its noise, and a sparse tail that does keeps it.  A
     group whose total is not positive is uniform.  Post-processing.
 
-    ``ends`` (first, last): the group holds that end of the column's range.  There a
-    half holding the end must reach ``2·cutoff`` (3 sd, the threshold of a kept level):
-    mass given to noise beyond the data is the costly error (values far out, a heavy
-    tail), mass dropped from a real sparse tail the cheap one (the group's other bins
-    keep it).
+    ``ends`` (first, last): the group holds that end of the column's range.  There the
+    half holding the end is estimated by its excess over ``cutoff`` sd (soft
+    thresholding, Donoho & Johnstone 1994), and where it has none the range's mass
+    goes to the inner half.  Mass given to noise beyond the data is the costly error
+    (values far out, a heavy tail): noise alone gets 0.03 sd on average, where the
+    projection would follow the difference of two noises.  A real end half keeps all
+    but ``cutoff`` sd of its rows, where a test at 3 sd dropped every row of a half
+    that fell short of it: on tables of a few thousand rows, a third of a column's
+    first group, or a count's whole sparse tail (benchmarks/RESULTS.md, "Group shares
+    at the range's end").  A split of the whole range (a column of one group) asks
+    both halves for ``2·cutoff`` sd.
     """
     shares = np.zeros(y.size)
     total = y.sum()
@@ -271,13 +277,23 @@ def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
         left, right = y[lo:mid].sum(), y[mid:hi].sum()
         n_left, n_right = mid - lo, hi - mid
         at_first, at_last = ends[0] and lo == 0, ends[1] and hi == y.size
-        a, b = split_mass(
-            left,
-            right,
-            mass,
-            left >= (2 if at_first else 1) * cutoff * sigma * math.sqrt(n_left),
-            right >= (2 if at_last else 1) * cutoff * sigma * math.sqrt(n_right),
-        )
+        s_left, s_right = cutoff * sigma * math.sqrt(n_left), cutoff * sigma * math.sqrt(n_right)
+        if at_first and at_last:  # the whole range: each half must reach 2·cutoff sd
+            a, b = split_mass(left, right, mass, left >= 2 * s_left, right >= 2 * s_right)
+        elif at_first:  # the left half holds the range's end: its excess over cutoff sd
+            excess = left - s_left
+            a, b = (
+                split_mass(excess, right, mass, True, right >= s_right)
+                if excess > 0
+                else (0.0, mass)
+            )
+        elif at_last:
+            excess = right - s_right
+            a, b = (
+                split_mass(left, excess, mass, left >= s_left, True) if excess > 0 else (mass, 0.0)
+            )
+        else:
+            a, b = split_mass(left, right, mass, left >= s_left, right >= s_right)
         stack += [(lo, mid, float(a)), (mid, hi, float(b))]
     return shares / shares.sum() if shares.sum() > 0 else np.full(y.size, 1 / y.size)
 
