@@ -963,21 +963,40 @@ _ROWS_PER_VALUE = 20
 _MIN_UNITS = 20
 
 
-def _unit_note(series):
-    """A note on the unit of privacy where every value of ``series`` is on exactly
-    ``k >= 2`` rows and there are at least ``_MIN_UNITS`` values (the key of a balanced
-    panel: persons, firms or countries observed ``k`` times), else ``""``."""
+def _balanced(series):
+    """``(m, k)`` where each of the ``m >= _MIN_UNITS`` values of ``series`` is on exactly
+    ``k >= 2`` rows (the key of a balanced panel: persons, firms or countries observed
+    ``k`` times), else None."""
     counts = series.value_counts()
     k = int(counts.iloc[0]) if counts.size else 0
     if counts.size < _MIN_UNITS or k < 2 or counts.iloc[-1] != k:
-        return ""
-    return (
-        f"; each of its {counts.size} values is on exactly {k} rows: the key of units "
-        f"observed {k} times (a panel)?  The guarantee is per row; a unit's {k} rows "
-        f"are covered by group privacy only (zCDP: ρ times {k * k}, Bun & Steinke 2016): "
-        "keep one row per unit, or lower ε; if it is an identifier, "
-        f"synthesize with --drop {series.name}"
-    )
+        return None
+    return counts.size, k
+
+
+def _unit_notes(data):
+    """Column -> a note on the unit of privacy, for the columns that look like the key
+    of a balanced panel.  Of two such columns that cross into every row (316 persons
+    answering 24 items: 316 × 24 rows), the one with fewer values is the occasion,
+    not the unit, and gets no note."""
+    balanced = {c: b for c in data.columns if (b := _balanced(data[c].dropna())) is not None}
+    occasions = {
+        c
+        for c, (m, _) in balanced.items()
+        for d, (m_d, _) in balanced.items()
+        if m < m_d and m * m_d == len(data)
+    }
+    return {
+        c: (
+            f"; each of its {m} values is on exactly {k} rows: the key of units observed "
+            f"{k} times (a panel)?  The guarantee is per row; a unit's {k} rows are "
+            f"covered by group privacy only (zCDP: ρ times {k * k}, Bun & Steinke 2016): "
+            f"keep one row per unit, or lower ε; if it is an identifier, synthesize with "
+            f"--drop {c}"
+        )
+        for c, (m, k) in balanced.items()
+        if c not in occasions
+    }
 
 
 def _draft_column(series, n):
@@ -1137,10 +1156,11 @@ def _draft_domain(data):
         One line per column: what was inferred and why (left-out columns included).
     """
     n, draft, lines, columns = len(data), {}, {}, {}
+    notes = _unit_notes(data)
     for column in data.columns:
         series, read_as_missing = _missing_text(data[column])
         spec, why = _draft_column(series, n)
-        why += _unit_note(series)
+        why += notes.get(column, "")
         if spec is None:
             lines[column] = f"{column!r}: left out: {why}; synthesize with --drop {column}"
             continue

@@ -902,3 +902,11 @@ def test_domain_draft_points_out_the_key_of_units_with_several_rows(tmp_path, ca
     assert "each of its 25 values is on exactly 4 rows" in person
     assert "ρ times 16" in person and "--drop person" in person
     assert not any("exactly" in line for line in lines if "'person'" not in line)
+    # 30 persons answering the same 20 items: both columns are balanced, but the item is
+    # the occasion, not the unit (30 × 20 = every row), and gets no note.
+    items = pd.DataFrame(
+        {"person": np.repeat(np.arange(30), 20), "item": np.tile([f"q{i}" for i in range(20)], 30)}
+    )
+    _, lines = _draft(tmp_path, capsys, items)
+    assert any("'person'" in line and "exactly 20 rows" in line for line in lines)
+    assert not any("'item'" in line and "exactly" in line for line in lines)
