@@ -42,6 +42,50 @@ def test_junction_tree_covers_cliques_and_has_running_intersection():
     assert model_size(CLIQUES, SIZES) == sum(math.prod(SIZES[a] for a in c) for c in nodes)
 
 
+def _log_cells(v, neighbours, sizes):
+    """Log of the cells of ``v`` with its neighbours (summed as the elimination does)."""
+    return math.log(sizes[v]) + sum(math.log(sizes[u]) for u in sorted(neighbours))
+
+
+def _greedy_elimination(cliques, sizes):
+    """The elimination game by its definition: eliminate the vertex whose clique with its
+    neighbours has the fewest cells (ties: the lowest vertex), join its neighbours, and
+    keep the created cliques not inside another, in the order created."""
+    adjacent = {v: set() for v in range(len(sizes))}
+    for c in cliques:
+        for a, b in itertools.permutations(c, 2):
+            adjacent[a].add(b)
+    created = []
+    while adjacent:
+        v = min(adjacent, key=lambda u: (_log_cells(u, adjacent[u], sizes), u))
+        nbrs = adjacent.pop(v)
+        created.append(nbrs | {v})
+        for u in nbrs:
+            adjacent[u] = (adjacent[u] | nbrs) - {u, v}
+    return [
+        tuple(sorted(c))
+        for i, c in enumerate(created)
+        if not any(c < s for s in created) and c not in created[:i]
+    ]
+
+
+def test_junction_tree_nodes_are_the_greedy_elimination_cliques():
+    # The elimination skips attributes without neighbours and checks containment only
+    # against the cliques holding the eliminated vertex; its nodes must be those of the
+    # plain definition, in the same order, on graphs with isolated attributes and ties.
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        d = int(rng.integers(1, 25))
+        sizes = [int(s) for s in rng.choice([2, 2, 3, 4, 10], d)]
+        pairs = [
+            tuple(sorted(rng.choice(d, min(d, 2), replace=False)))
+            for _ in range(int(rng.integers(0, 2 * d)))
+        ]
+        cliques = [(j,) for j in range(d)] + pairs
+        nodes, _ = junction_tree(cliques, sizes)
+        assert nodes == _greedy_elimination(cliques, sizes)
+
+
 def test_belief_propagation_gives_the_exact_marginals():
     model = _random_model(np.random.default_rng(0))
     joint = _joint(model)

@@ -14,6 +14,7 @@ Attributes are integers ``0..d-1`` with public sizes; an attribute set is a sort
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass
 
@@ -104,7 +105,11 @@ def _eliminate(cliques, sizes):
     """Greedy elimination (smallest created clique first); return the maximal cliques.
 
     Neighbourhoods are bit sets (Python ints): this runs once per candidate marginal in
-    each round of an adaptive selection, so it must be cheap.
+    each round of an adaptive selection, so it must be cheap.  An attribute without
+    neighbours changes no other's cost when eliminated, so those are kept aside in
+    their order and merged in (the order is the same); the clique created with a vertex
+    can only lie inside one created before it that holds the vertex (the vertex is gone
+    afterwards).
     """
     d = len(sizes)
     log_size = [math.log(s) for s in sizes]
@@ -115,21 +120,33 @@ def _eliminate(cliques, sizes):
         for a in c:
             adjacent[a] |= mask
     adjacent = [m & ~(1 << a) for a, m in enumerate(adjacent)]
-    cost = {v: log_size[v] + sum(log_size[u] for u in _members(adjacent[v])) for v in range(d)}
-    created = []
-    for _ in range(d):
-        v = min(cost, key=lambda u: (cost[u], u))
+    alone = sorted((log_size[v], v) for v in range(d) if not adjacent[v])[::-1]
+    cost = {
+        v: log_size[v] + sum(log_size[u] for u in _members(adjacent[v]))
+        for v in range(d)
+        if adjacent[v]
+    }
+    heap = [(c, v) for v, c in cost.items()]  # (cost, vertex), stale entries skipped
+    heapq.heapify(heap)
+    maximal = []
+    holders = [[] for _ in range(d)]  # the earlier created cliques holding each vertex
+    while cost or alone:
+        while heap and cost.get(heap[0][1]) != heap[0][0]:
+            heapq.heappop(heap)
+        if alone and (not heap or alone[-1] < heap[0]):
+            maximal.append(1 << alone.pop()[1])  # in no other clique
+            continue
+        v = heapq.heappop(heap)[1]
         del cost[v]
         nbrs = adjacent[v]
-        created.append(nbrs | (1 << v))
+        created = nbrs | (1 << v)
+        if not any(created & s == created for s in holders[v]):
+            maximal.append(created)
         for u in _members(nbrs):
+            holders[u].append(created)
             adjacent[u] = (adjacent[u] | nbrs) & ~(1 << u) & ~(1 << v)
             cost[u] = log_size[u] + sum(log_size[w] for w in _members(adjacent[u]))
-    maximal = [
-        c
-        for i, c in enumerate(created)
-        if not any(c != s and c & s == c for s in created) and c not in created[:i]
-    ]
+            heapq.heappush(heap, (cost[u], u))
     return [tuple(_members(c)) for c in maximal]
 
 
