@@ -14,6 +14,7 @@ Attributes are integers ``0..d-1`` with public sizes; an attribute set is a sort
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from dataclasses import dataclass
@@ -69,11 +70,25 @@ def _contract(factors, keep):
     """The product of ``factors`` summed over every attribute not in ``keep``."""
     attrs = sorted(set().union(*(f.attrs for f in factors)))
     index = {a: k for k, a in enumerate(attrs)}
-    operands = []
-    for f in factors:
-        operands += [f.values, [index[a] for a in f.attrs]]
+    subscripts = tuple(tuple(index[a] for a in f.attrs) for f in factors)
     out = tuple(a for a in attrs if a in keep)
-    return Factor(out, np.einsum(*operands, [index[a] for a in out], optimize=True))
+    output = tuple(index[a] for a in out)
+    path = _einsum_path(subscripts, tuple(f.values.shape for f in factors), output)
+    operands = []
+    for f, sub in zip(factors, subscripts, strict=True):
+        operands += [f.values, list(sub)]
+    return Factor(out, np.einsum(*operands, list(output), optimize=path))
+
+
+@functools.lru_cache(maxsize=4096)
+def _einsum_path(subscripts, shapes, output):
+    """The contraction order ``np.einsum(..., optimize=True)`` would compute (greedy),
+    once per pattern: a selection round contracts the same patterns for every
+    candidate, and finding the order cost as much as contracting."""
+    operands = []
+    for sub, shape in zip(subscripts, shapes, strict=True):
+        operands += [np.broadcast_to(0.0, shape), list(sub)]
+    return np.einsum_path(*operands, list(output), optimize="greedy")[0]
 
 
 @dataclass(frozen=True)
