@@ -43,6 +43,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_mixed  # noqa: E402
+import mixed_tables  # noqa: E402
 
 from skprivsynth.cli import main as cli  # noqa: E402
 
@@ -71,15 +72,16 @@ def draft(source):
 
 
 def numeric_columns(domain):
-    """Ranges, and ordered levels that are all numbers."""
+    """Numeric ranges (``mixed_tables.column_kind``; datetimes aside), and ordered levels
+    that are all numbers."""
     columns = []
     for column, spec in domain.items():
-        if not isinstance(spec, dict):
+        if mixed_tables.column_kind(spec) == "numeric":
+            if spec.get("type") != "datetime":
+                columns.append(column)
             continue
-        levels = spec.get("levels")
-        if "range" in spec and spec.get("type") in ("integer", "float"):
-            columns.append(column)
-        elif levels and spec.get("ordered") and len(levels) > 5:
+        levels = spec.get("levels") if isinstance(spec, dict) else None
+        if levels and spec.get("ordered") and len(levels) > 5:
             if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in levels):
                 columns.append(column)
     return columns
@@ -94,11 +96,11 @@ def run_table(name, seeds, workdir):
     kept = {c: s for c, s in domain.items() if c not in drop}
     real = pd.read_csv(source)
     numeric = numeric_columns(kept)
+    domain_file = workdir / f"{name}.domain.json"
+    domain_file.write_text(json.dumps(kept))
     rows = []
     for seed in seeds:
         target = workdir / f"{name}.{seed}.csv"
-        domain_file = workdir / f"{name}.domain.json"
-        domain_file.write_text(json.dumps(kept))
         argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain_file)]
         argv += ["--seed", str(seed), "-q"] + (["--drop", *drop] if drop else [])
         start = time.perf_counter()
