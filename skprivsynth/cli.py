@@ -302,6 +302,9 @@ class _CsvSchema:
             text = frame[column].astype(object)
             declared = set() if levels is None else {str(v) for v in levels}
             absent = (text.isna() | text.isin(_NA_TEXT - declared)).to_numpy()
+            codes = self.domain.missing_codes(column)
+            if codes:  # "missing": [98, 99]: those numbers are missing cells
+                absent = absent | pd.to_numeric(text, errors="coerce").isin(codes).to_numpy()
             if absent.any() and not missing and self.refuse_missing:
                 raise ValueError(
                     f"column {column!r} of {self.what} has missing cells (empty, or text "
@@ -888,6 +891,34 @@ def _is_integral(values):
     return bool(np.all(values == np.round(values)))
 
 
+def _looks_like_code(value):
+    """Whether an integer reads as a survey's code for a missing answer: 9, 99, 999
+    ... or, from two digits on, one or two below (98 "don't know", 97 "refused"),
+    or the negative of one of these."""
+    digits = len(str(int(abs(value))))
+    top = 10**digits - 1
+    return abs(value) == top or (digits >= 2 and top - abs(value) in (1, 2))
+
+
+def _drafted_missing_codes(series):
+    """The values of an integer column that read as codes for a missing answer (see
+    :func:`_looks_like_code`) and stand apart from the others: codes above the other
+    values at least twice the largest of them, codes below zero where the others
+    are not; ``[]`` when none."""
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series):
+        return []
+    distinct = np.unique(series.dropna().to_numpy(dtype=np.float64))
+    if distinct.size < 3 or not _is_integral(distinct):
+        return []
+    codes = [v for v in distinct if _looks_like_code(v)]
+    rest = distinct[~np.isin(distinct, codes)]
+    if rest.size < 2:
+        return []
+    high = [v for v in codes if v > 0 and v >= 2 * max(abs(rest.max()), abs(rest.min())) + 1]
+    low = [v for v in codes if v < 0 and rest.min() >= 0]
+    return [int(v) for v in low + high]
+
+
 def _iso_datetimes(series):
     """``series`` (non-missing text) as timestamps when every value is ISO 8601, else None."""
     if series.empty or not series.astype(str).str.fullmatch(_ISO_DATETIME).all():
@@ -1159,13 +1190,26 @@ def _draft_domain(data):
     notes = _unit_notes(data)
     for column in data.columns:
         series, read_as_missing = _missing_text(data[column])
-        spec, why = _draft_column(series, n)
+        codes = _drafted_missing_codes(series)
+        coded = int(series.isin(codes).sum())
+        spec, why = _draft_column(series.mask(series.isin(codes)), n)
+        if not (isinstance(spec, dict) and spec.get("type") in ("integer", "float")):
+            codes, coded = [], 0
+            spec, why = _draft_column(series, n)
         why += notes.get(column, "")
         if spec is None:
             lines[column] = f"{column!r}: left out: {why}; synthesize with --drop {column}"
             continue
         missing = int(series.isna().sum())
-        if missing:
+        if coded:
+            spec = {**spec, "missing": codes}
+            why += (
+                f"; {coded} cells hold {codes}, far from the other values: read as codes for "
+                f"a missing answer{f' (and {missing} missing cells)' if missing else ''}, "
+                "missing is a level and they come back as empty cells (if they are real "
+                'values, remove "missing" and widen the range)'
+            )
+        elif missing:
             spec = {"levels": spec} if isinstance(spec, list) else spec
             spec = {**spec, "missing": True}
             why += f"; {missing} missing cells{read_as_missing}: missing is a level"

@@ -99,6 +99,9 @@ class Bins:
         cells hold 2 values of this precision or more, the values that recur on many
         rows are released on their own and come back exactly (user guide, "Values
         that recur: grid points").
+    missing_codes : tuple of float, default=()
+        Values that stand for a missing value (a survey's 98 "don't know", 99 "no
+        answer"): read as missing (``missing`` is then true), never as numbers.
     """
 
     edges: tuple[float, ...]
@@ -107,6 +110,7 @@ class Bins:
     resolution: str | None = None
     missing: bool = False
     decimals: int | None = None
+    missing_codes: tuple = ()
 
     def __len__(self):
         """Number of codes: the bins ``B``, plus one when missing is declared."""
@@ -120,6 +124,7 @@ class Bins:
                 ("resolution", None),
                 ("missing", False),
                 ("decimals", None),
+                ("missing_codes", ()),
             )
             if getattr(self, name) != default
         )
@@ -149,6 +154,8 @@ class Range:
         Whether missing values are one more code, after the bins.
     decimals : int or None, default=None
         Float columns only: decoded values are rounded to this many decimals.
+    missing_codes : tuple of float, default=()
+        Values that stand for a missing value, as for :class:`Bins`.
     """
 
     lo: float
@@ -158,6 +165,7 @@ class Range:
     clip: bool = False
     missing: bool = False
     decimals: int | None = None
+    missing_codes: tuple = ()
 
     def __len__(self):
         raise TypeError(
@@ -225,12 +233,16 @@ class Levels:
         ``"boolean"``: ``(False, True)``.
     missing : bool, default=False
         Whether missing values are one more level, :data:`MISSING`, the last.
+    missing_codes : tuple of int, default=()
+        Integer levels only: values that stand for a missing value, as for
+        :class:`Bins`.
     """
 
     levels: tuple
     ordered: bool = False
     kind: str = "categorical"
     missing: bool = False
+    missing_codes: tuple = ()
 
     def __len__(self):
         """Number of codes: the levels, plus one when missing is declared."""
@@ -275,7 +287,9 @@ class Domain(Mapping):
         ``{"part_of": column, "part": "year" | "month" | "day" | "hour" | "minute" |
         "weekday" | "date"}`` (``column`` a datetime column of the domain), or a
         value of another ``Domain``.  Every dict form may add ``"missing": true`` (a
-        part declares it exactly when its datetime column does).
+        part declares it exactly when its datetime column does); an integer or float
+        column may instead list the values that stand for missing, ``"missing": [98,
+        99]``, which are then read as missing values.
         :func:`skprivsynth.datasets.load_adult` ``.domain`` and the ``--domain``
         file of the command line are such dicts.
 
@@ -400,6 +414,20 @@ class Domain(Mapping):
         bool
         """
         return bool(getattr(self[column], "missing", False))
+
+    def missing_codes(self, column):
+        """The values of ``column`` that stand for a missing value (``"missing": [98,
+        99]``), read as missing wherever the column is read; ``()`` when none.
+
+        Parameters
+        ----------
+        column : column name
+
+        Returns
+        -------
+        tuple
+        """
+        return getattr(self[column], "missing_codes", ())
 
     def ordered(self, column):
         """Whether the codes of ``column`` are ordered (every kind but unordered
@@ -693,6 +721,8 @@ def _to_spec(spec):
     if isinstance(spec, tuple):
         return list(spec)
     missing = {"missing": True} if spec.missing else {}
+    if getattr(spec, "missing_codes", ()):
+        missing = {"missing": [_integer(v) for v in spec.missing_codes]}
     if isinstance(spec, DatetimePart):
         return {"part_of": spec.of, "part": spec.part, **missing}
     if isinstance(spec, Levels):
@@ -858,7 +888,8 @@ def _parse_dict(spec, where):
             "'clip': bool, {'levels': [...], 'ordered': bool} or {'type': ..., 'range': "
             f"[lo, hi]}}, each with optional 'missing': bool; got keys {sorted(map(str, spec))}."
         )
-    missing = _flag(spec, "missing", where)
+    codes = _missing_codes(spec, form or "float", where)
+    missing = bool(codes) or _flag(spec, "missing", where)
     if form == "levels":
         ordered = _flag(spec, "ordered", where)
         levels = _parse_levels(spec["levels"], f"{where}['levels']", spec["levels"])
@@ -890,14 +921,14 @@ def _parse_dict(spec, where):
                     f"{where}: an integer range of at most {MAX_INTEGER_LEVELS} values is "
                     f"one level per integer, which has no 'clip'; got {spec!r}."
                 )
-            return Levels(tuple(range(int(lo), int(hi) + 1)), True, "integer", missing)
+            return Levels(tuple(range(int(lo), int(hi) + 1)), True, "integer", missing, codes)
         step = RESOLUTIONS[resolution] if kind == "datetime" else 0
         if (lo >= hi) if step == 0 else (np.floor(hi / step) <= np.ceil(lo / step)):
             raise ValueError(
                 f"{where}['range'] must hold at least two values"
                 f"{' at its resolution' if step else ''}; got {spec['range']!r}."
             )
-        return Range(lo, hi, kind, resolution, clip, missing, decimals)
+        return Range(lo, hi, kind, resolution, clip, missing, decimals, codes)
     edges = _parse_numbers(spec["bins"], f"{where}['bins']", kind, integers=False)
     if edges.size < 2:
         raise ValueError(f"{where}['bins'] needs at least 2 edges; got {spec['bins']!r}.")
@@ -910,7 +941,26 @@ def _parse_dict(spec, where):
             f"{where}['range'] must be the first and last of its 'bins'; got range "
             f"{spec['range']!r} and bins {spec['bins']!r}."
         )
-    return Bins(tuple(edges.tolist()), clip, kind, resolution, missing, decimals)
+    return Bins(tuple(edges.tolist()), clip, kind, resolution, missing, decimals, codes)
+
+
+def _missing_codes(spec, kind, where):
+    """The values listed by ``"missing": [v, ...]`` (sorted, as floats, ints where
+    whole); ``()`` for a bool or no key.  Numbers of an integer or float column only."""
+    value = spec.get("missing", False)
+    if isinstance(value, bool | np.bool_):
+        return ()
+    if kind not in ("integer", "float") or not isinstance(value, list | tuple):
+        raise TypeError(
+            f"{where}['missing'] must be a bool, or for an integer or float column the list "
+            f"of values that stand for missing (e.g. [98, 99]); got {value!r}."
+        )
+    codes = np.sort(_parse_numbers(value, f"{where}['missing']", kind))
+    if codes.size == 0 or np.unique(codes).size != codes.size:
+        raise ValueError(
+            f"{where}['missing'] must list distinct values that stand for missing; got {value!r}."
+        )
+    return tuple(_integer(v) for v in codes.tolist())
 
 
 def _flag(spec, key, where):
@@ -1006,6 +1056,8 @@ def _codes(values, spec):
             "own: it is encoded through that column."
         )
     missing = getattr(spec, "missing", False) and _isna(values)
+    if getattr(spec, "missing_codes", ()):
+        missing = missing | np.isin(_numbers(values, spec), spec.missing_codes)
     if isinstance(spec, Bins):
         edges = np.asarray(spec.edges)
         values = _numbers(values, spec)

@@ -17,6 +17,7 @@ a :class:`~skprivsynth.exceptions.PrivacyLeakWarning` naming it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from numbers import Integral, Real
 
@@ -710,6 +711,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 raise ValueError("X is a source of chunks without any chunk.")
         frame = self._as_frame(X, reset=True)
         domain = self._declared_domain(frame)
+        codes = {c: domain.missing_codes(c) for c in domain}
+        self._missing_codes = {c: v for c, v in codes.items() if v}
+        frame = _codes_as_missing(frame, self._missing_codes)
+        if chunks is not None and self._missing_codes:
+            chunks = chunks.map(functools.partial(_codes_as_missing, codes=self._missing_codes))
         columns, dtypes = [], []
         for j, label in enumerate(frame.columns):
             series = frame.iloc[:, j]
@@ -890,7 +896,13 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             weights[-1] = _truncate_weights(weights[-1], fraction)
             edges = tuple(edges.tolist())
             column.spec = Bins(
-                edges, spec.clip, spec.kind, spec.resolution, spec.missing, spec.decimals
+                edges,
+                spec.clip,
+                spec.kind,
+                spec.resolution,
+                spec.missing,
+                spec.decimals,
+                spec.missing_codes,
             )
             column.edges = np.asarray(edges)
             column.sub_weights = weights
@@ -986,7 +998,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             index ``0..K-1`` of each column.
         """
         check_is_fitted(self)
-        frame = self._as_frame(X, reset=False)
+        frame = _codes_as_missing(self._as_frame(X, reset=False), self._missing_codes)
         n = frame.shape[0]
         if n * self.n_features_out_ > _MAX_OUTPUT_ENTRIES:
             raise ValueError(
@@ -1140,6 +1152,19 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
 
 # ------------------------------------------------------------------ column helpers
+def _codes_as_missing(frame, codes):
+    """``frame`` with the values that its columns declare as missing codes (``codes``:
+    column -> values) set missing, in a dtype that holds a missing value."""
+    hits = {label: frame[label].isin(values) for label, values in codes.items()}
+    hits = {label: hit for label, hit in hits.items() if hit.any()}
+    if not hits:
+        return frame
+    frame = frame.copy()
+    for label, hit in hits.items():
+        frame[label] = frame[label].astype(_nullable(frame[label].dtype)).mask(hit)
+    return frame
+
+
 def _check_no_missing(series, label):
     missing = series.isna().to_numpy()
     if _is_float_dtype(series.dtype):

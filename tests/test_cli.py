@@ -694,6 +694,43 @@ def test_a_declared_na_level_survives_a_run_and_undeclared_missing_is_refused(
     assert not target.exists()
 
 
+def test_codes_for_missing_answers_are_drafted_read_and_written_as_missing(tmp_path, capsys):
+    # A survey's "98 don't know, 99 no answer" on a count, written by a tool that keeps
+    # floats ("98.0"), beside empty cells; and -9 on a wage.
+    rng = np.random.default_rng(0)
+    n = 3000
+    kids = rng.poisson(1.5, n).astype(float)
+    kids[rng.random(n) < 0.04], kids[rng.random(n) < 0.02] = 98, 99
+    kids[rng.random(n) < 0.01] = np.nan
+    wage = np.where(rng.random(n) < 0.05, -9, rng.integers(1, 400, n))
+    age = rng.integers(18, 90, n)  # values up to 89: 99 is no code here, nor 98 above 60
+    hours = np.where(rng.random(n) < 0.05, 99, rng.integers(0, 61, n))
+    data = pd.DataFrame({"kids": kids, "wage": wage, "age": age, "hours": hours})
+    draft, lines = _draft(tmp_path, capsys, data)
+    assert draft["kids"] == {"type": "integer", "range": [0, int(kids[kids < 98].max())],
+                             "missing": [98, 99]}  # fmt: skip
+    assert draft["wage"]["missing"] == [-9] and draft["wage"]["range"][0] == 0
+    assert "missing" not in draft["age"] and "missing" not in draft["hours"]
+    line = next(x for x in lines if x.startswith("skprivsynth domain: 'kids'"))
+    coded = int(np.isin(kids, [98, 99]).sum())
+    assert f"{coded} cells hold [98, 99]" in line and "empty cells" in line
+    source, domain, target = tmp_path / "data.csv", tmp_path / "d.json", tmp_path / "out.csv"
+    domain.write_text(json.dumps(draft))
+    argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain), "--seed", "0"]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+        assert main([*argv, "--param", "epsilon=20"]) == 0
+    synthetic = pd.read_csv(target)
+    assert synthetic["kids"].max() <= 20 and synthetic["wage"].min() >= 0
+    rate = (np.isnan(kids) | np.isin(kids, [98, 99])).mean()
+    assert abs(synthetic["kids"].isna().mean() - rate) < 0.02
+    capsys.readouterr()
+    with pytest.warns(UserWarning, match="bins at quantiles of the real data"):
+        assert main(["evaluate", str(source), str(target), "--domain", str(domain)]) == 0
+    out = capsys.readouterr().out
+    kids_line = next(x for x in out.splitlines() if x.startswith("kids "))
+    assert f"{rate:.4f}" in kids_line  # the real missing rate counts the codes
+
+
 def test_synthesize_defaults_to_the_dp_marginal_method_at_epsilon_one(tmp_path, adult, capsys):
     with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
         assert _synthesize(tmp_path, adult, adult.domain, "--seed", "0", rows=1000) == 0

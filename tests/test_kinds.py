@@ -1130,3 +1130,91 @@ def test_float_decimals_round_trip_and_decode_at_the_declared_precision():
     for column, k in (("stay", 1), ("price", 2)):
         np.testing.assert_allclose(out[column], out[column].round(k), atol=1e-9)
     assert out["stay"].between(0, 365).all() and out["price"].between(0, 100).all()
+
+
+# ------------------------------------------------------- codes that stand for missing
+def test_missing_codes_are_declared_on_numbers_and_round_trip():
+    domain = Domain(
+        {
+            "kids": {"type": "integer", "range": [0, 20], "missing": [99, 98]},
+            "hours": {"type": "integer", "range": [0, 6000], "missing": [-9]},
+            "wage": {"type": "float", "range": [0, 50], "decimals": 2, "missing": [999.99]},
+            "score": {"bins": [0, 5, 10], "missing": [-1]},
+        }
+    )
+    assert domain.missing_codes("kids") == (98, 99) and domain.missing("kids")
+    assert domain["kids"] == Levels(tuple(range(21)), True, "integer", True, (98, 99))
+    assert domain["hours"].missing_codes == (-9,) and domain.sizes[0] == 22  # 21 + missing
+    assert domain.to_dict()["kids"] == {"type": "integer", "range": [0, 20], "missing": [98, 99]}
+    assert domain.to_dict()["wage"]["missing"] == [999.99]
+    assert Domain(domain.to_dict()) == domain and eval(repr(domain)) == domain
+    assert domain.missing_codes("score") == (-1,)
+    for spec, error, match in [
+        ({"levels": ["a", "b"], "missing": ["x"]}, TypeError, "integer or float column"),
+        ({"type": "boolean", "missing": [0]}, TypeError, "integer or float column"),
+        ({"type": "integer", "range": [0, 5], "missing": 9}, TypeError, r"e\.g\. \[98, 99\]"),
+        ({"type": "integer", "range": [0, 5], "missing": [9.5]}, ValueError, "integers"),
+        ({"type": "integer", "range": [0, 5], "missing": []}, ValueError, "distinct values"),
+        ({"type": "integer", "range": [0, 5], "missing": [9, 9]}, ValueError, "distinct values"),
+    ]:
+        with pytest.raises(error, match=match):
+            Domain({"c": spec})
+
+
+CODED = {
+    "kids": {"type": "integer", "range": [0, 20], "missing": [98, 99]},
+    "wage": {"type": "float", "range": [0, 100], "missing": [-9]},
+    "sex": ["F", "M"],
+}
+
+
+def coded_table(n=4000, seed=0):
+    """Survey answers: 98 and 99 for a number of children not given (4 % and 2 %),
+    -9 for a wage not given (5 %), and empty cells as well."""
+    rng = np.random.default_rng(seed)
+    kids = rng.poisson(1.5, n).astype(np.int64)
+    kids[rng.random(n) < 0.04] = 98
+    kids[rng.random(n) < 0.02] = 99
+    wage = np.round(rng.gamma(4.0, 5.0, n), 2)
+    wage[rng.random(n) < 0.05] = -9
+    wage[rng.random(n) < 0.02] = np.nan
+    return pd.DataFrame({"kids": kids, "wage": wage, "sex": rng.choice(["F", "M"], n)})
+
+
+def test_missing_codes_are_missing_values_wherever_the_column_is_read():
+    real = coded_table()
+    domain = Domain(CODED)
+    coded = real["kids"].isin([98, 99])
+    np.testing.assert_array_equal(_codes(real["kids"], domain["kids"]) == 21, coded)
+    enc = BooleanEncoder(categories=CODED, encoding="ordinal", random_state=0).fit(real)
+    codes = enc.transform(real)
+    np.testing.assert_array_equal(codes[:, 0] == 21, coded)  # the missing level
+    back = enc.inverse_transform(codes)
+    assert back["kids"].dtype == "Int64" and back["kids"].isna().sum() == coded.sum()
+    assert back["kids"].max() <= 20 and back["wage"].min() >= 0
+    missing_wage = real["wage"].isna() | (real["wage"] == -9)
+    np.testing.assert_array_equal(back["wage"].isna(), missing_wage)
+    # Read in chunks: the same codes are missing, the same bins released.
+    chunks = Chunks(lambda: (real.iloc[i : i + 1500] for i in range(0, len(real), 1500)))
+    by_chunks = BooleanEncoder(categories=CODED, encoding="ordinal", random_state=0).fit(chunks)
+    assert by_chunks.domain_ == enc.domain_
+    np.testing.assert_array_equal(by_chunks.transform(real), codes)
+    assert enc.domain_.missing_codes("wage") == (-9,)  # kept by the released bins
+
+
+def test_private_pipeline_gives_coded_answers_their_missing_rate():
+    real = coded_table(8000, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded for the test
+        pipe = make_private_pipeline(
+            MarginalSynthesizer(epsilon=20.0, random_state=0), CODED, random_state=0
+        )
+        out = pipe.fit(real).sample(8000, random_state=1)
+    assert not out["kids"].isin([98, 99]).any() and out["kids"].max() <= 20
+    assert not (out["wage"] == -9).any() and out["wage"].min() >= 0
+    for column, codes in (("kids", [98, 99]), ("wage", [-9])):
+        rate = (real[column].isna() | real[column].isin(codes)).mean()
+        assert abs(out[column].isna().mean() - rate) < 0.02, column
+    # The mean of the answers given, not pulled towards 98.
+    given = real["kids"][~real["kids"].isin([98, 99])]
+    assert abs(out["kids"].mean() - given.mean()) < 0.1
