@@ -7,8 +7,10 @@ tables that no hand-written domain or tuned constant has seen, writes each as a 
 drafts its domain with ``skprivsynth domain`` (ranges, decimals, levels and missing
 cells read from the data: the draft is for review, so the runs are not a release of
 these tables), follows the draft's notes (``--drop`` of the columns it calls
-identifiers) and synthesizes with the command line's defaults: ``MarginalSynthesizer``
-at ε = 1, bins chosen privately at ``binning_epsilon`` 0.25, replace-one neighbours.
+identifiers; the values it reads as codes for missing are missing in the real table
+the runs are compared with) and synthesizes with the command line's defaults:
+``MarginalSynthesizer`` at ε = 1, bins chosen privately at ``binning_epsilon`` 0.25,
+replace-one neighbours.
 Everything runs in this process through ``skprivsynth.cli.main``, with ``--seed``.
 
 Per table, means over the seeds: tvd2 on real-decile bins (missing a level;
@@ -95,6 +97,9 @@ def run_table(name, seeds, workdir):
     domain, drop = draft(source)
     kept = {c: s for c, s in domain.items() if c not in drop}
     real = pd.read_csv(source)
+    for column, spec in kept.items():  # values the draft reads as codes for missing
+        if isinstance(spec, dict) and isinstance(spec.get("missing"), list):
+            real[column] = real[column].mask(real[column].isin(spec["missing"]))
     numeric = numeric_columns(kept)
     domain_file = workdir / f"{name}.domain.json"
     domain_file.write_text(json.dumps(kept))

@@ -562,6 +562,38 @@ class Domain(Mapping):
         return f"Domain({self.to_dict()!r})"
 
 
+def missing_codes(domain):
+    """Column -> the values it declares as codes for missing (``"missing": [98, 99]``),
+    for the columns of ``domain`` that declare some."""
+    codes = {column: domain.missing_codes(column) for column in domain}
+    return {column: values for column, values in codes.items() if values}
+
+
+def codes_as_missing(frame, codes):
+    """``frame`` with the values that ``codes`` (column -> values, as
+    :func:`missing_codes` gives them) declares missing set missing, in a dtype that
+    holds a missing value (``Int64`` for ``int64``); ``frame`` itself when none occurs."""
+    hits = {column: frame[column].isin(values) for column, values in codes.items()}
+    hits = {column: hit for column, hit in hits.items() if hit.any()}
+    if not hits:
+        return frame
+    frame = frame.copy()
+    for column, hit in hits.items():
+        frame[column] = frame[column].astype(_nullable(frame[column].dtype)).mask(hit)
+    return frame
+
+
+def _nullable(dtype):
+    """The pandas dtype of ``dtype`` that holds a missing value."""
+    if pd.api.types.is_bool_dtype(dtype):
+        return pd.BooleanDtype()
+    if pd.api.types.is_integer_dtype(dtype) and isinstance(dtype, np.dtype):
+        return pd.api.types.pandas_dtype(
+            f"{'U' if dtype.kind == 'u' else ''}Int{dtype.itemsize * 8}"
+        )
+    return dtype
+
+
 def observed_levels(values):
     """The distinct values of a column, sorted when they can be compared.
 

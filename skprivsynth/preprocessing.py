@@ -51,9 +51,12 @@ from .domain import (
     _iso,
     _kind,
     _labels,
+    _nullable,
     _numbers,
     _object_array,
     _part_values,
+    codes_as_missing,
+    missing_codes,
     observed_levels,
     quantile_bins,
 )
@@ -711,11 +714,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 raise ValueError("X is a source of chunks without any chunk.")
         frame = self._as_frame(X, reset=True)
         domain = self._declared_domain(frame)
-        codes = {c: domain.missing_codes(c) for c in domain}
-        self._missing_codes = {c: v for c, v in codes.items() if v}
-        frame = _codes_as_missing(frame, self._missing_codes)
+        self._missing_codes = missing_codes(domain)
+        frame = codes_as_missing(frame, self._missing_codes)
         if chunks is not None and self._missing_codes:
-            chunks = chunks.map(functools.partial(_codes_as_missing, codes=self._missing_codes))
+            chunks = chunks.map(functools.partial(codes_as_missing, codes=self._missing_codes))
         columns, dtypes = [], []
         for j, label in enumerate(frame.columns):
             series = frame.iloc[:, j]
@@ -998,7 +1000,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             index ``0..K-1`` of each column.
         """
         check_is_fitted(self)
-        frame = _codes_as_missing(self._as_frame(X, reset=False), self._missing_codes)
+        frame = codes_as_missing(self._as_frame(X, reset=False), self._missing_codes)
         n = frame.shape[0]
         if n * self.n_features_out_ > _MAX_OUTPUT_ENTRIES:
             raise ValueError(
@@ -1152,19 +1154,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
 
 # ------------------------------------------------------------------ column helpers
-def _codes_as_missing(frame, codes):
-    """``frame`` with the values that its columns declare as missing codes (``codes``:
-    column -> values) set missing, in a dtype that holds a missing value."""
-    hits = {label: frame[label].isin(values) for label, values in codes.items()}
-    hits = {label: hit for label, hit in hits.items() if hit.any()}
-    if not hits:
-        return frame
-    frame = frame.copy()
-    for label, hit in hits.items():
-        frame[label] = frame[label].astype(_nullable(frame[label].dtype)).mask(hit)
-    return frame
-
-
 def _check_no_missing(series, label):
     missing = series.isna().to_numpy()
     if _is_float_dtype(series.dtype):
@@ -1195,17 +1184,6 @@ def _check_declared_missing(series, label, column):
                 f"Column {_column_name(label)} has infinite values, which no declared "
                 "domain holds; replace them first."
             )
-
-
-def _nullable(dtype):
-    """The pandas dtype of ``dtype`` that holds a missing value."""
-    if _is_bool_dtype(dtype):
-        return pd.BooleanDtype()
-    if _is_integer_dtype(dtype) and isinstance(dtype, np.dtype):
-        return pd.api.types.pandas_dtype(
-            f"{'U' if dtype.kind == 'u' else ''}Int{dtype.itemsize * 8}"
-        )
-    return dtype
 
 
 def _output_dtype(dtype, column):

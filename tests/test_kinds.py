@@ -1218,3 +1218,10 @@ def test_private_pipeline_gives_coded_answers_their_missing_rate():
     # The mean of the answers given, not pulled towards 98.
     given = real["kids"][~real["kids"].isin([98, 99])]
     assert abs(out["kids"].mean() - given.mean()) < 0.1
+    # The quality report compares them so: the codes are missing in the real table.
+    from skprivsynth.report import MarginalErrorDisplay
+
+    display = MarginalErrorDisplay.from_data(real, out, domain=CODED, random_state=0)
+    rate = real["kids"].isin([98, 99]).mean()
+    assert display.missing.loc["kids", "real"] == pytest.approx(rate)
+    assert display.numeric_errors.loc["wage", "std_ratio"] == pytest.approx(1, abs=0.1)
