@@ -303,8 +303,11 @@ class _CsvSchema:
             declared = set() if levels is None else {str(v) for v in levels}
             absent = (text.isna() | text.isin(_NA_TEXT - declared)).to_numpy()
             codes = self.domain.missing_codes(column)
-            if codes:  # "missing": [98, 99]: those numbers are missing cells
-                absent = absent | pd.to_numeric(text, errors="coerce").isin(codes).to_numpy()
+            if codes:  # "missing": [98, 99] or ["?"]: those values are missing cells
+                coded = text.isin({str(c) for c in codes})
+                if kind != "categorical":  # numbers also as "98.0"
+                    coded = coded | pd.to_numeric(text, errors="coerce").isin(codes)
+                absent = absent | coded.to_numpy()
             if absent.any() and not missing and self.refuse_missing:
                 raise ValueError(
                     f"column {column!r} of {self.what} has missing cells (empty, or text "
@@ -1089,11 +1092,12 @@ def _draft_column(series, n):
         f"{len(levels)} text levels, sorted (if they are ordered, list them in their order "
         'with "ordered": true)'
     )
-    na_like = sorted(set(map(str, levels)) & _NA_TEXT)
+    na_like = sorted(set(map(str, levels)) & (_NA_TEXT | {"?"}))
     if na_like:
+        codes = json.dumps(na_like)
         why += (
             f"; {na_like} kept as a level: if it means missing, remove it from the levels "
-            'and declare "missing": true'
+            f'and declare "missing": {codes}'
         )
     return [_plain(v) for v in levels], why
 

@@ -233,9 +233,9 @@ class Levels:
         ``"boolean"``: ``(False, True)``.
     missing : bool, default=False
         Whether missing values are one more level, :data:`MISSING`, the last.
-    missing_codes : tuple of int, default=()
-        Integer levels only: values that stand for a missing value, as for
-        :class:`Bins`.
+    missing_codes : tuple, default=()
+        Values that stand for a missing value, as for :class:`Bins` (``"?"`` or
+        ``"unknown"`` beside categorical levels, 98 beside integer ones).
     """
 
     levels: tuple
@@ -287,9 +287,9 @@ class Domain(Mapping):
         ``{"part_of": column, "part": "year" | "month" | "day" | "hour" | "minute" |
         "weekday" | "date"}`` (``column`` a datetime column of the domain), or a
         value of another ``Domain``.  Every dict form may add ``"missing": true`` (a
-        part declares it exactly when its datetime column does); an integer or float
-        column may instead list the values that stand for missing, ``"missing": [98,
-        99]``, which are then read as missing values.
+        part declares it exactly when its datetime column does); an integer, float or
+        levels column may instead list the values that stand for missing,
+        ``"missing": [98, 99]`` or ``["?"]``, which are then read as missing values.
         :func:`skprivsynth.datasets.load_adult` ``.domain`` and the ``--domain``
         file of the command line are such dicts.
 
@@ -754,7 +754,8 @@ def _to_spec(spec):
         return list(spec)
     missing = {"missing": True} if spec.missing else {}
     if getattr(spec, "missing_codes", ()):
-        missing = {"missing": [_integer(v) for v in spec.missing_codes]}
+        codes = spec.missing_codes
+        missing = {"missing": [_integer(v) if isinstance(v, float) else v for v in codes]}
     if isinstance(spec, DatetimePart):
         return {"part_of": spec.of, "part": spec.part, **missing}
     if isinstance(spec, Levels):
@@ -925,7 +926,9 @@ def _parse_dict(spec, where):
     if form == "levels":
         ordered = _flag(spec, "ordered", where)
         levels = _parse_levels(spec["levels"], f"{where}['levels']", spec["levels"])
-        return Levels(levels, ordered, "categorical", missing) if ordered or missing else levels
+        if ordered or missing:
+            return Levels(levels, ordered, "categorical", missing, codes)
+        return levels
     if form == "boolean":
         return Levels((False, True), True, "boolean", missing)
     kind = form or "float"
@@ -977,16 +980,25 @@ def _parse_dict(spec, where):
 
 
 def _missing_codes(spec, kind, where):
-    """The values listed by ``"missing": [v, ...]`` (sorted, as floats, ints where
-    whole); ``()`` for a bool or no key.  Numbers of an integer or float column only."""
+    """The values listed by ``"missing": [v, ...]``; ``()`` for a bool or no key.
+    Numbers of an integer or float column (sorted, ints where whole), or values of a
+    column of levels that are not among its levels (in their order)."""
     value = spec.get("missing", False)
     if isinstance(value, bool | np.bool_):
         return ()
-    if kind not in ("integer", "float") or not isinstance(value, list | tuple):
+    if kind not in ("integer", "float", "levels") or not isinstance(value, list | tuple):
         raise TypeError(
-            f"{where}['missing'] must be a bool, or for an integer or float column the list "
-            f"of values that stand for missing (e.g. [98, 99]); got {value!r}."
+            f"{where}['missing'] must be a bool, or for an integer, float or levels column "
+            f"the list of values that stand for missing (e.g. [98, 99]); got {value!r}."
         )
+    if kind == "levels":
+        codes = _parse_levels(value, f"{where}['missing']", value)
+        declared = set(_parse_levels(spec["levels"], f"{where}['levels']", spec["levels"]))
+        if declared & set(codes):
+            raise ValueError(
+                f"{where}['missing'] lists values that are also levels; got {value!r}."
+            )
+        return codes
     codes = np.sort(_parse_numbers(value, f"{where}['missing']", kind))
     if codes.size == 0 or np.unique(codes).size != codes.size:
         raise ValueError(
@@ -1089,7 +1101,10 @@ def _codes(values, spec):
         )
     missing = getattr(spec, "missing", False) and _isna(values)
     if getattr(spec, "missing_codes", ()):
-        missing = missing | np.isin(_numbers(values, spec), spec.missing_codes)
+        coded = pd.Series(values, copy=False).isin(spec.missing_codes).to_numpy()
+        if _kind(spec) != "categorical":  # numbers also as text ("98.0")
+            coded = coded | np.isin(_numbers(values, spec), spec.missing_codes)
+        missing = missing | coded
     if isinstance(spec, Bins):
         edges = np.asarray(spec.edges)
         values = _numbers(values, spec)

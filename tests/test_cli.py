@@ -705,8 +705,13 @@ def test_codes_for_missing_answers_are_drafted_read_and_written_as_missing(tmp_p
     wage = np.where(rng.random(n) < 0.05, -9, rng.integers(1, 400, n))
     age = rng.integers(18, 90, n)  # values up to 89: 99 is no code here, nor 98 above 60
     hours = np.where(rng.random(n) < 0.05, 99, rng.integers(0, 61, n))
-    data = pd.DataFrame({"kids": kids, "wage": wage, "age": age, "hours": hours})
+    job = rng.choice(["clerk", "nurse", "?"], n, p=[0.5, 0.45, 0.05])
+    data = pd.DataFrame({"kids": kids, "wage": wage, "age": age, "hours": hours, "job": job})
     draft, lines = _draft(tmp_path, capsys, data)
+    # "?" among text: a level, with the advice to list it as missing.
+    assert draft["job"] == ["?", "clerk", "nurse"]
+    assert any(x.startswith("skprivsynth domain: 'job'") and '"missing": ["?"]' in x for x in lines)
+    draft["job"] = {"levels": ["clerk", "nurse"], "missing": ["?"]}
     assert draft["kids"] == {"type": "integer", "range": [0, int(kids[kids < 98].max())],
                              "missing": [98, 99]}  # fmt: skip
     assert draft["wage"]["missing"] == [-9] and draft["wage"]["range"][0] == 0
@@ -719,8 +724,9 @@ def test_codes_for_missing_answers_are_drafted_read_and_written_as_missing(tmp_p
     argv = ["synthesize", str(source), "-o", str(target), "--domain", str(domain), "--seed", "0"]
     with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
         assert main([*argv, "--param", "epsilon=20"]) == 0
-    synthetic = pd.read_csv(target)
+    synthetic = pd.read_csv(target, keep_default_na=False, na_values=[""])
     assert synthetic["kids"].max() <= 20 and synthetic["wage"].min() >= 0
+    assert "?" not in set(synthetic["job"].dropna()) and synthetic["job"].isna().mean() > 0.02
     rate = (np.isnan(kids) | np.isin(kids, [98, 99])).mean()
     assert abs(synthetic["kids"].isna().mean() - rate) < 0.02
     capsys.readouterr()

@@ -1149,9 +1149,15 @@ def test_missing_codes_are_declared_on_numbers_and_round_trip():
     assert domain.to_dict()["wage"]["missing"] == [999.99]
     assert Domain(domain.to_dict()) == domain and eval(repr(domain)) == domain
     assert domain.missing_codes("score") == (-1,)
+    # Beside levels: values that are not levels (a "?" of a questionnaire).
+    job = Domain({"job": {"levels": ["clerk", "nurse"], "missing": ["?", "unknown"]}})
+    assert job["job"] == Levels(("clerk", "nurse"), False, "categorical", True, ("?", "unknown"))
+    assert Domain(job.to_dict()) == job
+    values = pd.Series(["nurse", "?", None, "unknown", "cook"], dtype=object)
+    np.testing.assert_array_equal(_codes(values, job["job"]), [1, 2, 2, 2, -1])
     for spec, error, match in [
-        ({"levels": ["a", "b"], "missing": ["x"]}, TypeError, "integer or float column"),
-        ({"type": "boolean", "missing": [0]}, TypeError, "integer or float column"),
+        ({"levels": ["a", "?"], "missing": ["?"]}, ValueError, "also levels"),
+        ({"type": "boolean", "missing": [0]}, TypeError, "integer, float or levels column"),
         ({"type": "integer", "range": [0, 5], "missing": 9}, TypeError, r"e\.g\. \[98, 99\]"),
         ({"type": "integer", "range": [0, 5], "missing": [9.5]}, ValueError, "integers"),
         ({"type": "integer", "range": [0, 5], "missing": []}, ValueError, "distinct values"),
@@ -1164,13 +1170,13 @@ def test_missing_codes_are_declared_on_numbers_and_round_trip():
 CODED = {
     "kids": {"type": "integer", "range": [0, 20], "missing": [98, 99]},
     "wage": {"type": "float", "range": [0, 100], "missing": [-9]},
-    "sex": ["F", "M"],
+    "sex": {"levels": ["F", "M"], "missing": ["?"]},
 }
 
 
 def coded_table(n=4000, seed=0):
     """Survey answers: 98 and 99 for a number of children not given (4 % and 2 %),
-    -9 for a wage not given (5 %), and empty cells as well."""
+    -9 for a wage not given (5 %), and empty cells as well; "?" for a sex not given."""
     rng = np.random.default_rng(seed)
     kids = rng.poisson(1.5, n).astype(np.int64)
     kids[rng.random(n) < 0.04] = 98
@@ -1178,7 +1184,8 @@ def coded_table(n=4000, seed=0):
     wage = np.round(rng.gamma(4.0, 5.0, n), 2)
     wage[rng.random(n) < 0.05] = -9
     wage[rng.random(n) < 0.02] = np.nan
-    return pd.DataFrame({"kids": kids, "wage": wage, "sex": rng.choice(["F", "M"], n)})
+    sex = rng.choice(["F", "M", "?"], n, p=[0.48, 0.48, 0.04])
+    return pd.DataFrame({"kids": kids, "wage": wage, "sex": sex})
 
 
 def test_missing_codes_are_missing_values_wherever_the_column_is_read():
@@ -1212,7 +1219,8 @@ def test_private_pipeline_gives_coded_answers_their_missing_rate():
         out = pipe.fit(real).sample(8000, random_state=1)
     assert not out["kids"].isin([98, 99]).any() and out["kids"].max() <= 20
     assert not (out["wage"] == -9).any() and out["wage"].min() >= 0
-    for column, codes in (("kids", [98, 99]), ("wage", [-9])):
+    assert not (out["sex"] == "?").any()
+    for column, codes in (("kids", [98, 99]), ("wage", [-9]), ("sex", ["?"])):
         rate = (real[column].isna() | real[column].isin(codes)).mean()
         assert abs(out[column].isna().mean() - rate) < 0.02, column
     # The mean of the answers given, not pulled towards 98.
