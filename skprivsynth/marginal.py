@@ -83,7 +83,11 @@ class _Compression:
     measurements see the groups: with ``group_mass = sqrt(n·σ)`` for measurements of
     noise ``σ``, the 2-way table of two independent such columns has cells of ``σ``
     rows on average, where finer bins would be cells of noise (and, in the adaptive
-    selection, a table of more cells pays more bias in its score).
+    selection, a table of more cells pays more bias in its score).  A column of two
+    bins (a 0/1 column) is compressed as levels: its groups could only merge the two
+    into one code, which keeps the rarer one only if it stands 3σ clear (three 0/1
+    columns of a 3,292-row table lost all their 124–155 ones); as a level of its own,
+    a rare 1 keeps its noisy count.
     """
 
     def __init__(self, noisy_one_way, threshold, numeric, sigma, group_mass):
@@ -98,6 +102,7 @@ class _Compression:
             strict=True,
         )
         for y, threshold, n_bins, sigma, group_mass in columns:
+            n_bins = 0 if n_bins == 2 else n_bins  # two bins: levels (see above)
             members = _bin_groups(y[:n_bins], threshold, sigma, group_mass)
             keep = y[n_bins:] >= threshold
             kept = n_bins + np.flatnonzero(keep)

@@ -308,6 +308,34 @@ def test_pipeline_passes_the_numeric_codes_of_its_encoder():
     assert seen["numeric_codes"] == [5, 0]
 
 
+def test_a_rare_one_of_a_zero_one_column_is_kept():
+    # Cracker (3,292 purchases): three 0/1 columns "the brand was featured" with 124-155
+    # ones came back without any (std ratio 0).  Declared {"type": "integer", "range":
+    # [0, 1]}, each is two numeric bins; grouped, they became one code whose shares kept
+    # only the 0s.  Compressed as two levels, the 1s are a code of their own, measured
+    # (on the old grouping: 1 or 2 of the 6 columns kept any 1, at 0.7-1.7 % on average).
+    from skprivsynth.marginal import _Compression
+
+    # Two bins, the second at 1.6 sd: a code of its own, weighed by its noisy count.
+    comp = _Compression([np.array([2850.0, 150.0]), np.array([2850.0, 150.0, 0.0])],
+                        270.0, [2, 3], 90.0, 800.0)  # fmt: skip
+    assert comp.sizes == (2, 1)  # three bins: one group, the rare end dropped
+    rng = np.random.default_rng(0)
+    n = 3000
+    frame = pd.DataFrame(
+        {f"flag{j}": (rng.random(n) < 0.045).astype(np.int64) for j in range(6)}
+        | {"size": rng.integers(0, 5, n)}
+    )
+    domain = {c: {"type": "integer", "range": [0, 1]} for c in frame.columns[:-1]}
+    domain["size"] = {"type": "integer", "range": [0, 4]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded for the test
+        pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0), domain)
+        out = pipe.fit(frame).sample(n, random_state=0)
+    rates = out.iloc[:, :6].mean()
+    assert (rates > 0).sum() >= 5 and abs(rates.mean() - 0.045) < 0.015, rates
+
+
 def test_a_sparse_tail_that_holds_rows_is_kept():
     # Noisy 1-way counts of 40 numeric bins, sigma = 50 each: bins 10..39 hold 50 rows
     # each (1,500 rows, out of the noise of their sum, 50 sqrt(30) = 274) or none.
