@@ -121,7 +121,8 @@ def run_table(name, seeds, workdir):
                     pd.to_numeric(synthetic[c], errors="coerce").to_numpy(float),
                 )
                 for c in numeric
-            }
+            },
+            index=["ks", "std_ratio", "tail"],  # a table without numeric columns: NaN
         ).T
         log_std = np.abs(np.log(errors["std_ratio"].astype(float).clip(lower=0.01)))
         rows.append(
