@@ -239,6 +239,8 @@ def _read_csv(path, what, **read_csv_kwargs):
 
 #: The text pandas reads as missing by default (``pandas.read_csv``'s ``na_values``).
 _NA_TEXT = frozenset(_NA_MARKERS)
+#: Among numbers and dates, also the "?" of UCI files and questionnaires (never a value).
+_NA_VALUE_TEXT = _NA_TEXT | {"?"}
 _TRUE_TEXT, _FALSE_TEXT = (
     frozenset({"True", "true", "TRUE", "1"}),
     frozenset({"False", "false", "FALSE", "0"}),
@@ -301,7 +303,8 @@ class _CsvSchema:
             levels = [v for v in spec if v is not MISSING] if kind == "categorical" else None
             text = frame[column].astype(object)
             declared = set() if levels is None else {str(v) for v in levels}
-            absent = (text.isna() | text.isin(_NA_TEXT - declared)).to_numpy()
+            na_text = _NA_TEXT - declared if kind == "categorical" else _NA_VALUE_TEXT
+            absent = (text.isna() | text.isin(na_text)).to_numpy()
             codes = self.domain.missing_codes(column)
             if codes:  # "missing": [98, 99] or ["?"]: those values are missing cells
                 coded = text.isin({str(c) for c in codes})
@@ -950,22 +953,23 @@ def _draft_datetime(values):
 
 def _missing_text(series):
     """A text column read with only empty cells missing: its NA-like text (``"NA"``,
-    ``"null"`` ...) made missing too when every other value is a number or a
+    ``"null"``, ``"?"`` ...) made missing too when every other value is a number or a
     timestamp, else kept as a level; and the note saying what was read as missing."""
     if series.dtype != object and not pd.api.types.is_string_dtype(series.dtype):
         return series, ""
     text = series.dropna().astype(str)
-    na_like = text.isin(_NA_TEXT)
+    na_like = text.isin(_NA_VALUE_TEXT)
     if not na_like.any() or na_like.all():
         return series, ""
     spellings = sorted(set(text[na_like]))
     rest = text[~na_like]
     numbers = pd.to_numeric(rest, errors="coerce")
     if numbers.notna().all():
-        converted = pd.to_numeric(series.where(~series.isin(_NA_TEXT)), errors="coerce")
+        converted = pd.to_numeric(series.where(~series.isin(_NA_VALUE_TEXT)), errors="coerce")
         return converted, f" (empty, or {spellings} among numbers)"
     if _iso_datetimes(rest) is not None:
-        return series.where(~series.isin(_NA_TEXT)), f" (empty, or {spellings} among dates)"
+        absent = series.isin(_NA_VALUE_TEXT)
+        return series.where(~absent), f" (empty, or {spellings} among dates)"
     return series, ""
 
 
@@ -1092,7 +1096,7 @@ def _draft_column(series, n):
         f"{len(levels)} text levels, sorted (if they are ordered, list them in their order "
         'with "ordered": true)'
     )
-    na_like = sorted(set(map(str, levels)) & (_NA_TEXT | {"?"}))
+    na_like = sorted(set(map(str, levels)) & _NA_VALUE_TEXT)
     if na_like:
         codes = json.dumps(na_like)
         why += (

@@ -496,8 +496,8 @@ class Domain(Mapping):
         A column of string levels is read as text (a level ``"NA"``, ``"null"`` or
         ``"01"`` stays that string) where only an empty cell is missing; numeric,
         datetime and boolean columns also read pandas' usual missing markers (``"NA"``,
-        ``"N/A"``, ``"null"``, ...) as missing.  Datetime columns stay ISO text, which
-        the encoder reads.  Columns not declared get no missing marker.
+        ``"N/A"``, ``"null"``, ...) and ``"?"`` as missing.  Datetime columns stay ISO
+        text, which the encoder reads.  Columns not declared get no missing marker.
 
         Returns
         -------
@@ -523,8 +523,8 @@ class Domain(Mapping):
                 na_values[name] = [""]
                 if all(isinstance(v, str) for v in getattr(spec, "levels", spec)):
                     dtype[name] = str
-            else:
-                na_values[name] = list(_NA_MARKERS)
+            else:  # and the "?" of UCI files, never a number or a date
+                na_values[name] = [*_NA_MARKERS, "?"]
         return {"keep_default_na": False, "na_values": na_values, "dtype": dtype}
 
     def to_dict(self):

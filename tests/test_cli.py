@@ -706,8 +706,13 @@ def test_codes_for_missing_answers_are_drafted_read_and_written_as_missing(tmp_p
     age = rng.integers(18, 90, n)  # values up to 89: 99 is no code here, nor 98 above 60
     hours = np.where(rng.random(n) < 0.05, 99, rng.integers(0, 61, n))
     job = rng.choice(["clerk", "nurse", "?"], n, p=[0.5, 0.45, 0.05])
-    data = pd.DataFrame({"kids": kids, "wage": wage, "age": age, "hours": hours, "job": job})
+    score = np.where(rng.random(n) < 0.03, "?", rng.integers(0, 11, n).astype(str))
+    data = pd.DataFrame(
+        {"kids": kids, "wage": wage, "age": age, "hours": hours, "job": job, "score": score}
+    )
     draft, lines = _draft(tmp_path, capsys, data)
+    # "?" among numbers (a UCI file's missing cell): the column stays numeric.
+    assert draft["score"] == {"type": "integer", "range": [0, 10], "missing": True}
     # "?" among text: a level, with the advice to list it as missing.
     assert draft["job"] == ["?", "clerk", "nurse"]
     assert any(x.startswith("skprivsynth domain: 'job'") and '"missing": ["?"]' in x for x in lines)
@@ -727,6 +732,7 @@ def test_codes_for_missing_answers_are_drafted_read_and_written_as_missing(tmp_p
     synthetic = pd.read_csv(target, keep_default_na=False, na_values=[""])
     assert synthetic["kids"].max() <= 20 and synthetic["wage"].min() >= 0
     assert "?" not in set(synthetic["job"].dropna()) and synthetic["job"].isna().mean() > 0.02
+    assert synthetic["score"].max() <= 10 and synthetic["score"].isna().mean() > 0.01
     rate = (np.isnan(kids) | np.isin(kids, [98, 99])).mean()
     assert abs(synthetic["kids"].isna().mean() - rate) < 0.02
     capsys.readouterr()
