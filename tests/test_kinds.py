@@ -387,14 +387,20 @@ def test_a_missing_level_decodes_to_the_missing_value_of_each_dtype():
 
 
 # ------------------------------------------------------------------ pipelines
+def seeded_synthetic(real, domain, epsilon):
+    """``make_private_pipeline(MarginalSynthesizer)`` fitted on ``real`` with seeds (a
+    test: the seeded-release warning silenced), and as many synthetic rows."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe = make_private_pipeline(
+            MarginalSynthesizer(epsilon=epsilon, random_state=0), domain, random_state=0
+        )
+        return pipe.fit(real).sample(len(real), random_state=1)
+
+
 def test_private_pipeline_reproduces_every_kind_and_missingness():
     real = mixed_table(6000, seed=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded for the test
-        pipe = make_private_pipeline(
-            MarginalSynthesizer(epsilon=50.0, random_state=0), MIXED, random_state=0
-        )
-        out = pipe.fit(real).sample(6000, random_state=1)
+    out = seeded_synthetic(real, MIXED, 50.0)
     check_kinds(out, real)
     # Missing rates within sampling error (sd sqrt(p(1-p)/n) <= 0.0065 per table).
     gap = (out.isna().mean() - real.isna().mean()).abs()
@@ -1211,12 +1217,7 @@ def test_missing_codes_are_missing_values_wherever_the_column_is_read():
 
 def test_private_pipeline_gives_coded_answers_their_missing_rate():
     real = coded_table(8000, seed=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded for the test
-        pipe = make_private_pipeline(
-            MarginalSynthesizer(epsilon=20.0, random_state=0), CODED, random_state=0
-        )
-        out = pipe.fit(real).sample(8000, random_state=1)
+    out = seeded_synthetic(real, CODED, 20.0)
     assert not out["kids"].isin([98, 99]).any() and out["kids"].max() <= 20
     assert not (out["wage"] == -9).any() and out["wage"].min() >= 0
     assert not (out["sex"] == "?").any()
