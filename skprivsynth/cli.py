@@ -1089,6 +1089,12 @@ def _draft_column(series, n):
     timestamps = _iso_datetimes(present)
     if timestamps is not None:
         return _draft_datetime(timestamps), "ISO 8601 dates or timestamps"
+    if _numbers_as_text(present):
+        return None, (
+            "numbers written with thousands separators, currency or % signs ('$52,000', "
+            "'45%'): neither levels nor numbers as they stand; write them as plain "
+            "numbers and draft again"
+        )
     levels = observed_levels(present.to_numpy())
     if len(levels) > n / 2:
         return None, f"{len(levels)} distinct values in {n} rows: identifier-like"
@@ -1104,6 +1110,20 @@ def _draft_column(series, n):
             f'and declare "missing": {codes}'
         )
     return [_plain(v) for v in levels], why
+
+
+#: A number written for people: a currency sign, thousands separators, a % sign.
+_FORMATTED_NUMBER = r"\s*[-+]?[$€£]?\s*[-+]?\d{1,3}(,\d{3})*(\.\d+)?\s*%?\s*|\s*[-+]?\d+(\.\d+)?"
+
+
+def _numbers_as_text(present):
+    """Whether text cells are all numbers written for people (``_FORMATTED_NUMBER``),
+    some of them with a sign or separator that keeps them from reading as numbers
+    (``"1,3"``, a multiple-choice answer, is no such number)."""
+    text = present.astype(str)
+    if not text.str.contains(r"[,$€£%]", regex=True).any():
+        return False
+    return bool(text.str.fullmatch(_FORMATTED_NUMBER).all())
 
 
 def _plain(value):

@@ -569,6 +569,27 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
     assert any("'city': levels" in line and '"ordered": true' in line for line in lines)
 
 
+def test_domain_draft_leaves_out_numbers_written_for_people(tmp_path, capsys):
+    """'$52,000' and '45%' are neither levels (sorted as text, '100%' before '20%') nor
+    an identifier: left out, with the advice to write them as plain numbers; a
+    multiple-choice answer '1,3' stays a level."""
+    rng = np.random.default_rng(0)
+    n = 200
+    salary = rng.integers(20, 200, n) * 1000
+    data = pd.DataFrame(
+        {
+            "salary": [f"${s:,}" for s in salary],
+            "share": [f"{p}%" for p in rng.integers(0, 101, n)],
+            "choices": rng.choice(["1", "1,3", "2,3"], n),
+        }
+    )
+    draft, lines = _draft(tmp_path, capsys, data)
+    assert "salary" not in draft and "share" not in draft
+    assert draft["choices"] == ["1", "1,3", "2,3"]
+    line = next(x for x in lines if "'salary'" in x)
+    assert "left out" in line and "plain numbers" in line and "identifier" not in line
+
+
 def test_domain_draft_of_a_narrow_slice_declares_what_is_there(tmp_path, capsys):
     """A slice where month is always 1: one level, never codes 0..1."""
     data = pd.DataFrame({"month": [1] * 20, "day": np.arange(20) % 3 + 1})
