@@ -919,7 +919,8 @@ def _parse_dict(spec, where):
         raise ValueError(
             f"{where} given as a dict must be {{'bins': [e0, ..., eB]}} with optional "
             "'clip': bool, {'levels': [...], 'ordered': bool} or {'type': ..., 'range': "
-            f"[lo, hi]}}, each with optional 'missing': bool; got keys {sorted(map(str, spec))}."
+            f"[lo, hi]}}, each with optional 'missing' (a bool, or the values that stand for "
+            f"missing); got keys {sorted(map(str, spec))}."
         )
     codes = _missing_codes(spec, form or "float", where)
     missing = bool(codes) or _flag(spec, "missing", where)
