@@ -907,16 +907,16 @@ def _looks_like_code(value):
 
 
 def _drafted_missing_codes(series):
-    """The values of an integer column that read as codes for a missing answer (see
-    :func:`_looks_like_code`) and stand apart from the others: codes above the other
-    values at least twice the largest of them, codes below zero where the others
-    are not; ``[]`` when none."""
+    """The integers of a numeric column that read as codes for a missing answer (see
+    :func:`_looks_like_code`) and stand apart from the other values: codes above them
+    at least twice the largest of them, codes below zero where they are not; ``[]``
+    when none."""
     if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series):
         return []
     distinct = np.unique(series.dropna().to_numpy(dtype=np.float64))
-    if distinct.size < 3 or not _is_integral(distinct):
+    if distinct.size < 3:
         return []
-    codes = [v for v in distinct if _looks_like_code(v)]
+    codes = [v for v in distinct if v == round(v) and _looks_like_code(v)]
     rest = distinct[~np.isin(distinct, codes)]
     if rest.size < 2:
         return []

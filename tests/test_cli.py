@@ -728,8 +728,10 @@ def test_codes_for_missing_answers_are_drafted_read_and_written_as_missing(tmp_p
     hours = np.where(rng.random(n) < 0.05, 99, rng.integers(0, 61, n))
     job = rng.choice(["clerk", "nurse", "?"], n, p=[0.5, 0.45, 0.05])
     score = np.where(rng.random(n) < 0.03, "?", rng.integers(0, 11, n).astype(str))
+    weight = np.where(rng.random(n) < 0.02, 999, np.round(rng.normal(75, 12, n), 1))
     data = pd.DataFrame(
         {"kids": kids, "wage": wage, "age": age, "hours": hours, "job": job, "score": score}
+        | {"weight": weight}
     )
     draft, lines = _draft(tmp_path, capsys, data)
     # "?" among numbers (a UCI file's missing cell): the column stays numeric.
@@ -741,6 +743,7 @@ def test_codes_for_missing_answers_are_drafted_read_and_written_as_missing(tmp_p
     assert draft["kids"] == {"type": "integer", "range": [0, int(kids[kids < 98].max())],
                              "missing": [98, 99]}  # fmt: skip
     assert draft["wage"]["missing"] == [-9] and draft["wage"]["range"][0] == 0
+    assert draft["weight"]["type"] == "float" and draft["weight"]["missing"] == [999]
     assert "missing" not in draft["age"] and "missing" not in draft["hours"]
     line = next(x for x in lines if x.startswith("skprivsynth domain: 'kids'"))
     coded = int(np.isin(kids, [98, 99]).sum())
