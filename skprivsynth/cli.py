@@ -883,6 +883,12 @@ _RESOLUTIONS = ("D", "h", "min", "s")
 #: ISO 8601 dates and timestamps without a time zone (a datetime domain has none):
 #: what the draft reads as a datetime column.
 _ISO_DATETIME = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?)?"
+#: Dates as spreadsheets write them ("01/31/2020", "1/31/20", "31.01.2020 08:30",
+#: "2020/01/31"); a dotted or dashed one with a 4-digit year (not a version, 1.10.12).
+_OTHER_DATE = (
+    r"(?:\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})|\d{1,2}([.-])\d{1,2}\1\d{4}|\d{4}/\d{1,2}/\d{1,2})"
+    r"(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AaPp][Mm])?)?"
+)
 
 
 def _round_range(low, high):
@@ -1089,6 +1095,11 @@ def _draft_column(series, n):
     timestamps = _iso_datetimes(present)
     if timestamps is not None:
         return _draft_datetime(timestamps), "ISO 8601 dates or timestamps"
+    if present.astype(str).str.fullmatch(_OTHER_DATE).all():
+        return None, (
+            "dates not in ISO 8601 ('01/31/2020'): write them as 2020-01-31 (or "
+            "2020-01-31T08:30) and draft again"
+        )
     if _numbers_as_text(present):
         return None, (
             "numbers written with thousands separators, currency or % signs ('$52,000', "

@@ -569,10 +569,11 @@ def test_domain_draft_follows_the_column_kinds(tmp_path, capsys):
     assert any("'city': levels" in line and '"ordered": true' in line for line in lines)
 
 
-def test_domain_draft_leaves_out_numbers_written_for_people(tmp_path, capsys):
+def test_domain_draft_leaves_out_numbers_and_dates_written_for_people(tmp_path, capsys):
     """'$52,000' and '45%' are neither levels (sorted as text, '100%' before '20%') nor
     an identifier: left out, with the advice to write them as plain numbers; a
-    multiple-choice answer '1,3' stays a level."""
+    multiple-choice answer '1,3' stays a level.  Dates as a spreadsheet writes them,
+    '01/31/2020', are left out with the advice to write them as ISO 8601."""
     rng = np.random.default_rng(0)
     n = 200
     salary = rng.integers(20, 200, n) * 1000
@@ -581,9 +582,14 @@ def test_domain_draft_leaves_out_numbers_written_for_people(tmp_path, capsys):
             "salary": [f"${s:,}" for s in salary],
             "share": [f"{p}%" for p in rng.integers(0, 101, n)],
             "choices": rng.choice(["1", "1,3", "2,3"], n),
+            "visit": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 365, n), "D"),
+            "version": rng.choice(["1.10.12", "1.9.3", "2.0.1"], n),
         }
     )
+    data["visit"] = data["visit"].dt.strftime("%m/%d/%Y")
     draft, lines = _draft(tmp_path, capsys, data)
+    assert "visit" not in draft and draft["version"] == ["1.10.12", "1.9.3", "2.0.1"]
+    assert any("'visit'" in x and "ISO 8601" in x and "2020-01-31" in x for x in lines)
     assert "salary" not in draft and "share" not in draft
     assert draft["choices"] == ["1", "1,3", "2,3"]
     line = next(x for x in lines if "'salary'" in x)
