@@ -1300,8 +1300,9 @@ def _add_method_options(sub, seed_default, seed_help, method_default):
         "--max-bins",
         type=int,
         default=None,
-        help="coarsen columns with more levels to this many bins (default: "
-        "8 for DP synthesizers, no coarsening for microaggregation; 0 = none). "
+        help="coarsen columns with more levels to this many bins (default: none for "
+        "marginal, which merges rare levels itself, and for microaggregation; 8 for "
+        "the other DP synthesizers; 0 = none). "
         "correlated-gaussian works on the whole cube {0,1}^p (2^p <= its "
         "max_universe, default 2^20), so it always uses the binary encoding "
         "(ceil(log2 K) bits per column) and by default the largest power-of-two "
