@@ -47,7 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_mixed  # noqa: E402
 import mixed_tables  # noqa: E402
 
+from skprivsynth import Domain  # noqa: E402
 from skprivsynth.cli import main as cli  # noqa: E402
+from skprivsynth.domain import codes_as_missing  # noqa: E402
 
 TABLES = (
     "rwm5yr Tuna flchain SLID Computers Star MedExp DoctorAUS Benefits PSID pneumon "
@@ -96,10 +98,7 @@ def run_table(name, seeds, workdir):
     data(name).to_csv(source, index=False)
     domain, drop = draft(source)
     kept = {c: s for c, s in domain.items() if c not in drop}
-    real = pd.read_csv(source)
-    for column, spec in kept.items():  # values the draft reads as codes for missing
-        if isinstance(spec, dict) and isinstance(spec.get("missing"), list):
-            real[column] = real[column].mask(real[column].isin(spec["missing"]))
+    real = codes_as_missing(pd.read_csv(source), Domain(kept))  # as the domain reads it
     numeric = numeric_columns(kept)
     domain_file = workdir / f"{name}.domain.json"
     domain_file.write_text(json.dumps(kept))

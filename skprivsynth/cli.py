@@ -25,7 +25,16 @@ import pandas as pd
 from . import __version__
 from .chunks import Chunks
 from .datasets import load_adult
-from .domain import _NA_MARKERS, MAX_INTEGER_LEVELS, MISSING, Bins, Domain, Range, observed_levels
+from .domain import (
+    _NA_MARKERS,
+    MAX_INTEGER_LEVELS,
+    MISSING,
+    Bins,
+    Domain,
+    Range,
+    _is_missing_code,
+    observed_levels,
+)
 from .exceptions import PrivacyLeakWarning
 from .metrics import categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
@@ -305,12 +314,8 @@ class _CsvSchema:
             declared = set() if levels is None else {str(v) for v in levels}
             na_text = _NA_TEXT - declared if kind == "categorical" else _NA_VALUE_TEXT
             absent = (text.isna() | text.isin(na_text)).to_numpy()
-            codes = self.domain.missing_codes(column)
-            if codes:  # "missing": [98, 99] or ["?"]: those values are missing cells
-                coded = text.isin({str(c) for c in codes})
-                if kind != "categorical":  # numbers also as "98.0"
-                    coded = coded | pd.to_numeric(text, errors="coerce").isin(codes)
-                absent = absent | coded.to_numpy()
+            # "missing": [98, 99] or ["?"]: those cells are missing too
+            absent = absent | _is_missing_code(text, spec)
             if absent.any() and not missing and self.refuse_missing:
                 raise ValueError(
                     f"column {column!r} of {self.what} has missing cells (empty, or text "

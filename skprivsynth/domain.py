@@ -562,18 +562,24 @@ class Domain(Mapping):
         return f"Domain({self.to_dict()!r})"
 
 
-def missing_codes(domain):
-    """Column -> the values it declares as codes for missing (``"missing": [98, 99]``),
-    for the columns of ``domain`` that declare some."""
-    codes = {column: domain.missing_codes(column) for column in domain}
-    return {column: values for column, values in codes.items() if values}
+def _is_missing_code(values, spec):
+    """Boolean mask of the ``values`` of a column that are among the codes its ``spec``
+    declares for missing (``"missing": [98, 99]``): for a numeric column, by number
+    (the text ``"98.0"`` too); for levels, by value or text."""
+    values = pd.Series(values, copy=False)
+    codes = getattr(spec, "missing_codes", ())
+    if not codes:
+        return np.zeros(len(values), dtype=bool)
+    if _kind(spec) != "categorical":
+        return np.isin(_numbers(values, spec), codes)
+    return (values.isin(codes) | values.astype(str).isin({str(c) for c in codes})).to_numpy()
 
 
-def codes_as_missing(frame, codes):
-    """``frame`` with the values that ``codes`` (column -> values, as
-    :func:`missing_codes` gives them) declares missing set missing, in a dtype that
-    holds a missing value (``Int64`` for ``int64``); ``frame`` itself when none occurs."""
-    hits = {column: frame[column].isin(values) for column, values in codes.items()}
+def codes_as_missing(frame, domain):
+    """``frame`` with the cells its columns' specs in ``domain`` declare as codes for
+    missing set missing, in a dtype that holds a missing value (``Int64`` for
+    ``int64``); ``frame`` itself when none occurs."""
+    hits = {c: _is_missing_code(frame[c], domain[c]) for c in domain if c in frame}
     hits = {column: hit for column, hit in hits.items() if hit.any()}
     if not hits:
         return frame
@@ -1102,10 +1108,7 @@ def _codes(values, spec):
         )
     missing = getattr(spec, "missing", False) and _isna(values)
     if getattr(spec, "missing_codes", ()):
-        coded = pd.Series(values, copy=False).isin(spec.missing_codes).to_numpy()
-        if _kind(spec) != "categorical":  # numbers also as text ("98.0")
-            coded = coded | np.isin(_numbers(values, spec), spec.missing_codes)
-        missing = missing | coded
+        missing = missing | _is_missing_code(values, spec)
     if isinstance(spec, Bins):
         edges = np.asarray(spec.edges)
         values = _numbers(values, spec)

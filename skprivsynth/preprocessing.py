@@ -56,7 +56,6 @@ from .domain import (
     _object_array,
     _part_values,
     codes_as_missing,
-    missing_codes,
     observed_levels,
     quantile_bins,
 )
@@ -714,10 +713,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 raise ValueError("X is a source of chunks without any chunk.")
         frame = self._as_frame(X, reset=True)
         domain = self._declared_domain(frame)
-        self._missing_codes = missing_codes(domain)
-        frame = codes_as_missing(frame, self._missing_codes)
-        if chunks is not None and self._missing_codes:
-            chunks = chunks.map(functools.partial(codes_as_missing, codes=self._missing_codes))
+        # The declared columns with codes for missing (read as missing from here on).
+        self._coded = domain.project([c for c in domain if domain.missing_codes(c)])
+        frame = codes_as_missing(frame, self._coded)
+        if chunks is not None and len(self._coded):
+            chunks = chunks.map(functools.partial(codes_as_missing, domain=self._coded))
         columns, dtypes = [], []
         for j, label in enumerate(frame.columns):
             series = frame.iloc[:, j]
@@ -1000,7 +1000,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             index ``0..K-1`` of each column.
         """
         check_is_fitted(self)
-        frame = codes_as_missing(self._as_frame(X, reset=False), self._missing_codes)
+        frame = codes_as_missing(self._as_frame(X, reset=False), self._coded)
         n = frame.shape[0]
         if n * self.n_features_out_ > _MAX_OUTPUT_ENTRIES:
             raise ValueError(

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, Range, codes_as_missing, missing_codes
+from ..domain import Bins, Range, codes_as_missing
 from ._categorical import _encode_categorical, categorical_marginal_errors
 from ._domain import _as_numbers, evaluation_domain
 from ._numeric import distribution_columns, missing_rates, numeric_column_errors
@@ -229,8 +229,7 @@ class MarginalErrorDisplay:
         real, synthetic = _as_table_pair(real, synthetic, "real", "synthetic")
         domain = None if domain is None else _as_values_domain(domain, "domain")
         if domain is not None:  # values declared as codes for missing are missing
-            codes = missing_codes(domain)
-            real, synthetic = codes_as_missing(real, codes), codes_as_missing(synthetic, codes)
+            real, synthetic = codes_as_missing(real, domain), codes_as_missing(synthetic, domain)
         max_marginals = _check_count(max_marginals, "max_marginals", 1)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
