@@ -84,10 +84,14 @@ class _Compression:
     noise ``σ``, the 2-way table of two independent such columns has cells of ``σ``
     rows on average, where finer bins would be cells of noise (and, in the adaptive
     selection, a table of more cells pays more bias in its score).  A column of two
-    bins (a 0/1 column) is compressed as levels: its groups could only merge the two
-    into one code, which keeps the rarer one only if it stands 3σ clear (three 0/1
-    columns of a 3,292-row table lost all their 124–155 ones); as a level of its own,
-    a rare 1 keeps its noisy count.
+    or three bins (a 0/1 column, a count of 0, 1 or 2) is compressed as levels: its
+    groups could only merge a rare value into its common neighbour's code, whose
+    shares keep the rare one only if it stands 1.5 to 3σ clear (three 0/1 columns of a
+    3,292-row table lost all their 124–155 ones, a count of children its 114 ones and
+    4 twos); as a level of its own, or among the rare levels, a rare value keeps its
+    noisy count.  Wider columns keep their groups: among the rare levels, the empty
+    end of a range would be drawn in proportion to its clipped noise (up to eight bins
+    as levels: more tails above three times the real ones, benchmarks/RESULTS.md).
     """
 
     def __init__(self, noisy_one_way, threshold, numeric, sigma, group_mass):
@@ -102,7 +106,7 @@ class _Compression:
             strict=True,
         )
         for y, threshold, n_bins, sigma, group_mass in columns:
-            n_bins = 0 if n_bins == 2 else n_bins  # two bins: levels (see above)
+            n_bins = 0 if n_bins <= 3 else n_bins  # two or three bins: levels (above)
             members = _bin_groups(y[:n_bins], threshold, sigma, group_mass)
             keep = y[n_bins:] >= threshold
             kept = n_bins + np.flatnonzero(keep)
