@@ -1599,11 +1599,12 @@ _TREE_SHARE = 0.25
 _POINT_SHARE = 1 / 2
 _POINTS_A_CELL = 8
 
-#: The share where cells hold 2 to 7 points: enough for a value on a large share of the
+#: The share where cells hold 1 to 7 points: enough for a value on a large share of the
 #: rows (a sentinel, a cap: 65 % of a 159,000-row table on one integer, spread over 4
-#: by its cell, KS 0.49 -> 0.007), little taken from the sub-bins.  A share of 1/3
-#: there cost diamonds' price (2 a cell) KS 0.0105 -> 0.0109 and raised its tail ratio
-#: 1.1 -> 1.8 over 6 seeds; 1/8 costs 0.0106, with a tail of 1.7.
+#: by its cell, KS 0.49 -> 0.007; a censoring date on 37 % of a 2,843-row table, spread
+#: over the 8 days of its sub-bin, KS 0.29 -> 0.06), little taken from the sub-bins.
+#: A share of 1/3 there cost diamonds' price (2 a cell) KS 0.0105 -> 0.0109 and raised
+#: its tail ratio 1.1 -> 1.8 over 6 seeds; 1/8 costs 0.0106, with a tail of 1.7.
 _FEW_POINT_SHARE = 1 / 8
 
 #: Most points a grid may have for its values to be released on their own: keys and
@@ -1629,10 +1630,11 @@ class _FineGrid:
     perhaps fewer).  The cells after the last grid point are empty: padding, from which
     PrivTree does not count its depths (``occupied``).
 
-    Where a cell holds several values of a public grid (``per_cell``, 2 or more: a
-    long integer or datetime range, a float range with declared ``decimals`` finer
-    than its cells), the grid's ``n_keys`` points are indexed (``keys``), so that the
-    values that recur can be released on their own
+    Where the values lie on a public grid whose points a sub-bin would spread — an
+    integer or datetime range (``per_cell`` points a cell, 1 up to ``2**_GRID_DEPTH``
+    points: then a bin wider than ``_SUB_BINS`` cells spreads several), a float range
+    with declared ``decimals`` of 2 or more a cell — the grid's ``n_keys`` points are
+    indexed (``keys``), so that the values that recur can be released on their own
     (:func:`~skprivsynth._math.private_binning.grid_points`); a float is counted at
     its declared decimals.  Elsewhere ``n_keys`` is 0.
     """
@@ -1665,9 +1667,10 @@ class _FineGrid:
         # starts[c]: first point of cell c; the empty cells start after the last point.
         self.starts = np.append(starts, np.full(self.n_cells + 1 - starts.size, n))
         self.occupied = starts.size
-        # The grid's points, where a cell holds many (and keys stay exact in floats).
+        # The grid's points (keys stay exact in floats): a wide bin's sub-bins hold
+        # several of them even where a cell holds one.
         self.per_cell = self.width
-        self.n_keys = n if self.width >= 2 and n <= _MAX_KEYS else 0
+        self.n_keys = n if n <= _MAX_KEYS else 0
 
     def keys(self, values):
         """Index of each value's point on the public grid of values (inside the range)."""
@@ -1698,13 +1701,15 @@ class _FineGrid:
 
     def eligible_keys(self, boundaries):
         """Half-open ranges of the points whose rows a bin's sub-bins would spread: those
-        of the bins (cells ``boundaries``) holding more than one point, but the range's
-        bounds (their cells are measured on their own).  Public."""
+        of the bins (cells ``boundaries``) holding more than one point whose sub-bins
+        hold more than one (the cells do, or the bin is wider than ``_SUB_BINS`` cells),
+        but the range's bounds (their cells are measured on their own).  Public."""
         edges = np.asarray(boundaries)
         first = self._first_keys(np.r_[edges, 1, self.occupied - 1])
         starts, (lo, hi) = first[: edges.size], first[edges.size :]
         a, b = np.maximum(starts[:-1], lo), np.minimum(starts[1:], hi)
-        several = (starts[1:] - starts[:-1] > 1) & (b > a)
+        spread = (self.per_cell > 1) | (np.diff(edges) > _SUB_BINS)
+        several = (starts[1:] - starts[:-1] > 1) & (b > a) & spread
         return np.column_stack([a[several], b[several]])
 
     def _first_keys(self, cells):

@@ -698,6 +698,10 @@ def test_grid_points_find_the_values_that_recur_and_report_their_cost():
     # Keys outside the eligible ranges are never released, whatever their counts.
     keys, _ = grid_points([10], [5000], [[20, 30]], 0.01, np.random.default_rng(1), report=report)
     assert keys.size == 0 or np.all((keys >= 20) & (keys < 30))
+    # No eligible range (every bin narrow enough for its sub-bins): nothing, at its cost.
+    keys, noisy = grid_points([10], [5000], np.zeros((0, 2)), 0.01, np.random.default_rng(1),
+                              report=report)  # fmt: skip
+    assert keys.size == noisy.size == 0 and report.rho == pytest.approx(0.03)
 
 
 def test_held_points_share_their_bin_with_its_sub_bins():

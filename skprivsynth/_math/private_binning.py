@@ -302,7 +302,8 @@ def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="gri
     if np.any(ranges[:, 1] < ranges[:, 0]) or np.any(ranges[1:, 0] < ranges[:-1, 1]):
         raise ValueError("ranges must be disjoint half-open intervals [a, b) with a <= b.")
     position = np.searchsorted(ranges[:, 0], keys, side="right") - 1
-    inside = (position >= 0) & (keys < ranges[np.maximum(position, 0), 1])
+    ends = np.append(ranges[:, 1], 0)  # no range: nothing inside
+    inside = (position >= 0) & (keys < ends[position])
     keys, counts = keys[inside], counts[inside]
     lengths = ranges[:, 1] - ranges[:, 0]
     n_eligible = int(lengths.sum())
