@@ -10,17 +10,20 @@ Variants (everything else at the defaults):
 ``default``
     The defaults (budget.one_way_share): with ``M`` the median candidate pair's margin
     over its noise, the 1-way tables get all of ρ at ``M ≤ 1``, MST's third up to
-    ``M = 3``, then ``1/M`` down to AIM's split.
+    ``M = 3``, then ``1/M`` down to AIM's split; at ``M ≤ 1`` a noisy test of the pairs'
+    gain against the 1-way tables' cost may still run rounds at MST's third.
+``margin-only``
+    The default without that test: the margin alone decides.
 ``fixed``
     The plan before the plan: a third of ρ on the 1-way tables and 16 d rounds (AIM's
-    number) whatever n and ρ.
+    number) whatever n and ρ, no test.
 ``plan:S``
     The default rule with ``SIGNAL = S`` (the default is √(2/π)/(2·(1/15)) ≈ 6.0).
 ``share:F``
     A fixed share ``F`` of ρ (e.g. ``share:1/3``, MST's third: the default before
     2026-11-26, fourth stop) on the 1-way tables where the default rule runs rounds,
-    all of ρ where it does not.  AIM spends about 1/19 there (one round's noise per
-    1-way table).
+    all of ρ where it does not (the margin alone deciding).  AIM spends about 1/19
+    there (one round's noise per 1-way table).
 ``name=value``
     The default plan with ``MarginalSynthesizer(name=value)``, e.g. ``tol=1`` (each
     model fit stops once a step lowers the loss by at most 1 nat; default 0.1) or
@@ -57,6 +60,7 @@ from skprivsynth.datasets import load_adult  # noqa: E402
 
 SHARE, SIGNAL = marginal.one_way_share, budget.SIGNAL
 REFIT = MarginalSynthesizer._refit
+ROUNDS_PAY = MarginalSynthesizer._rounds_pay
 
 
 def load(name, rows=None):
@@ -85,9 +89,16 @@ def fixed_share(share, always_rounds=False):
     return rule
 
 
+def no_test(self, *args):
+    """``MarginalSynthesizer._rounds_pay`` replaced: the margin alone decides."""
+    return None, 0.0
+
+
 def run(variant, X, sizes, columns, epsilon, seed):
     if variant == "independent":
         return independent_gaussian(X, columns, sizes, epsilon, 1e-9, seed), None
+    if variant in ("margin-only", "fixed") or variant.startswith("share:"):
+        MarginalSynthesizer._rounds_pay = no_test
     if variant == "fixed":
         marginal.one_way_share = fixed_share(1 / 3, always_rounds=True)
     if variant.startswith("share:"):
@@ -111,7 +122,7 @@ def run(variant, X, sizes, columns, epsilon, seed):
         return est.sample(len(X), random_state=seed), len(est.cliques_)
     finally:
         marginal.one_way_share, budget.SIGNAL = SHARE, SIGNAL
-        MarginalSynthesizer._refit = REFIT
+        MarginalSynthesizer._refit, MarginalSynthesizer._rounds_pay = REFIT, ROUNDS_PAY
 
 
 def main(argv=None):

@@ -12,7 +12,13 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import MST_SHARE, one_way_share, one_way_split
+from ._math.budget import (
+    MST_SHARE,
+    one_way_cost,
+    one_way_share,
+    one_way_split,
+    rounds_gain,
+)
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.private_binning import split_mass
 from ._math.residuals import measure_residuals
@@ -740,7 +746,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         split = one_way_split(sizes, n, rho)
         pairs = _margin_pairs(weight, numeric)
         numeric_pair = any(len(c) == 2 and min(numeric[a] for a in c) > 1 for c in weight)
-        share, target, released = 0.0, floor, None
+        # Where the margin gives no rounds, the 1-way tables stop at MST's third and the
+        # data decide whether rounds pay after all (``_rounds_pay``).
+        cap = MST_SHARE if any(len(c) == 2 for c in weight) else 1.0
+        share, target, released, none = 0.0, floor, None, False
         for _ in range(_SHARE_STEPS):
             released = self._measure_one_way(
                 one_way, (target - share) * rho * split, report, rng, earlier=released
@@ -749,6 +758,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
             sigma = math.sqrt(rounds / (alpha * (1 - share) * rho)) if share < 1 else 0.0
             compression, measurements = self._compress(*released, numeric, n, sigma)
+            if none:
+                break
             # A column compressed to one code counts at its declared size: at this
             # share its table would be its partner's 1-way table (nothing to measure),
             # and a larger share may keep its levels.
@@ -757,9 +768,28 @@ class MarginalSynthesizer(BaseSynthesizer):
             ]
             cells = [math.prod(margin_sizes[a] for a in c) for c in pairs]
             target = one_way_share(n, d, rho, cells, floor, numeric_pair)
+            none = target == 1
+            target = cap if none else target
             if target <= share:
                 break
         used = share * rho
+        data_sizes, sizes = sizes, compression.sizes
+        # A candidate whose own table exceeds max_model_size cells can never be selected
+        # (every clique of the model stays within it): not counted.  Public sizes.
+        candidates = [c for c in weight if math.prod(sizes[a] for a in c) <= self.max_model_size]
+        model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
+        answers = None
+        if none and share < 1:
+            answers, rho_test = self._rounds_pay(
+                data, data_sizes, candidates, compression, released, model, rho, report, rng
+            )
+            used += rho_test
+            if answers is None:  # the rest of ρ on the 1-way tables
+                released = self._measure_one_way(
+                    one_way, (rho - used) * split, report, rng, earlier=released
+                )
+                share, used = 1.0, rho
+                compression, measurements = self._compress(*released, numeric, n, 0.0)
         self._log(
             f"1-way marginals released with {share:.0%} of the budget; "
             f"{sum(compression.sizes)} levels after compression"
@@ -771,22 +801,19 @@ class MarginalSynthesizer(BaseSynthesizer):
                 measurements, compression.sizes, n, iterations=self.iterations, tol=self.tol
             )
             return model, [], compression
-        data_sizes, sizes = sizes, compression.sizes
+        sigma = math.sqrt(rounds / (alpha * (rho - used)))
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
-        # A candidate whose own table exceeds max_model_size cells can never be selected
-        # (every clique of the model stays within it): not counted.  Public sizes.
-        candidates = [c for c in weight if math.prod(sizes[a] for a in c) <= self.max_model_size]
-        # Pass 2 over the data: every candidate's table of the compressed codes (the
-        # compression is post-processing of the 1-way release).
-        answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
-        self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
+        if answers is None:
+            # Pass 2 over the data: every candidate's table of the compressed codes (the
+            # compression is post-processing of the 1-way release).
+            answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
+            self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
         # Score of r: w_r·(‖n·M_r − Y_r‖₁ − bias·cells), M_r the model's marginal (fitted
         # to earlier releases) and bias public.  Replace-one moves the count table Y_r by
         # at most 2 in L1 (_TABLE_L1), hence the score by at most 2·w_r (triangle
         # inequality): sensitivity 2·max_r w_r.  The weights follow from the public
         # workload: no privacy cost changes with it.
         score_sensitivity = _TABLE_L1 * max(weight[c] for c in candidates)
-        model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
         cliques = []
         last = False
         while not last:
@@ -830,6 +857,53 @@ class MarginalSynthesizer(BaseSynthesizer):
         model = self._refit(measurements, sizes, n, model, self.iterations)
         self._log("final model fit")
         return model, cliques, compression
+
+    def _rounds_pay(
+        self, data, data_sizes, candidates, compression, released, model, rho, report, rng
+    ):
+        """Where the pairs' margin gives no rounds: a noisy test of whether they pay.
+
+        ``k = d − 1`` rounds (a spanning tree's worth) measuring pairs with what is left
+        of ρ would gain :func:`~skprivsynth._math.budget.rounds_gain` on them; keeping
+        the 1-way tables at their released share instead of all of ρ costs the pairs
+        :func:`~skprivsynth._math.budget.one_way_cost` (an upper bound: the rounds
+        re-measure their columns' 1-way tables).  The gain, of L2 sensitivity ``2k``, is
+        released with one of AIM's planned rounds' ρ (``ρ/16d``); the rounds run if it
+        exceeds the cost.  Where even pairs at total variation 1 from independence
+        (``dᵣ = 2n``) could not pay, no test is spent.  Returns the candidates' tables
+        (pass 2) when the rounds run, else ``None``; and the ρ spent.
+        """
+        n, d, sizes = data.n_samples, len(data_sizes), compression.sizes
+        pairs = [c for c in candidates if len(c) == 2 and sizes[c[0]] * sizes[c[1]] > 1]
+        if not pairs:
+            return None, 0.0
+        rho_test, used = rho / (16 * d), report.rho
+        k = min(d - 1, len(pairs))
+        cells = [sizes[a] * sizes[b] for a, b in pairs]
+        # Replace-one: k rounds measuring at ρ_r = 0.9(ρ − used − ρ_test)/k have σ = 1/√ρ_r.
+        sigma = math.sqrt(k / (0.9 * (rho - used - rho_test)))
+        cell_sigmas = [
+            s * np.sqrt(np.bincount(compression.encode[j], minlength=sizes[j]))
+            for j, s in enumerate(released[1])
+        ]
+        frequencies = [model.marginal((j,)) for j in range(d)]
+        ratio = math.sqrt((rho - rho_test) / used)  # all the rest on the 1-way tables
+        cost = one_way_cost(frequencies, cell_sigmas, pairs, ratio)
+        if rounds_gain(np.full(len(pairs), 2.0 * n), cells, sigma, k) <= cost:
+            return None, 0.0
+        answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
+        self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
+        deviations = [np.abs(answers[c] - n * model.marginal(c)).sum() for c in pairs]
+        gain = report.release_gaussian(
+            "gain of the rounds on the pairs",
+            np.array([rounds_gain(deviations, cells, sigma, k)]),
+            _TABLE_L1 * k,
+            rho_test,
+            rng,
+            self.noise,
+        )[0]
+        self._log(f"the rounds would gain {gain:.4g} on the pairs against a cost of {cost:.4g}")
+        return (answers if gain > cost else None), rho_test
 
     def _refit(self, measurements, sizes, n, model, iterations):
         """The model fitted to ``measurements`` from ``model`` and its last step size:
