@@ -10,8 +10,8 @@ Variants (everything else at the defaults):
 ``default``
     The defaults (budget.one_way_share): with ``M`` the median candidate pair's margin
     over its noise, the 1-way tables get all of ρ at ``M ≤ 1``, MST's third up to
-    ``M = 3``, then ``1/M`` down to AIM's split; at ``M ≤ 1`` a noisy test of the pairs'
-    gain against the 1-way tables' cost may still run rounds at MST's third.
+    ``M = 3``, then ``1/M`` down to AIM's split; at ``M ≤ 3`` a noisy test of the pairs'
+    gain against the 1-way tables' gain decides whether rounds run at MST's third.
 ``margin-only``
     The default without that test: the margin alone decides.
 ``fixed``
@@ -89,9 +89,13 @@ def fixed_share(share, always_rounds=False):
     return rule
 
 
-def no_test(self, *args):
-    """``MarginalSynthesizer._rounds_pay`` replaced: the margin alone decides."""
-    return None, 0.0
+def no_test(self, data, data_sizes, candidates, compression, *args, proof):
+    """``MarginalSynthesizer._rounds_pay`` replaced: the margin alone decides (rounds at
+    MST's third, with the candidates' tables counted, where it is the margin's share)."""
+    if proof > 0:  # the margin gives no rounds
+        return None, 0.0
+    tables = marginal._CountTables(data_sizes, candidates, compression)
+    return marginal._float_tables(data.reduce(tables)), 0.0
 
 
 def run(variant, X, sizes, columns, epsilon, seed):

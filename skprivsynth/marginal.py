@@ -14,14 +14,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._math.budget import (
     MST_SHARE,
-    one_way_cost,
     one_way_share,
     one_way_split,
+    pairs_error,
     rounds_gain,
 )
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.private_binning import split_mass
-from ._math.residuals import measure_residuals
+from ._math.residuals import allocate, measure_residuals
 from ._math.workload import check_column_sets
 from .base import BaseSynthesizer
 from .privacy import (
@@ -203,6 +203,18 @@ def _margin_pairs(candidates, numeric):
     small = min((len(c) for c in candidates if len(c) > 1), default=1)
     pairs = [c for c in candidates if len(c) == small]
     return [c for c in pairs if not any(numeric[a] for a in c)] or pairs
+
+
+def _one_way_precision(size_a, size_b, measurement):
+    """What measuring an ``size_a × size_b`` table at ρ = 1 gives its two 1-way tables:
+    the mean precision (1/σ² a cell) of its 1-way residuals (``"correlated"``,
+    :func:`~skprivsynth._math.residuals.allocate`), or of its rows and columns summed
+    (``"independent"``: σ = 1 a cell, ``c`` cells summed).  Public."""
+    if measurement == "independent":
+        return (1 / size_a + 1 / size_b) / 2
+    subsets, sigmas = allocate((size_a, size_b), 1.0)
+    ones = [s**-2.0 for axes, s in zip(subsets, sigmas, strict=True) if len(axes) == 1]
+    return float(np.mean(ones))
 
 
 def _bin_groups(y, threshold, sigma, group_mass):
@@ -752,10 +764,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         split = one_way_split(sizes, n, rho)
         pairs = _margin_pairs(weight, numeric)
         numeric_pair = any(len(c) == 2 and min(numeric[a] for a in c) > 1 for c in weight)
-        # Where the margin gives no rounds, the 1-way tables stop at MST's third and the
-        # data decide whether rounds pay after all (``_rounds_pay``).
+        # Where the margin gives MST's third or no rounds, the 1-way tables stop at the
+        # third and the data decide whether the rounds pay (``_rounds_pay``); not where a
+        # numeric pair sets the share (its groups are sized to the rounds' noise).
         cap = MST_SHARE if any(len(c) == 2 for c in weight) else 1.0
-        share, target, released, none = 0.0, floor, None, False
+        share, target, released, test = 0.0, floor, None, False
         for _ in range(_SHARE_STEPS):
             released = self._measure_one_way(
                 one_way, (target - share) * rho * split, report, rng, earlier=released
@@ -764,7 +777,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
             sigma = math.sqrt(rounds / (alpha * (1 - share) * rho)) if share < 1 else 0.0
             compression, measurements = self._compress(*released, numeric, n, sigma)
-            if none:
+            if test:
                 break
             # A column compressed to one code counts at its declared size: at this
             # share its table would be its partner's 1-way table (nothing to measure),
@@ -773,9 +786,9 @@ class MarginalSynthesizer(BaseSynthesizer):
                 k if k > 1 else size for k, size in zip(compression.sizes, sizes, strict=True)
             ]
             cells = [math.prod(margin_sizes[a] for a in c) for c in pairs]
-            target = one_way_share(n, d, rho, cells, floor, numeric_pair)
-            none = target == 1
-            target = cap if none else target
+            rule = one_way_share(n, d, rho, cells, floor, numeric_pair)
+            test = cap < 1 and (rule == 1 or (rule == MST_SHARE and not numeric_pair))
+            target = cap if test else rule
             if target <= share:
                 break
         used = share * rho
@@ -785,9 +798,20 @@ class MarginalSynthesizer(BaseSynthesizer):
         candidates = [c for c in weight if math.prod(sizes[a] for a in c) <= self.max_model_size]
         model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
         answers = None
-        if none and share < 1:
+        if test and share < 1:
+            # The burden of proof lies against the margin's own answer: where it gives no
+            # rounds, the gain must clear their cost by two deviations of its noise.
             answers, rho_test = self._rounds_pay(
-                data, data_sizes, candidates, compression, released, model, rho, report, rng
+                data,
+                data_sizes,
+                candidates,
+                compression,
+                released,
+                model,
+                rho,
+                report,
+                rng,
+                proof=2.0 if rule == 1 else 0.0,
             )
             used += rho_test
             if answers is None:  # the rest of ρ on the 1-way tables
@@ -865,20 +889,22 @@ class MarginalSynthesizer(BaseSynthesizer):
         return model, cliques, compression
 
     def _rounds_pay(
-        self, data, data_sizes, candidates, compression, released, model, rho, report, rng
+        self, data, data_sizes, candidates, compression, released, model, rho, report, rng, proof
     ):
-        """Where the pairs' margin gives no rounds: a noisy test of whether they pay.
+        """Where the pairs' margin gives MST's third or no rounds: a noisy test of whether
+        the rounds pay.
 
         ``k = d − 1`` rounds (a spanning tree's worth) measuring pairs with what is left
-        of ρ would gain :func:`~skprivsynth._math.budget.rounds_gain` on them; keeping
-        the 1-way tables at their released share instead of all of ρ costs the pairs
-        :func:`~skprivsynth._math.budget.one_way_cost` (an upper bound: the rounds
-        re-measure their columns' 1-way tables).  The gain, of L2 sensitivity ``2k``, is
-        released with one of AIM's planned rounds' ρ (``ρ/16d``); the rounds run if it
-        exceeds the cost by two deviations of its noise.  Where even pairs at total
-        variation 1 from independence (``dᵣ = 2n``) could not, no test is spent.
-        Returns the candidates' tables (pass 2) when the rounds run, else ``None``; and
-        the ρ spent.
+        of ρ would gain :func:`~skprivsynth._math.budget.rounds_gain` on them, and
+        re-measure each column's 1-way table ``2k/d`` times on average (with the
+        precision the median pair's measurement gives its 1-way residuals); the rest of
+        ρ on the 1-way tables instead would lower the pairs' error
+        (:func:`~skprivsynth._math.budget.pairs_error`) by more: that difference is the
+        rounds' cost.  The gain, of L2 sensitivity ``2k``, is released with one of AIM's
+        planned rounds' ρ (``ρ/16d``); the rounds run if it exceeds the cost by ``proof``
+        deviations of its noise.  Where even pairs at total variation 1 from
+        independence (``dᵣ = 2n``) could not, no test is spent.  Returns the candidates'
+        tables (pass 2) when the rounds run, else ``None``; and the ρ spent.
         """
         n, d, sizes = data.n_samples, len(data_sizes), compression.sizes
         pairs = [c for c in candidates if len(c) == 2 and sizes[c[0]] * sizes[c[1]] > 1]
@@ -888,17 +914,27 @@ class MarginalSynthesizer(BaseSynthesizer):
         k = min(d - 1, len(pairs))
         cells = [sizes[a] * sizes[b] for a, b in pairs]
         # Replace-one: k rounds measuring at ρ_r = 0.9(ρ − used − ρ_test)/k have σ = 1/√ρ_r.
-        sigma = math.sqrt(k / (0.9 * (rho - used - rho_test)))
-        cell_sigmas = [
-            s * np.sqrt(np.bincount(compression.encode[j], minlength=sizes[j]))
-            for j, s in enumerate(released[1])
+        rho_round = 0.9 * (rho - used - rho_test) / k
+        sigma = 1 / math.sqrt(rho_round)
+        # Each 1-way table's precision (1/σ² a cell, rows) now, with the rest of ρ, and
+        # with the rounds' re-measurements.
+        now = np.asarray(released[1]) ** -2.0
+        rest = now * (rho - rho_test) / used
+        a, b = pairs[int(np.argsort(cells)[len(cells) // 2])]
+        per_round = _one_way_precision(sizes[a], sizes[b], self.measurement) * rho_round
+        remeasured = now + 2 * k / d * per_round
+        merged = [
+            np.sqrt(np.bincount(encode, minlength=size))  # merged cells add variance
+            for encode, size in zip(compression.encode, sizes, strict=True)
         ]
         frequencies = [model.marginal((j,)) for j in range(d)]
-        ratio = math.sqrt((rho - rho_test) / used)  # all the rest on the 1-way tables
-        cost = one_way_cost(frequencies, cell_sigmas, pairs, ratio)
-        # One-sided: the rounds run when the gain exceeds the cost by two deviations of
-        # its noise (a gain equal to the cost passes 2.3 % of the time).
-        bar = cost + 2 * gaussian_sigma_for_rho(_TABLE_L1 * k, rho_test)
+
+        def error(precision):
+            noise = [m / np.sqrt(p) for m, p in zip(merged, precision, strict=True)]
+            return pairs_error(frequencies, noise, pairs)
+
+        cost = error(remeasured) - error(rest)
+        bar = cost + proof * gaussian_sigma_for_rho(_TABLE_L1 * k, rho_test)
         if rounds_gain(np.full(len(pairs), 2.0 * n), cells, sigma, k) <= bar:
             return None, 0.0
         answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))

@@ -13,26 +13,26 @@ the noise of one share of ρ split evenly over the ``d`` 1-way tables and that p
 L2 sensitivity √2) — the most a single round could get without starving the 1-way
 tables.  Its margin is ``M = n/(c₂·SIGNAL·σ)``.
 
-At ``M ≤ 1`` no pair of the weakest dependence worth measuring stands above its noise
-at this n·√ρ: the independent model is the best the budget buys — unless the data show
+At ``M ≤ 1`` no pair of the weakest dependence worth measuring stands above its noise at
+this n·√ρ: the independent model is the best the budget buys — unless the data show
 pairs related strongly enough to stand clear anyway (a noisy test, :func:`rounds_gain`
-against :func:`one_way_cost`), or the candidates hold a pair of numeric columns.  Such
-a pair's bins are grouped to what the noise can tell apart, two groups of ``n/2`` rows
-at the coarsest: its table can have 4 cells whatever the bins, and measured with the
-same σ it stands clear when ``M₂ = n/(4·SIGNAL·σ) > 1``.  The rounds then run, with
-MST's third (the median pair says nothing of these: numeric pairs are grouped,
-categorical ones are not).  Above, the
-1-way tables get MST's third of ρ (McKenna, Miklau & Sheldon 2021), or ``1/M`` once the
-pairs stand more than three times clear: the 1-way tables' counts then stand further
-above their noise too, and the rounds — AIM's ``16 d`` with annealing (McKenna et al.
-2022), which find how many marginals the data can pay for — get what the 1-way tables
-no longer need, down to AIM's own split (``floor``: the d 1-way tables together get
-what d rounds get).  (A share above the third where ``1 < M < 3`` gave up rounds that
-strongly related columns pay for: benchmarks/RESULTS.md.)  The share reads only n, ρ
-and the sizes (the caller passes the sizes of the columns compressed after a first
-1-way release at ``floor``, which is post-processing; a column compressed to one code
-at its declared size), never the data; the test reads the data only through its own
-noisy release.
+against what :func:`pairs_error` says the 1-way tables would gain instead; it also
+decides where the share is MST's third), or the candidates hold a pair of numeric
+columns. Such a pair's bins are grouped to what the noise can tell apart, two groups of
+``n/2`` rows at the coarsest: its table can have 4 cells whatever the bins, and measured
+with the same σ it stands clear when ``M₂ = n/(4·SIGNAL·σ) > 1``. The rounds then run,
+with MST's third (the median pair says nothing of these: numeric pairs are grouped,
+categorical ones are not). Above, the 1-way tables get MST's third of ρ (McKenna, Miklau
+& Sheldon 2021), or ``1/M`` once the pairs stand more than three times clear: the 1-way
+tables' counts then stand further above their noise too, and the rounds — AIM's ``16 d``
+with annealing (McKenna et al. 2022), which find how many marginals the data can pay for
+— get what the 1-way tables no longer need, down to AIM's own split (``floor``: the d
+1-way tables together get what d rounds get). (A share above the third where ``1 < M <
+3`` gave up rounds that strongly related columns pay for: benchmarks/RESULTS.md.) The
+share reads only n, ρ and the sizes (the caller passes the sizes of the columns
+compressed after a first 1-way release at ``floor``, which is post-processing; a column
+compressed to one code at its declared size), never the data; the test reads the data
+only through its own noisy release.
 """
 
 import math
@@ -86,18 +86,17 @@ def rounds_gain(deviations, cells, sigma, k):
     return float(np.sort(np.clip(net, 0, None))[::-1][:k].sum())
 
 
-def one_way_cost(frequencies, cell_sigmas, pairs, ratio):
-    """What the ``pairs`` lose by the 1-way tables' noise ``cell_sigmas`` (an array of
-    cell σ per column, in rows) against the same tables with noise ``ratio`` times
-    smaller; ``frequencies``: the columns' (released) level frequencies.
+def pairs_error(frequencies, cell_sigmas, pairs):
+    """The expected L1 error of the ``pairs`` modelled from noisy 1-way tables.
 
-    A pair modelled from its noisy 1-way tables errs by ``δₐ ⊗ p_b + pₐ ⊗ δ_b`` (first
-    order), a cell ``(i, k)`` with std ``√(σₐᵢ² p_bₖ² + pₐᵢ² σ_bₖ²)`` and expected
-    absolute value ``√(2/π)`` times that; the sum over the cells scales with the noise.
+    A pair's outer product errs by ``δₐ ⊗ p_b + pₐ ⊗ δ_b`` (first order), a cell
+    ``(i, k)`` with std ``√(σₐᵢ² p_bₖ² + pₐᵢ² σ_bₖ²)`` and expected absolute value
+    ``√(2/π)`` times that.  ``frequencies``: the columns' level frequencies;
+    ``cell_sigmas``: their cells' noise, in rows.
     """
     total = 0.0
     for a, b in pairs:
         pa, pb = frequencies[a][:, None], frequencies[b][None, :]
         sa, sb = cell_sigmas[a][:, None], cell_sigmas[b][None, :]
         total += np.sqrt((sa * pb) ** 2 + (pa * sb) ** 2).sum()
-    return float(math.sqrt(2 / math.pi) * (1 - 1 / ratio) * total)
+    return float(math.sqrt(2 / math.pi) * total)
