@@ -206,7 +206,7 @@ def _margin_pairs(candidates, numeric):
 
 
 def _one_way_precision(size_a, size_b, measurement):
-    """What measuring an ``size_a × size_b`` table at ρ = 1 gives its two 1-way tables:
+    """What measuring a ``size_a × size_b`` table at ρ = 1 gives its two 1-way tables:
     the mean precision (1/σ² a cell) of its 1-way residuals (``"correlated"``,
     :func:`~skprivsynth._math.residuals.allocate`), or of its rows and columns summed
     (``"independent"``: σ = 1 a cell, ``c`` cells summed).  Public."""

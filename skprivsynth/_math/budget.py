@@ -18,21 +18,21 @@ this n·√ρ: the independent model is the best the budget buys — unless the 
 pairs related strongly enough to stand clear anyway (a noisy test, :func:`rounds_gain`
 against what :func:`pairs_error` says the 1-way tables would gain instead; it also
 decides where the share is MST's third), or the candidates hold a pair of numeric
-columns. Such a pair's bins are grouped to what the noise can tell apart, two groups of
+columns.  Such a pair's bins are grouped to what the noise can tell apart, two groups of
 ``n/2`` rows at the coarsest: its table can have 4 cells whatever the bins, and measured
-with the same σ it stands clear when ``M₂ = n/(4·SIGNAL·σ) > 1``. The rounds then run,
+with the same σ it stands clear when ``M₂ = n/(4·SIGNAL·σ) > 1``.  The rounds then run,
 with MST's third (the median pair says nothing of these: numeric pairs are grouped,
-categorical ones are not). Above, the 1-way tables get MST's third of ρ (McKenna, Miklau
-& Sheldon 2021), or ``1/M`` once the pairs stand more than three times clear: the 1-way
-tables' counts then stand further above their noise too, and the rounds — AIM's ``16 d``
-with annealing (McKenna et al. 2022), which find how many marginals the data can pay for
-— get what the 1-way tables no longer need, down to AIM's own split (``floor``: the d
-1-way tables together get what d rounds get). (A share above the third where ``1 < M <
-3`` gave up rounds that strongly related columns pay for: benchmarks/RESULTS.md.) The
-share reads only n, ρ and the sizes (the caller passes the sizes of the columns
-compressed after a first 1-way release at ``floor``, which is post-processing; a column
-compressed to one code at its declared size), never the data; the test reads the data
-only through its own noisy release.
+categorical ones are not).  Above, the 1-way tables get MST's third of ρ (McKenna,
+Miklau & Sheldon 2021), or ``1/M`` once the pairs stand more than three times clear:
+the 1-way tables' counts then stand further above their noise too, and the rounds —
+AIM's ``16 d`` with annealing (McKenna et al. 2022), which find how many marginals the
+data can pay for — get what the 1-way tables no longer need, down to AIM's own split
+(``floor``: the d 1-way tables together get what d rounds get).  (A share above the
+third where ``1 < M < 3`` gave up rounds that strongly related columns pay for:
+benchmarks/RESULTS.md.)  The share reads only n, ρ and the sizes (the caller passes the
+sizes of the columns compressed after a first 1-way release at ``floor``, which is
+post-processing; a column compressed to one code at its declared size), never the data;
+the test reads the data only through its own noisy release.
 """
 
 import math
