@@ -89,10 +89,10 @@ def fixed_share(share, always_rounds=False):
     return rule
 
 
-def no_test(self, data, data_sizes, candidates, compression, *args, proof):
+def no_test(self, data, data_sizes, candidates, compression, *args, margin_rounds):
     """``MarginalSynthesizer._rounds_pay`` replaced: the margin alone decides (rounds at
     MST's third, with the candidates' tables counted, where it is the margin's share)."""
-    if proof > 0:  # the margin gives no rounds
+    if not margin_rounds:
         return None, 0.0
     tables = marginal._CountTables(data_sizes, candidates, compression)
     return marginal._float_tables(data.reduce(tables)), 0.0

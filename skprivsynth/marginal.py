@@ -768,7 +768,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # third and the data decide whether the rounds pay (``_rounds_pay``); not where a
         # numeric pair sets the share (its groups are sized to the rounds' noise).
         cap = MST_SHARE if any(len(c) == 2 for c in weight) else 1.0
-        share, target, released, test = 0.0, floor, None, False
+        share, target, released = 0.0, floor, None
         for _ in range(_SHARE_STEPS):
             released = self._measure_one_way(
                 one_way, (target - share) * rho * split, report, rng, earlier=released
@@ -777,8 +777,6 @@ class MarginalSynthesizer(BaseSynthesizer):
             # Replace-one: a measurement with std σ costs ρ = Δ²/(2σ²) = 1/σ².
             sigma = math.sqrt(rounds / (alpha * (1 - share) * rho)) if share < 1 else 0.0
             compression, measurements = self._compress(*released, numeric, n, sigma)
-            if test:
-                break
             # A column compressed to one code counts at its declared size: at this
             # share its table would be its partner's 1-way table (nothing to measure),
             # and a larger share may keep its levels.
@@ -799,8 +797,6 @@ class MarginalSynthesizer(BaseSynthesizer):
         model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
         answers = None
         if test and share < 1:
-            # The burden of proof lies against the margin's own answer: where it gives no
-            # rounds, the gain must clear their cost by two deviations of its noise.
             answers, rho_test = self._rounds_pay(
                 data,
                 data_sizes,
@@ -811,7 +807,7 @@ class MarginalSynthesizer(BaseSynthesizer):
                 rho,
                 report,
                 rng,
-                proof=2.0 if rule == 1 else 0.0,
+                margin_rounds=rule < 1,
             )
             used += rho_test
             if answers is None:  # the rest of ρ on the 1-way tables
@@ -889,22 +885,34 @@ class MarginalSynthesizer(BaseSynthesizer):
         return model, cliques, compression
 
     def _rounds_pay(
-        self, data, data_sizes, candidates, compression, released, model, rho, report, rng, proof
+        self,
+        data,
+        data_sizes,
+        candidates,
+        compression,
+        released,
+        model,
+        rho,
+        report,
+        rng,
+        margin_rounds,
     ):
         """Where the pairs' margin gives MST's third or no rounds: a noisy test of whether
         the rounds pay.
 
         ``k = d − 1`` rounds (a spanning tree's worth) measuring pairs with what is left
-        of ρ would gain :func:`~skprivsynth._math.budget.rounds_gain` on them, and
-        re-measure each column's 1-way table ``2k/d`` times on average (with the
-        precision the median pair's measurement gives its 1-way residuals); the rest of
-        ρ on the 1-way tables instead would lower the pairs' error
-        (:func:`~skprivsynth._math.budget.pairs_error`) by more: that difference is the
-        rounds' cost.  The gain, of L2 sensitivity ``2k``, is released with one of AIM's
-        planned rounds' ρ (``ρ/16d``); the rounds run if it exceeds the cost by ``proof``
-        deviations of its noise.  Where even pairs at total variation 1 from
-        independence (``dᵣ = 2n``) could not, no test is spent.  Returns the candidates'
-        tables (pass 2) when the rounds run, else ``None``; and the ρ spent.
+        of ρ would gain :func:`~skprivsynth._math.budget.rounds_gain` on them; the rest
+        of ρ on the 1-way tables instead would lower the pairs' error
+        (:func:`~skprivsynth._math.budget.pairs_error`): that is the rounds' cost.  The
+        gain, of L2 sensitivity ``2k``, is released with one of AIM's planned rounds' ρ
+        (``ρ/16d``).  The burden of proof lies against the margin's answer: where it
+        runs the rounds (``margin_rounds``), the cost counts the 1-way tables' re-
+        measurements (each column ``2k/d`` times, with the precision the median pair's
+        measurement gives its 1-way residuals) and the gain must exceed it; where it
+        runs none, the cost counts none and the gain must exceed it by two deviations
+        of its noise.  Where even pairs at total variation 1 from independence
+        (``dᵣ = 2n``) could not, no test is spent.  Returns the candidates' tables (pass
+        2) when the rounds run, else ``None``; and the ρ spent.
         """
         n, d, sizes = data.n_samples, len(data_sizes), compression.sizes
         pairs = [c for c in candidates if len(c) == 2 and sizes[c[0]] * sizes[c[1]] > 1]
@@ -917,12 +925,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         rho_round = 0.9 * (rho - used - rho_test) / k
         sigma = 1 / math.sqrt(rho_round)
         # Each 1-way table's precision (1/σ² a cell, rows) now, with the rest of ρ, and
-        # with the rounds' re-measurements.
+        # kept with the rounds (and their re-measurements).
         now = np.asarray(released[1]) ** -2.0
         rest = now * (rho - rho_test) / used
-        a, b = pairs[int(np.argsort(cells)[len(cells) // 2])]
-        per_round = _one_way_precision(sizes[a], sizes[b], self.measurement) * rho_round
-        remeasured = now + 2 * k / d * per_round
+        kept = now
+        if margin_rounds:
+            a, b = pairs[int(np.argsort(cells)[len(cells) // 2])]
+            per_round = _one_way_precision(sizes[a], sizes[b], self.measurement) * rho_round
+            kept = now + 2 * k / d * per_round
         merged = [
             np.sqrt(np.bincount(encode, minlength=size))  # merged cells add variance
             for encode, size in zip(compression.encode, sizes, strict=True)
@@ -933,7 +943,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             noise = [m / np.sqrt(p) for m, p in zip(merged, precision, strict=True)]
             return pairs_error(frequencies, noise, pairs)
 
-        cost = error(remeasured) - error(rest)
+        cost = error(kept) - error(rest)
+        proof = 0 if margin_rounds else 2  # a gain equal to the cost passes 2.3 % of the time
         bar = cost + proof * gaussian_sigma_for_rho(_TABLE_L1 * k, rho_test)
         if rounds_gain(np.full(len(pairs), 2.0 * n), cells, sigma, k) <= bar:
             return None, 0.0
