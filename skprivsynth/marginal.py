@@ -794,21 +794,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         # A candidate whose own table exceeds max_model_size cells can never be selected
         # (every clique of the model stays within it): not counted.  Public sizes.
         candidates = [c for c in weight if math.prod(sizes[a] for a in c) <= self.max_model_size]
-        model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
         answers = None
-        if test and share < 1:
+        if share < 1:  # the rounds, or the test, start from the independent model
+            model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
+        if share < 1 and test:
             answers, rho_test = self._rounds_pay(
-                data,
-                data_sizes,
-                candidates,
-                compression,
-                released,
-                model,
-                rho,
-                report,
-                rng,
+                data, data_sizes, candidates, compression, released, model, rho, report, rng,
                 margin_rounds=rule < 1,
-            )
+            )  # fmt: skip
             used += rho_test
             if answers is None:  # the rest of ρ on the 1-way tables
                 released = self._measure_one_way(
