@@ -322,13 +322,16 @@ class GraphicalModel:
         """``n_samples`` records by ancestral sampling along the junction tree.
 
         Within each group of records sharing the values of a separator, the new
-        attributes are drawn by systematic sampling from the conditional distribution
-        (one uniform offset per group, records in random order), so the counts of each
-        group follow the model to within one record: the sampling error of a bootstrap
-        is avoided where it can be.
+        attributes are drawn by systematic sampling from the conditional distribution,
+        so the counts of each group follow the model to within one record (the sampling
+        error of a bootstrap is avoided where it can be).  The group's records are
+        ordered by the values drawn so far (:func:`_systematic_draws`), so the new
+        attributes also come out balanced across them, as the model's conditional
+        independence says.
         """
         out = np.zeros((n_samples, len(self.sizes)), dtype=np.int64)
         order = [0] + [child for _, child in self.edges]
+        drawn = []
         for i in order:
             attrs = self.nodes[i]
             table = self.marginals[i].values
@@ -348,26 +351,60 @@ class GraphicalModel:
                 )
             else:
                 group = np.zeros(n_samples, dtype=np.int64)
-            cells = _systematic_draws(cond, group, rng)
+            strata = [out[:, a] for a in rng.permutation([a for a in drawn if a not in sep])]
+            cells = _systematic_draws(cond, group, rng, strata)
             values = np.unravel_index(cells, [self.sizes[a] for a in new])
             for a, v in zip(new, values, strict=True):
                 out[:, a] = v
+            drawn.extend(new)
         return out
 
 
-def _systematic_draws(cond, group, rng):
-    """For each record, a column of ``cond[group]`` (rows normalised), systematically."""
+_REVERSED_BYTES = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], dtype=np.uint64)
+
+
+def _radical_inverse(i):
+    """Base-2 radical inverse of non-negative integers below 2³² (van der Corput 1935),
+    as integers: the 32 bits of ``i`` reversed."""
+    i = i.astype(np.uint64)
+    out = np.zeros_like(i)
+    for shift in (0, 8, 16, 24):
+        byte = (i >> np.uint64(shift)) & np.uint64(255)
+        out |= _REVERSED_BYTES[byte] << np.uint64(24 - shift)
+    return out
+
+
+def _systematic_draws(cond, group, rng, strata=()):
+    """For each record, a column of ``cond[group]`` (rows normalised), systematically.
+
+    A group of ``m`` records gets the ``m`` points ``(j + u)/m`` (one uniform ``u`` a
+    group) of its cumulative distribution.  Its records are sorted by ``strata`` (the
+    first array the innermost key; ties at random) and take the points in the order of
+    the radical inverse of their rank, shifted at random in each group: every run of
+    records sharing the values of ``strata`` gets points spread over the whole
+    distribution, within a few records of its share of each column.
+    """
     n = group.size
     totals = cond.sum(axis=1, keepdims=True)
     width = cond.shape[1]
     probs = np.divide(cond, totals, where=totals > 0, out=np.full_like(cond, 1.0 / width))
     cum = np.cumsum(probs, axis=1)
     cum[:, -1] = 1.0
-    order = np.lexsort((rng.random(n), group))  # by group, random order inside
+    key = group
+    for column in reversed(strata):  # one integer key: group, then strata (mixed radix)
+        radix = int(column.max()) + 1
+        if int(key.max()) >= 2**62 // radix:
+            key = np.unique(key, return_inverse=True)[1]  # dense ranks, same order
+        key = key * radix + column
+    order = np.lexsort((rng.random(n), key))  # ties at random
     g = group[order]
     counts = np.bincount(g, minlength=cond.shape[0])
     starts = np.cumsum(counts) - counts
     rank = np.arange(n) - starts[g]
+    if len(strata):
+        shift = rng.integers(0, 2**20, size=cond.shape[0])
+        spread = np.argsort(g.astype(np.uint64) << 32 | _radical_inverse(rank + shift[g]))
+        rank[spread] = np.arange(n) - starts[g[spread]]
     offset = rng.random(cond.shape[0])
     position = (rank + offset[g]) / counts[g]
     flat = (cum + np.arange(cond.shape[0])[:, None]).ravel()
