@@ -175,9 +175,9 @@ def test_sampling_balances_new_columns_across_the_values_drawn_before():
     # Cliques (0, 1) and (1, 2): column 2 is drawn given 1, among records that already
     # hold a value of 0.  The model says 2 is independent of 0 given 1, and the sample
     # follows it closely: in every group of 1 and value of 0, each count of 2 is within
-    # a few records of its share (records in random order miss by up to 4√m, 16 here),
-    # and these misses cancel across the 100 groups (a radical inverse not shifted in
-    # each group gives the first value of 0 the lowest points everywhere: about 75).
+    # a few records of its share (records in random order miss by about 17 here), and
+    # these misses cancel across the 100 groups (a radical inverse not shifted in each
+    # group gives the first value of 0 the lowest points everywhere: about 75).
     rng = np.random.default_rng(0)
     sizes = [3, 100, 4]
     model = _random_model(rng, [(0, 1), (1, 2)], sizes)

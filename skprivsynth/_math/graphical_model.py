@@ -382,7 +382,7 @@ def _systematic_draws(cond, group, rng, strata=()):
     first array the innermost key; ties at random) and take the points in the order of
     the radical inverse of their rank, shifted at random in each group: every run of
     records sharing the values of ``strata`` gets points spread over the whole
-    distribution, within a few records of its share of each column.
+    distribution, within a few records of its share of each value.
     """
     n = group.size
     totals = cond.sum(axis=1, keepdims=True)
