@@ -94,8 +94,7 @@ def no_test(self, data, data_sizes, candidates, compression, *args, margin_round
     MST's third, with the candidates' tables counted, where it is the margin's share)."""
     if not margin_rounds:
         return None, 0.0
-    tables = marginal._CountTables(data_sizes, candidates, compression)
-    return marginal._float_tables(data.reduce(tables)), 0.0
+    return self._count_candidates(data, data_sizes, candidates, compression), 0.0
 
 
 def run(variant, X, sizes, columns, epsilon, seed):

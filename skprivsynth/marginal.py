@@ -823,10 +823,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         sigma = math.sqrt(rounds / (alpha * (rho - used)))
         eps = math.sqrt(8 * (1 - alpha) * (rho - used) / rounds)
         if answers is None:
-            # Pass 2 over the data: every candidate's table of the compressed codes (the
-            # compression is post-processing of the 1-way release).
-            answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
-            self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
+            answers = self._count_candidates(data, data_sizes, candidates, compression)
         # Score of r: w_r·(‖n·M_r − Y_r‖₁ − bias·cells), M_r the model's marginal (fitted
         # to earlier releases) and bias public.  Replace-one moves the count table Y_r by
         # at most 2 in L1 (_TABLE_L1), hence the score by at most 2·w_r (triangle
@@ -941,8 +938,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         bar = cost + proof * gaussian_sigma_for_rho(_TABLE_L1 * k, rho_test)
         if rounds_gain(np.full(len(pairs), 2.0 * n), cells, sigma, k) <= bar:
             return None, 0.0
-        answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
-        self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
+        answers = self._count_candidates(data, data_sizes, candidates, compression)
         deviations = [np.abs(answers[c] - n * model.marginal(c)).sum() for c in pairs]
         gain = report.release_gaussian(
             "gain of the rounds on the pairs",
@@ -954,6 +950,13 @@ class MarginalSynthesizer(BaseSynthesizer):
         )[0]
         self._log(f"the rounds would gain {gain:.4g} on the pairs; they run above {bar:.4g}")
         return (answers if gain > bar else None), rho_test
+
+    def _count_candidates(self, data, data_sizes, candidates, compression):
+        """Pass 2 over the data: every candidate's table of the compressed codes (the
+        compression is post-processing of the 1-way release)."""
+        answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
+        self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
+        return answers
 
     def _refit(self, measurements, sizes, n, model, iterations):
         """The model fitted to ``measurements`` from ``model`` and its last step size:
