@@ -89,10 +89,20 @@ def fixed_share(share, always_rounds=False):
     return rule
 
 
-def no_test(self, data, data_sizes, candidates, compression, *args, margin_rounds):
+def margin_answer(rule):
+    """``rule`` (a ``one_way_share``) keeping its last answer, for :func:`no_test`."""
+
+    def recorded(*args, **kwargs):
+        recorded.last = rule(*args, **kwargs)
+        return recorded.last
+
+    return recorded
+
+
+def no_test(self, data, data_sizes, candidates, compression, *args):
     """``MarginalSynthesizer._rounds_pay`` replaced: the margin alone decides (rounds at
     MST's third, with the candidates' tables counted, where it is the margin's share)."""
-    if not margin_rounds:
+    if marginal.one_way_share.last == 1:
         return None, 0.0
     return self._count_candidates(data, data_sizes, candidates, compression), 0.0
 
@@ -102,11 +112,13 @@ def run(variant, X, sizes, columns, epsilon, seed):
         return independent_gaussian(X, columns, sizes, epsilon, 1e-9, seed), None
     if variant in ("margin-only", "fixed") or variant.startswith("share:"):
         MarginalSynthesizer._rounds_pay = no_test
+        marginal.one_way_share = margin_answer(SHARE)
     if variant == "fixed":
-        marginal.one_way_share = fixed_share(1 / 3, always_rounds=True)
+        marginal.one_way_share = margin_answer(fixed_share(1 / 3, always_rounds=True))
     if variant.startswith("share:"):
         numerator, _, denominator = variant.split(":")[1].partition("/")
-        marginal.one_way_share = fixed_share(float(numerator) / float(denominator or 1))
+        share = float(numerator) / float(denominator or 1)
+        marginal.one_way_share = margin_answer(fixed_share(share))
     budget.SIGNAL = float(variant.split(":")[1]) if variant.startswith("plan:") else SIGNAL
     name, is_param, value = variant.partition("=")
     params = {name: float(value) if "." in value else int(value)} if is_param else {}

@@ -799,9 +799,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
         if share < 1 and test:
             answers, rho_test = self._rounds_pay(
-                data, data_sizes, candidates, compression, released, model, rho, report, rng,
-                margin_rounds=rule < 1,
-            )  # fmt: skip
+                data, data_sizes, candidates, compression, released, model, rho, report, rng
+            )
             used += rho_test
             if answers is None:  # the rest of ρ on the 1-way tables
                 released = self._measure_one_way(
@@ -875,17 +874,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         return model, cliques, compression
 
     def _rounds_pay(
-        self,
-        data,
-        data_sizes,
-        candidates,
-        compression,
-        released,
-        model,
-        rho,
-        report,
-        rng,
-        margin_rounds,
+        self, data, data_sizes, candidates, compression, released, model, rho, report, rng
     ):
         """Where the pairs' margin gives MST's third or no rounds: a noisy test of whether
         the rounds pay.
@@ -893,16 +882,17 @@ class MarginalSynthesizer(BaseSynthesizer):
         ``k = d − 1`` rounds (a spanning tree's worth) measuring pairs with what is left
         of ρ would gain :func:`~skprivsynth._math.budget.rounds_gain` on them; the rest
         of ρ on the 1-way tables instead would lower the pairs' error
-        (:func:`~skprivsynth._math.budget.pairs_error`): that is the rounds' cost.  The
-        gain, of L2 sensitivity ``2k``, is released with one of AIM's planned rounds' ρ
-        (``ρ/16d``).  The burden of proof lies against the margin's answer: where it
-        runs the rounds (``margin_rounds``), the cost counts the 1-way tables' re-
-        measurements (each column ``2k/d`` times, with the precision the median pair's
-        measurement gives its 1-way residuals) and the gain must exceed it; where it
-        runs none, the cost counts none and the gain must exceed it by two deviations
-        of its noise.  Where even pairs at total variation 1 from independence
-        (``dᵣ = 2n``) could not, no test is spent.  Returns the candidates' tables (pass
-        2) when the rounds run, else ``None``; and the ρ spent.
+        (:func:`~skprivsynth._math.budget.pairs_error`, on the declared levels): that is
+        the rounds' cost.  The gain, of L2 sensitivity ``2k``, is released with one of
+        AIM's planned rounds' ρ (``ρ/16d``) and the rounds run when it exceeds the cost.
+        The cost counts what the rounds give back to the 1-way tables: each column is
+        re-measured ``2k/d`` times, with the precision the median pair's measurement
+        gives its 1-way residuals — on the levels that are codes of their own.  A level
+        merged with others keeps the split of its code from this release: the rounds
+        measure codes and never refine it.  Where even pairs at total variation 1 from
+        independence (``dᵣ = 2n``) would not clear the cost by three deviations of the
+        gain's noise, no test is spent.  Returns the candidates' tables (pass 2) when the
+        rounds run, else ``None``; and the ρ spent.
         """
         n, d, sizes = data.n_samples, len(data_sizes), compression.sizes
         pairs = [c for c in candidates if len(c) == 2 and sizes[c[0]] * sizes[c[1]] > 1]
@@ -918,25 +908,34 @@ class MarginalSynthesizer(BaseSynthesizer):
         # kept with the rounds (and their re-measurements).
         now = np.asarray(released[1]) ** -2.0
         rest = now * (rho - rho_test) / used
-        kept = now
-        if margin_rounds:
-            a, b = pairs[int(np.argsort(cells)[len(cells) // 2])]
-            per_round = _one_way_precision(sizes[a], sizes[b], self.measurement) * rho_round
-            kept = now + 2 * k / d * per_round
-        merged = [
-            np.sqrt(np.bincount(encode, minlength=size))  # merged cells add variance
-            for encode, size in zip(compression.encode, sizes, strict=True)
+        a, b = pairs[int(np.argsort(cells)[len(cells) // 2])]
+        per_round = _one_way_precision(sizes[a], sizes[b], self.measurement) * rho_round
+        kept = now + 2 * k / d * per_round
+        # On the declared levels: the rounds measure the compressed codes, so a level
+        # merged with others keeps the split of its code from this release (``now``).
+        # Splitting a code's count errs on a level by about its count at most: a merged
+        # level's noise is capped there (with the rest of ρ too).
+        levels = [compression.frequencies(j, model.marginal((j,))) for j in range(d)]
+        single = [
+            np.array([len(compression.members[j][code][0]) == 1 for code in encode])
+            for j, encode in enumerate(compression.encode)
         ]
-        frequencies = [model.marginal((j,)) for j in range(d)]
 
-        def error(precision):
-            noise = [m / np.sqrt(p) for m, p in zip(merged, precision, strict=True)]
-            return pairs_error(frequencies, noise, pairs)
+        def error(single_precision, merged_precision):
+            noise = [
+                np.where(
+                    s, single_precision[j] ** -0.5, np.minimum(merged_precision[j] ** -0.5, n * p)
+                )
+                for j, (s, p) in enumerate(zip(single, levels, strict=True))
+            ]
+            return pairs_error(levels, noise, [c for c in candidates if len(c) == 2])
 
-        cost = error(kept) - error(rest)
-        proof = 0 if margin_rounds else 2  # a gain equal to the cost passes 2.3 % of the time
-        bar = cost + proof * gaussian_sigma_for_rho(_TABLE_L1 * k, rho_test)
-        if rounds_gain(np.full(len(pairs), 2.0 * n), cells, sigma, k) <= bar:
+        cost = error(kept, now) - error(rest, rest)
+        # The test is spent only where pairs at total variation 1 from independence
+        # (dᵣ = 2n) would clear the cost by three deviations of its noise: below, its
+        # release tells the noise more than the data.
+        sigma_gain = gaussian_sigma_for_rho(_TABLE_L1 * k, rho_test)
+        if rounds_gain(np.full(len(pairs), 2.0 * n), cells, sigma, k) <= cost + 3 * sigma_gain:
             return None, 0.0
         answers = self._count_candidates(data, data_sizes, candidates, compression)
         deviations = [np.abs(answers[c] - n * model.marginal(c)).sum() for c in pairs]
@@ -948,8 +947,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             rng,
             self.noise,
         )[0]
-        self._log(f"the rounds would gain {gain:.4g} on the pairs; they run above {bar:.4g}")
-        return (answers if gain > bar else None), rho_test
+        self._log(f"the rounds would gain {gain:.4g} on the pairs; they run above {cost:.4g}")
+        return (answers if gain > cost else None), rho_test
 
     def _count_candidates(self, data, data_sizes, candidates, compression):
         """Pass 2 over the data: every candidate's table of the compressed codes (the

@@ -534,14 +534,14 @@ def test_related_numeric_columns_are_modelled_together():
 
 def test_small_tables_get_the_independent_model_with_all_of_rho(codes):
     # 300 rows at epsilon = 0.5: no pair stands above its noise, so the 1-way tables are
-    # measured at AIM's split, then topped up to all of rho but the test of the rounds'
-    # gain (which says no), and nothing else.
+    # measured at AIM's split, then topped up to all of rho, and nothing else (not even
+    # the test of the rounds' gain: its noise would swamp the most pairs could gain).
     X = codes[:300]
     est = MarginalSynthesizer(0.5, domain=SIZES, random_state=0).fit(X)
     assert est.cliques_ == []
     entries = est.privacy_report_.entries
     steps = collections.Counter(e["step"].split(" of ")[0] for e in entries)
-    assert steps["1-way marginal"] > len(SIZES) and steps["gain"] == 1 and len(steps) == 2
+    assert steps["1-way marginal"] > len(SIZES) and len(steps) == 1
     floor = 0.9 / (16 + 0.9)  # the d tables together: d times a round's rho
     first = np.array([e["rho"] for e in entries[: len(SIZES)]])
     assert first.sum() == pytest.approx(floor * est.rho_)
@@ -611,7 +611,7 @@ def test_the_one_way_share_falls_as_the_table_grows(codes):
         entries = est.privacy_report_.entries
         return sum(e["rho"] for e in entries if e["step"].startswith("1-way")) / est.rho_
 
-    assert share(300, 0.5) == pytest.approx(1 - 1 / (16 * len(SIZES)))  # all but the test
+    assert share(300, 0.5) == 1.0  # not even the test: its noise would swamp any gain
     assert 0.9 / 16.9 < share(3000, 0.5) < 1.0
     assert share(3000, 2.0) < share(3000, 0.5)
 
@@ -722,6 +722,26 @@ def test_columns_compressed_to_one_code_do_not_make_pairs_look_cheap():
     assert est.cliques_ == []
     steps = {e["step"] for e in est.privacy_report_.entries}
     assert all(s.startswith("1-way") or s.startswith("gain") for s in steps)
+
+
+def test_the_rounds_cost_the_split_of_merged_levels_they_never_measure():
+    # 900 rows of 20 ten-level columns with geometric level frequencies, half of them
+    # copying their neighbour in 30 % of rows, at epsilon = 0.5.  At the test's share
+    # most levels are merged into codes whose split among them the rounds (measuring
+    # codes) never refine.  Counted, the rest of rho on the 1-way tables beats even
+    # pairs at total variation 1: no test, no rounds.  Counted as re-measured with the
+    # codes, the cost fell below the gain and 7 to 9 rounds ran on every seed, tvd2
+    # 0.45 to 0.48 against 0.32 to 0.34.
+    rng = np.random.default_rng(0)
+    n, d, levels = 900, 20, 10
+    p = 0.6 ** np.arange(levels)
+    X = rng.choice(levels, size=(n, d), p=p / p.sum())
+    copy = rng.random((n, d // 2)) < 0.3
+    X[:, 1::2] = np.where(copy, X[:, 0::2], X[:, 1::2])
+    for seed in range(3):
+        est = MarginalSynthesizer(0.5, domain=[levels] * d, random_state=seed).fit(X)
+        assert est.cliques_ == []
+        assert {e["step"].split(" ")[0] for e in est.privacy_report_.entries} == {"1-way"}
 
 
 def test_the_margin_is_read_from_the_pairs_of_columns_without_numeric_bins():
