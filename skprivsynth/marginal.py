@@ -916,10 +916,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Splitting a code's count errs on a level by about its count at most: a merged
         # level's noise is capped there (with the rest of ρ too).
         levels = [compression.frequencies(j, model.marginal((j,))) for j in range(d)]
-        single = [
-            np.array([len(compression.members[j][code][0]) == 1 for code in encode])
-            for j, encode in enumerate(compression.encode)
-        ]
+        single = [np.bincount(encode)[encode] == 1 for encode in compression.encode]
+        level_pairs = [c for c in candidates if len(c) == 2]
 
         def error(single_precision, merged_precision):
             noise = [
@@ -928,7 +926,7 @@ class MarginalSynthesizer(BaseSynthesizer):
                 )
                 for j, (s, p) in enumerate(zip(single, levels, strict=True))
             ]
-            return pairs_error(levels, noise, [c for c in candidates if len(c) == 2])
+            return pairs_error(levels, noise, level_pairs)
 
         cost = error(kept, now) - error(rest, rest)
         # The test is spent only where pairs at total variation 1 from independence
