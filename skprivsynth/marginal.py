@@ -862,9 +862,13 @@ class MarginalSynthesizer(BaseSynthesizer):
             measurements += self._measure(answers[chosen], chosen, 1 / sigma**2, report, rng)
             cliques.append(chosen)
             model = self._refit(measurements, sizes, n, model, self.iterations // 5 or 1)
-            # Annealing test on the re-fitted model (post-processing of the releases).
-            if np.abs(n * model.marginal(chosen) - before).sum() <= bias * before.size:
-                sigma, eps = sigma / 2, eps * 2  # the model barely moved: measure finer
+            # Annealing test on the re-fitted model (post-processing of the releases):
+            # the model barely moved, so measure finer; but not into a round that would
+            # be the last (less than twice its cost left): the rounds go on at this noise.
+            finer = 4 * (1 / sigma**2 + eps**2 / 8)
+            moved = np.abs(n * model.marginal(chosen) - before).sum()
+            if moved <= bias * before.size and rho - used >= 2 * finer:
+                sigma, eps = sigma / 2, eps * 2
             self._log(
                 f"round {len(cliques)}: marginal of columns {chosen} measured, "
                 f"{min(used / rho, 1.0):.0%} of the budget spent"
