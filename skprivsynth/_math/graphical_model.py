@@ -34,10 +34,22 @@ __all__ = [
 
 
 def _logsumexp(values, axis=None):
-    """``log Σ exp`` over ``axis`` (finite inputs; scipy's is slow on small arrays)."""
-    top = np.max(values, axis=axis, keepdims=True)
-    out = np.log(np.sum(np.exp(values - top), axis=axis, keepdims=True)) + top
-    return out.squeeze(axis=axis) if axis is not None else out.item()
+    """``log Σ exp`` over ``axis`` (finite inputs; scipy's is slow on small arrays).
+
+    Shifted by the table's maximum (one contiguous reduction, about twice as fast as
+    the maximum along ``axis``); where a sum would then fall out of the normal range of
+    doubles (every term of an output far below the table's maximum), shifted by the
+    maximum along ``axis`` instead.
+    """
+    top = values.max()
+    total = np.sum(np.exp(values - top), axis=axis)
+    if np.min(total) < 1e-250:
+        top = np.max(values, axis=axis, keepdims=True)
+        total = np.sum(np.exp(values - top), axis=axis, keepdims=True)
+        top = top.squeeze(axis=axis) if axis is not None else top.item()
+        total = total.squeeze(axis=axis) if axis is not None else total.item()
+    out = np.log(total) + top
+    return out if axis is not None else float(out)
 
 
 @dataclass(frozen=True)
