@@ -33,6 +33,17 @@ __all__ = [
 ]
 
 
+def _sum_over(values, axes):
+    """``values`` summed over the tuple ``axes``: by ``einsum`` on tables of more than
+    a thousand cells (about twice as fast as ``ndarray.sum`` over axes that are not
+    the last ones), by ``sum`` on smaller ones (less overhead)."""
+    if values.size <= 1000 or not axes:
+        return values.sum(axis=axes)
+    subscripts = "".join(chr(97 + k) for k in range(values.ndim))
+    kept = "".join(c for k, c in enumerate(subscripts) if k not in axes)
+    return np.einsum(f"{subscripts}->{kept}", values)
+
+
 def _logsumexp(values, axis=None):
     """``log Σ exp`` over ``axis`` (finite inputs; scipy's is slow on small arrays).
 
@@ -42,7 +53,7 @@ def _logsumexp(values, axis=None):
     maximum along ``axis`` instead.
     """
     top = values.max()
-    total = np.sum(np.exp(values - top), axis=axis)
+    total = np.sum(np.exp(values - top)) if axis is None else _sum_over(np.exp(values - top), axis)
     if np.min(total) < 1e-250:
         top = np.max(values, axis=axis, keepdims=True)
         total = np.sum(np.exp(values - top), axis=axis, keepdims=True)
@@ -66,7 +77,7 @@ class Factor:
 
     def sum_to(self, attrs):
         axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
-        return Factor(tuple(a for a in self.attrs if a in attrs), self.values.sum(axis=axes))
+        return Factor(tuple(a for a in self.attrs if a in attrs), _sum_over(self.values, axes))
 
     def logsumexp_to(self, attrs):
         axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
