@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import heapq
 import math
+import string
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,10 +37,11 @@ __all__ = [
 def _sum_over(values, axes):
     """``values`` summed over the tuple ``axes``: by ``einsum`` on tables of more than
     a thousand cells (about twice as fast as ``ndarray.sum`` over axes that are not
-    the last ones), by ``sum`` on smaller ones (less overhead)."""
-    if values.size <= 1000 or not axes:
+    the last ones), by ``sum`` on smaller ones (less overhead) and on tables of more
+    dimensions than ``einsum`` has letters."""
+    if values.size <= 1000 or not axes or values.ndim > len(string.ascii_letters):
         return values.sum(axis=axes)
-    subscripts = "".join(chr(97 + k) for k in range(values.ndim))
+    subscripts = string.ascii_letters[: values.ndim]
     kept = "".join(c for k, c in enumerate(subscripts) if k not in axes)
     return np.einsum(f"{subscripts}->{kept}", values)
 
