@@ -40,6 +40,7 @@ from .privacy import (
     gaussian_mechanism,
     gaussian_noise,
 )
+from .releases import release_primitive
 from .validation import check_boolean_matrix, check_random_generator
 
 __all__ = [
@@ -81,6 +82,18 @@ def _correlated_noise(bases, scales, n_queries, rng, n_draws=1):
     for U, scale in zip(bases, scales, strict=True):
         noise += U @ gaussian_noise(scale, (U.shape[1], n_draws), rng)
     return noise
+
+
+@release_primitive(
+    "correlated Gaussian mechanism",
+    public=("public_complement", "bases", "scales"),
+    shapes=("answers",),
+)
+def _correlated_release(answers, public_complement, bases, scales, rng):
+    """``P⊥(n·ā) + Π(A x) + Σ_i U_i w_i`` with ``w_i ~ N(0, scales_i² I)``: the
+    continuous correlated release (Nikolov, Talwar, Zhang 2013, Sect. 4)."""
+    noise = _correlated_noise(bases, scales, answers.size, rng)
+    return public_complement + in_span(answers, bases) + noise[:, 0]
 
 
 def _discrete_correlated_release(answers, public_complement, bases, multipliers, c, rng):
@@ -349,8 +362,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         # directions below 1e-5·σ_max, which must not be released noise-free).
         public = public_complement(wl.answers(np.full(wl.N, n / wl.N)), dec.bases)
         if noise_kind == "continuous":
-            noise = _correlated_noise(dec.bases, c * multipliers, wl.q, rng)
-            noisy_answers = public + in_span(answers, dec.bases) + noise[:, 0]
+            noisy_answers = _correlated_release(answers, public, dec.bases, c * multipliers, rng)
         else:
             noisy_answers, scale = _discrete_correlated_release(
                 answers, public, dec.bases, multipliers, c, rng
@@ -540,4 +552,4 @@ def plain_gaussian_mechanism(
     wl = WorkloadOperator(X.shape[1], int(degree), workload, universe, int(max_universe))
     rng = check_random_generator(random_state)
     scale = c * REPLACE_ONE_DELTA * wl.max_column_norm()
-    return wl.answers(wl.histogram(X)) + gaussian_noise(scale, wl.q, rng), scale
+    return gaussian_mechanism(wl.answers(wl.histogram(X)), scale, rng)

@@ -31,8 +31,13 @@ from .privacy import (
     gaussian_sigma_for_rho,
     zcdp_rho,
 )
+from .releases import release_primitive
 
 __all__ = ["MarginalSynthesizer"]
+
+measure_residuals = release_primitive("residual measurements", public=("rho",), shapes=("table",))(
+    measure_residuals
+)
 
 # Replace-one neighbours: one record moves from one cell of a count table to another,
 # so the table changes by −1 and +1: L2 sensitivity sqrt(2), L1 sensitivity 2.

@@ -19,6 +19,7 @@ from ._math.bingham import private_pca
 from ._math.lattice import enumerate_lattice_ball, lattice_point_index, round_to_lattice
 from .base import BaseSynthesizer
 from .privacy import NOISE_OPTIONS, PrivacyCost, PrivacyReport, check_epsilon
+from .releases import release_primitive
 
 __all__ = [
     "NoisyMicroaggregation",
@@ -27,6 +28,8 @@ __all__ = [
     "rescale_rows_l1",
     "vector_sensitivity_numerator",
 ]
+
+private_pca = release_primitive("Bingham projection", public=("t",), shapes=("A",))(private_pca)
 
 # Largest number of released cells, and of entries of the released s x p matrix of
 # noisy cell means (8 bytes each: 400 MB).  Checked before anything of that size is

@@ -60,7 +60,19 @@ from .domain import (
     quantile_bins,
 )
 from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak, zcdp_rho
+from .releases import release_primitive
 from .validation import check_random_generator, check_unit_interval
+
+# The private bins' releases that are more than one mechanism call, registered where
+# they are used (``_math`` stays free of the registry).
+privtree_bins = release_primitive(
+    "PrivTree bins",
+    public=("epsilon", "theta", "min_width", "occupied", "step"),
+    shapes=("fine_counts",),
+)(privtree_bins)
+grid_points = release_primitive("grid points", public=("ranges", "rho", "alpha", "step"))(
+    grid_points
+)
 
 __all__ = [
     "BooleanEncoder",

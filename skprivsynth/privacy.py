@@ -41,6 +41,7 @@ from ._math.discrete_noise import (
     discrete_laplace,
 )
 from .exceptions import PrivacyLeakWarning
+from .releases import release_primitive
 
 __all__ = [
     "PrivacyCost",
@@ -404,6 +405,9 @@ def _grid_release(values, gamma, integer_noise):
     return k
 
 
+@release_primitive(
+    "Laplace mechanism", public=("sensitivity", "epsilon", "noise"), shapes=("values",)
+)
 def laplace_mechanism(values, sensitivity, epsilon, rng, noise="continuous"):
     """Release ``values`` with i.i.d. Laplace noise calibrated to ``sensitivity / epsilon``.
 
@@ -456,6 +460,9 @@ def laplace_mechanism(values, sensitivity, epsilon, rng, noise="continuous"):
     return noisy, cal.scale
 
 
+@release_primitive(
+    "Gaussian mechanism", public=("sigma", "noise", "sensitivity"), shapes=("values",)
+)
 def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None):
     """Release ``values`` with i.i.d. Gaussian noise of standard deviation ``sigma``.
 
@@ -598,6 +605,7 @@ def gaussian_sigma_for_rho(sensitivity, rho):
     return sensitivity / math.sqrt(2 * check_rho(rho))
 
 
+@release_primitive("exponential mechanism", public=("sensitivity", "rho"), shapes=("scores",))
 def exponential_mechanism(scores, sensitivity, rho, rng):
     """Index of a candidate chosen by the exponential mechanism, ``rho``-zCDP.
 

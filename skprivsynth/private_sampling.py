@@ -45,6 +45,7 @@ from ._math.walsh import (
 from .base import BaseSynthesizer
 from .exceptions import SolverError
 from .privacy import PrivacyCost, PrivacyReport, check_epsilon
+from .releases import release_primitive
 from .validation import check_n_samples
 
 __all__ = [
@@ -53,6 +54,14 @@ __all__ = [
     "epsilon_for_samples",
     "max_samples_bound",
 ]
+
+
+@release_primitive("private sampling", public=("records", "n_samples"))
+def _private_draw(records, density, n_samples, rng):
+    """``n_samples`` i.i.d. draws from ``density`` on the public ``records``: the release
+    of :class:`PrivateSampler` (Boedihardjo, Strohmer, Vershynin, Thm. 12.2)."""
+    return sample_weighted_records(records, density, n_samples, rng, rounding=False)
+
 
 #: Largest ``m · L`` (reduced-space size times number of Walsh functions of degree
 #: ``≤ d``) that ``fit`` builds.  The dense ``m × L`` Walsh matrix takes 8 bytes per
@@ -693,7 +702,7 @@ class PrivateSampler(BaseSynthesizer):
     def _sample(self, n_samples, rng, rounding):
         """Points of the reduced space drawn from ``h*``, spending budget: every call,
         even one that repeats a seed, updates ``privacy_report_`` and ``epsilon_``."""
-        out = sample_weighted_records(self.records_, self.weights_, n_samples, rng, rounding=False)
+        out = _private_draw(self.records_, self.weights_, n_samples, rng)
         self.samples_released_ += n_samples
         self.epsilon_spent_ = self.samples_released_ * self.epsilon_per_sample_
         self.privacy_report_ = _release_report(vars(self))
