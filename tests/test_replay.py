@@ -398,3 +398,19 @@ def test_replay_catches_a_printed_count_and_a_data_dependent_call():
     first, recording = observe(branching, X)
     with pytest.raises(ReplayMismatch):
         observe(branching, _flipped(X), recording)
+
+
+@pytest.mark.parametrize(
+    "column, values",
+    [("kids", (2.5, 7)), ("group", ("z", "y")), ("age", (121, 500))],
+    ids=["integer level", "level", "range"],
+)
+def test_replay_an_out_of_domain_value_is_refused_in_the_same_words(column, values):
+    frame = _table().astype({"kids": float})  # as read from a file with a 2.5 in it
+    first, second = (_neighbour(frame, **{column: v}) for v in values)
+    second = pd.concat([second.iloc[1:4], second.iloc[:1], second.iloc[4:]])  # another row
+    run = _fit_pipeline(lambda: _pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0)))
+    outcome = assert_replays(
+        run, first.reset_index(drop=True), second.reset_index(drop=True), min_releases=0
+    )
+    assert outcome["error"] is not None and column in outcome["error"]
