@@ -170,3 +170,59 @@ def test_audit_marginal_synthesizer_gdp(selection, broken, monkeypatch):
         # power: the audit sees most of the claim (expected ≈ 0.9×; observed 0.92× for
         # MST, 0.89× for adaptive, whose exact μ is 0.97× the claim)
         assert mu_lower >= 0.7 * mu_claimed, report
+
+
+@pytest.mark.parametrize("broken", [False, True], ids=["honest", "noise-drawn-not-added"])
+def test_audit_selection_and_compression_on_three_columns(broken, monkeypatch):
+    """Three columns, MST: the fit selects two tree edges (exponential mechanism) and
+    merges the levels whose noisy 1-way count is below 3σ into one code.  The neighbours
+    move one record out of a level whose count sits just above 3σ on ``D``; the event is
+    "that level was merged" (with the empty level 4).  Honest: the merge reads the noisy count, its frequencies on
+    ``D`` and ``D'`` differ a little.  Broken (the 1-way tables' noise drawn but not
+    added, so the merge reads the exact counts): merged never on ``D``, always on ``D'``,
+    which no ε-DP fit can do."""
+    monkeypatch.setattr(marginal, "zcdp_rho", functools.lru_cache(maxsize=None)(zcdp_rho))
+    if broken:
+        measure = marginal.MarginalSynthesizer._measure_one_way
+
+        def exact(self, one_way, rho_each, report, rng, earlier=None):
+            _, sigma = measure(self, one_way, rho_each, report, rng, earlier)
+            return [one_way[(j,)].astype(np.float64) for j in range(len(sigma))], sigma
+
+        monkeypatch.setattr(marginal.MarginalSynthesizer, "_measure_one_way", exact)
+    params = {"epsilon": 2.0, "delta": DELTA, "domain": [5, 3, 2], "selection": "mst"}
+    probe = marginal.MarginalSynthesizer(random_state=0, **params).fit(np.zeros((10, 3)))
+    sigma = probe.privacy_report_.entries[0]["scale"]  # public: ε, δ and the width
+    rare = math.ceil(3 * sigma)  # on D just above the threshold 3σ, on D' just below
+    rng = np.random.default_rng(0)
+    n = 4 * rare
+    base = np.column_stack(
+        [
+            np.repeat([0, 1, 2, 3], [n - 3 * rare, rare, rare, rare]),  # level 4 empty
+            rng.integers(0, 3, n),
+            rng.integers(0, 2, n),
+        ]
+    ).astype(np.float64)
+    base[:, 1] = (base[:, 0] + base[:, 1]) % 3  # a dependence for the tree to select
+    base[-1] = [3, 0, 0]
+    X0, X1 = moved_record_neighbours(base, -1, [0.0, 0.0, 0.0])
+    assert (X0[:, 0] == 3).sum() == rare and 3 * sigma > rare - 1
+
+    def mechanism(X, seed):
+        est = marginal.MarginalSynthesizer(random_state=seed, **params).fit(X)
+        return est._compression.sizes[0]
+
+    result = audit_mechanism(
+        mechanism,
+        X0,
+        X1,
+        events={"level 3 merged with level 4": lambda size: size < 5},
+        n_runs=200,
+        epsilon=probe.epsilon_,
+        delta=DELTA,
+        confidence=CONFIDENCE,
+        random_state=5,
+    )
+    steps = [e["step"] for e in probe.privacy_report_.entries]
+    assert any("spanning-tree edge" in s for s in steps)  # the audit reaches selection
+    assert result.violation == broken, (result.epsilon_lower, probe.epsilon_)
