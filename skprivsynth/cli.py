@@ -265,7 +265,8 @@ class _CsvSchema:
     parsed by its kind: a cell is missing when it is empty or one of pandas' missing
     spellings (``"NA"``, ``"null"`` ...) that is not a declared level of its column;
     a level declared as the number 3 is the text ``"3"`` (or ``"3.0"``); integer
-    columns become integers (``Int64`` in a column declaring missing, in every chunk),
+    columns become integers, a fractional cell rounded down as the encoder reads it
+    (``Int64`` in a column declaring missing, in every chunk),
     float columns floats, datetime columns timestamps (ISO 8601), boolean columns
     booleans.  Undeclared columns are read with pandas' defaults.
 
@@ -363,9 +364,7 @@ class _CsvSchema:
         numbers = numbers.astype(np.float64).reindex(text.index)
         if kind == "float":
             return numbers
-        whole = numbers.dropna()
-        if not (whole == np.round(whole)).all():
-            return numbers  # fractional values are outside the declared integers
+        numbers = np.floor(numbers)  # as the encoder reads an integer column: 2.5 is 2
         return numbers.astype("Int64") if nullable else numbers.astype(np.int64)
 
 
@@ -700,8 +699,10 @@ def _synthesize_streaming(args):
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     # Identifier-like columns have more declared levels than n/2: only possible when
-    # the file has at most twice the largest declared number of levels, then read whole.
-    limit = 2 * max(len(domain[c]) for c in columns)
+    # the file has at most twice the largest declared number of levels, then read whole
+    # (a range's bins are chosen at fit: it is never identifier-like).
+    sizes = [len(domain[c]) for c in columns if not isinstance(domain[c], Range)]
+    limit = 2 * max(sizes, default=0)
     head = schema(_read_csv(args.input, "input CSV", nrows=limit + 1, **schema.read_kwargs()))
     if len(head) <= limit:
         _check_identifiers(head, domain, private)

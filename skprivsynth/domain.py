@@ -87,7 +87,8 @@ class Bins:
         outside the domain).
     kind : {"float", "integer", "datetime"}, default="float"
         ``"integer"`` and ``"datetime"`` columns decode to integers (to multiples of
-        the resolution) inside ``[e_0, e_B]``.
+        the resolution) inside ``[e_0, e_B]``.  A fractional value of an integer
+        column (of any spec) is read as its integer part, rounded down.
     resolution : {"D", "h", "min", "s"} or None, default=None
         Datetime columns only (``"s"`` when not given): decoded values are rounded
         down to it.
@@ -1083,13 +1084,15 @@ def _isna(values):
 
 
 def _numbers(values, spec):
-    """Float64 values of a numeric column (datetimes as seconds); NaN when missing."""
+    """Float64 values of a numeric column (datetimes as seconds); NaN when missing.
+    A value of an integer column is its integer part, rounded down (2.5 is 2)."""
     if spec.kind == "datetime":
         return _to_seconds(values)
     values = pd.Series(values, copy=False)
     if not pd.api.types.is_numeric_dtype(values.dtype):  # text or objects: "3" is 3
         values = pd.to_numeric(values, errors="coerce")
-    return values.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.floor(values) if spec.kind == "integer" else values
 
 
 def _codes(values, spec):
@@ -1119,7 +1122,7 @@ def _codes(values, spec):
     elif isinstance(spec, Levels) and spec.kind == "integer":
         values = _numbers(values, spec)
         codes = values - spec.levels[0]
-        inside = (codes >= 0) & (codes < len(spec.levels)) & (codes == np.floor(codes))
+        inside = (codes >= 0) & (codes < len(spec.levels))
         codes = np.where(inside, codes, -1).astype(np.int64)
     else:
         if isinstance(spec, range):

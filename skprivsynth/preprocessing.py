@@ -146,10 +146,8 @@ def signs_to_boolean_cube(S):
     S = check_array(S, dtype=np.float64, ensure_all_finite=True, input_name="S")
     bad = np.abs(S) > 1
     if bad.any():
-        i, j = (int(k[0]) for k in np.nonzero(bad))
-        raise ValueError(
-            f"S must have all entries in [-1, 1]; column {j} has value {S[i, j]!r} at row {i}."
-        )
+        j = int(np.flatnonzero(bad.any(axis=0))[0])
+        raise ValueError(f"S must have all entries in [-1, 1]; column {j} has values outside it.")
     return (1.0 - S) / 2.0
 
 
@@ -1167,15 +1165,16 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
 # ------------------------------------------------------------------ column helpers
 def _check_no_missing(series, label):
+    """Refuse missing and infinite values; the message names the column, never a value
+    nor a row."""
     missing = series.isna().to_numpy()
     if _is_float_dtype(series.dtype):
         missing = missing | ~np.isfinite(series.to_numpy(dtype=np.float64, na_value=np.nan))
     if missing.any():
-        i = int(np.flatnonzero(missing)[0])
         raise ValueError(
-            f"Input X contains NaN or infinity: column {_column_name(label)} has value "
-            f"{_show(series.iloc[i])!r} at row {i}. BooleanEncoder needs complete, finite data; "
-            "impute or drop missing values first (or encode them as an explicit category)."
+            f"Input X contains NaN or infinity: column {_column_name(label)} has missing or "
+            "infinite values. BooleanEncoder needs complete, finite data; impute or drop "
+            "missing values first (or encode them as an explicit category)."
         )
 
 
@@ -1203,26 +1202,27 @@ def _output_dtype(dtype, column):
 
     The input dtype, except: a boolean column is ``bool`` (``"boolean"`` with a
     missing level); a datetime column read as text is ``datetime64[s]``; an integer
-    or bool dtype with a missing level becomes nullable (a float column of declared
-    integers with missing values: ``Int64``); a categorical column declared ordered
-    gets the declared order.  Read from the declaration and the dtype only.
+    column whose input dtype is not an integer one (floats, text) is ``int64``; an
+    integer or bool dtype with a missing level becomes nullable (``Int64``); a
+    categorical column of declared levels has the declared levels as categories, in
+    their order (ordered when declared so, or when its dtype is).  Read from the
+    declaration and the dtype only, never from the values.
     """
     kind = column.value_kind
     if kind == "boolean":
         return pd.BooleanDtype() if column.missing else np.dtype(bool)
     if kind == "datetime":
         return dtype if pd.api.types.is_datetime64_any_dtype(dtype) else np.dtype("datetime64[s]")
-    if column.missing:
-        if kind == "integer" and _is_float_dtype(dtype):
-            return pd.Int64Dtype()
-        dtype = _nullable(dtype)
-    if isinstance(dtype, pd.CategoricalDtype) and column.kind == "levels":
-        if column.spec.__class__ is Levels and column.spec.ordered:
-            return pd.CategoricalDtype(list(column.spec.levels), ordered=True)
-        extra = [v for v in column.levels if v not in set(dtype.categories)]
-        if extra:
-            return pd.CategoricalDtype(list(dtype.categories) + extra, ordered=dtype.ordered)
-    return dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        if column.kind != "levels" or column.learned:
+            return dtype
+        spec = column.spec
+        if isinstance(spec, Levels):
+            return pd.CategoricalDtype(list(spec.levels), ordered=spec.ordered or dtype.ordered)
+        return pd.CategoricalDtype(list(spec), ordered=dtype.ordered)
+    if kind == "integer" and not (_is_integer_dtype(dtype) or _is_bool_dtype(dtype)):
+        dtype = np.dtype(np.int64)  # declared integers read as floats or text
+    return _nullable(dtype) if column.missing else dtype
 
 
 def _encode_column(series, column, label, handle_unknown):
@@ -1240,21 +1240,22 @@ def _encode_column(series, column, label, handle_unknown):
         codes = np.where(inside, ranged, np.where(codes < 0, -1, column.n_values))
     unknown = codes < 0
     if unknown.any() and handle_unknown == "error":
-        i = int(np.flatnonzero(unknown)[0])
-        if column.kind == "bins":
-            shown = [_iso(e) if column.value_kind == "datetime" else _fmt(e) for e in column.edges]
-            domain = f"the bin edges [{shown[0]}, {shown[-1]}]"
-        else:
-            shown = [_show(v) for v in column.levels[:10]] + (
-                ["..."] if column.levels.size > 10 else []
-            )
-            domain = f"the categories {shown}"
         raise ValueError(
-            f"Column {_column_name(label)} has value {_show(series.iloc[i])!r} at row {i}, outside "
-            f"{domain}. Declare it in `categories`, or use handle_unknown='ignore' to encode "
-            "it as an all-zero block."
+            f"Column {_column_name(label)} has values outside {_accepted(column.spec)}. "
+            "Declare them in `categories`, or use handle_unknown='ignore' to encode them as "
+            "all-zero blocks."
         )
     return codes
+
+
+def _accepted(spec):
+    """What a parsed column spec accepts, for messages: its bin edges' bounds, or its
+    first levels (never a value of the data)."""
+    if isinstance(spec, Bins):
+        shown = [_iso(e) if spec.kind == "datetime" else _fmt(e) for e in spec.edges]
+        return f"the bin edges [{shown[0]}, {shown[-1]}]"
+    levels = [v for v in spec if v is not MISSING]
+    return f"the categories {[_show(v) for v in levels[:10]] + ['...'] * (len(levels) > 10)}"
 
 
 def _draw_block(block, fallback, rng, has_negative=True):
@@ -1897,10 +1898,9 @@ class _LevelCounts:
                 _check_declared_missing(values, label, _Column(spec))
             codes = _codes(values, spec)
             if (codes < 0).any():
-                i = int(np.flatnonzero(codes < 0)[0])
                 raise ValueError(
-                    f"Column {label!r} has value {_show(X[label].iloc[i])!r} at row {i}, "
-                    f"outside the declared domain categories[{label!r}]."
+                    f"Column {label!r} has values outside the declared domain "
+                    f"categories[{label!r}] ({_accepted(spec)})."
                 )
             counts.append(np.bincount(codes, minlength=len(spec)))
         return X.shape[0], counts

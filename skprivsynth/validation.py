@@ -75,9 +75,8 @@ def _column_label(j, feature_names=None):
     return f"column {j}"
 
 
-def _first_bad(mask):
-    rows, cols = np.nonzero(mask)
-    return int(rows[0]), int(cols[0])
+def _first_bad_column(mask):
+    return int(np.flatnonzero(mask.any(axis=0))[0])
 
 
 def check_boolean_matrix(X, name="X", feature_names=None):
@@ -100,14 +99,15 @@ def check_boolean_matrix(X, name="X", feature_names=None):
     Raises
     ------
     ValueError
-        Naming the first offending column, row and value.
+        Naming the first offending column, never a value nor a row (``X`` may be
+        private).
     """
     bad = (X != 0) & (X != 1)
     if bad.any():
-        i, j = _first_bad(bad)
+        j = _first_bad_column(bad)
         raise ValueError(
             f"{name} must be a Boolean matrix with entries in {{0, 1}}; "
-            f"{_column_label(j, feature_names)} has value {X[i, j].item()!r} at row {i}. "
+            f"{_column_label(j, feature_names)} has other values. "
             "Encode categorical or numeric data with skprivsynth.preprocessing.BooleanEncoder."
         )
     return X
@@ -123,10 +123,10 @@ def check_unit_interval(X, name="X", feature_names=None):
         return X
     bad = ~((X >= 0) & (X <= 1))
     if bad.any():
-        i, j = _first_bad(bad)
         raise ValueError(
-            f"{name} must have all entries in [0, 1]; {_column_label(j, feature_names)} "
-            f"has value {X[i, j].item()!r} at row {i}."
+            f"{name} must have all entries in [0, 1]; "
+            f"{_column_label(_first_bad_column(bad), feature_names)} has values outside it "
+            "(or NaN)."
         )
     return X
 

@@ -989,3 +989,41 @@ def test_domain_draft_points_out_the_key_of_units_with_several_rows(tmp_path, ca
     _, lines = _draft(tmp_path, capsys, items)
     assert any("'person'" in line and "exactly 20 rows" in line for line in lines)
     assert not any("'item'" in line and "exactly" in line for line in lines)
+
+
+def test_a_fractional_cell_of_an_integer_column_changes_nothing_but_its_bin(tmp_path, capsys):
+    """D and D' differ in one row, where D' has 500.5 in every integer column: both
+    synthetic columns are written as integers (D' read as floats wrote 445.0, 115.0)."""
+    rng = np.random.default_rng(0)
+    n = 200
+    data = pd.DataFrame({
+        "wide": rng.integers(0, 1001, n),  # private bins
+        "binned": rng.integers(0, 1001, n),
+        "kids": rng.integers(0, 6, n),  # one level per integer
+        "coded": rng.integers(0, 1001, n),  # missing declared
+    })  # fmt: skip
+    other = data.astype(np.float64)
+    other.loc[17] = [500.5, 500.5, 2.5, 500.5]
+    domain = tmp_path / "domain.json"
+    domain.write_text(json.dumps({
+        "wide": {"type": "integer", "range": [0, 1000]},
+        "binned": {"type": "integer", "bins": [0, 250, 500, 1000]},
+        "kids": {"type": "integer", "range": [0, 5]},
+        "coded": {"type": "integer", "range": [0, 1000], "missing": True},
+    }))  # fmt: skip
+    written = []
+    for name, table in (("d", data), ("d_prime", other)):
+        table.to_csv(tmp_path / f"{name}.csv", index=False)
+        out = tmp_path / f"{name}.out.csv"
+        argv = ["synthesize", str(tmp_path / f"{name}.csv"), "--domain", str(domain),
+                "-o", str(out), "--seed", "0", "-n", "100", "--quiet"]  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)  # --seed
+            assert main(argv) == 0, capsys.readouterr().err
+        written.append(pd.read_csv(out, dtype=str, keep_default_na=False))
+    for synthetic in written:
+        for column in ("wide", "binned", "kids"):
+            assert synthetic[column].str.fullmatch(r"\d+").all(), synthetic[column].head()
+        assert synthetic["coded"].str.fullmatch(r"\d*").all()
+    typed = [pd.read_csv(tmp_path / f"{name}.out.csv").dtypes for name in ("d", "d_prime")]
+    assert (typed[0] == typed[1]).all() and (typed[0] == np.int64).all()

@@ -167,3 +167,49 @@ def test_streamed_chunks_are_read_by_the_declared_kinds(tmp_path, capsys):
     assert set(synthetic["answer"]) == {"NA", "no"}
     assert synthetic["delay"].isna().mean() == pytest.approx(0.15, abs=0.04)
     assert set(synthetic["delay"].dropna()) <= set(range(5))
+
+
+@pytest.fixture(scope="module")
+def ranged_files(tmp_path_factory):
+    """A CSV with an integer, a float and a datetime range (private bins), and its domain."""
+    directory = tmp_path_factory.mktemp("ranged")
+    rng = np.random.default_rng(1)
+    n = 900
+    days = pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 366, n), "D")
+    pd.DataFrame({
+        "count": rng.integers(0, 1001, n),
+        "price": np.round(rng.gamma(2.0, 20.0, n).clip(0, 500), 2),
+        "day": days.strftime("%Y-%m-%d"),
+        "kind": rng.choice(["a", "b"], n),
+    }).to_csv(directory / "in.csv", index=False)  # fmt: skip
+    (directory / "domain.json").write_text(json.dumps({
+        "count": {"type": "integer", "range": [0, 1000]},
+        "price": {"type": "float", "range": [0, 500], "decimals": 2},
+        "day": {"type": "datetime", "range": ["2020-01-01", "2020-12-31"], "resolution": "D"},
+        "kind": ["a", "b"],
+    }))  # fmt: skip
+    return directory / "in.csv", directory / "domain.json"
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--chunksize", "250"],
+        pytest.param(["--dask", "local", "--chunksize", "250"], marks=pytest.mark.slow),
+    ],
+)
+def test_declared_ranges_fit_in_chunks_as_in_memory(ranged_files, tmp_path, capsys, option):
+    """The private bins' fine counts are summed over the chunks: the same release and
+    the same sample (one batch) as the in-memory fit (it raised "a Range has no number
+    of codes before the fit")."""
+    if option[0] == "--dask":
+        pytest.importorskip("dask.distributed")
+    data, domain = ranged_files
+    common = ["--domain", domain, "--seed", 4, "-n", 200]
+    status, err_memory = _run(capsys, data, "-o", tmp_path / "memory.csv", *common)
+    assert status == 0, err_memory
+    status, err = _run(capsys, data, "-o", tmp_path / "chunks.csv", *common, *option)
+    assert status == 0, err
+    assert "private bins" in err.splitlines()[-1]
+    assert (tmp_path / "memory.csv").read_bytes() == (tmp_path / "chunks.csv").read_bytes()
+    assert err_memory.splitlines()[-1].split("; ")[1] == err.splitlines()[-1].split("; ")[1]

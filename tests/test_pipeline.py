@@ -362,3 +362,35 @@ def test_private_pipeline_warns_when_a_dp_release_has_a_known_seed(adult):
             random_state=0,
         )
         make_private_pipeline(NoisyMicroaggregation(), adult.domain)
+
+
+# ------------------------------------------------- neighbours: public dtypes
+def _neighbours(column, value, row=7, n=40, seed=0):
+    """A table D and its replace-one neighbour D' (``column`` set to ``value`` in ``row``)."""
+    rng = np.random.default_rng(seed)
+    data = pd.DataFrame({"c": rng.choice(["a", "c"], n), "k": rng.integers(0, 4, n)})
+    other = data.copy()
+    other[column] = other[column].astype(object)
+    other.loc[row, column] = value
+    return data, other
+
+
+@pytest.mark.filterwarnings("ignore::skprivsynth.exceptions.PrivacyLeakWarning")
+def test_a_categorical_column_decodes_to_the_declared_categories_on_neighbours():
+    """The only 'b' in one row of D' gave the categories ['a', 'c', 'b'] on D (observed,
+    then declared) and ['a', 'b', 'c'] on D'."""
+    from skprivsynth import MarginalSynthesizer, make_private_pipeline
+
+    data, other = _neighbours("c", "b")
+    domain = {"c": ["a", "b", "c"], "k": {"levels": [0, 1, 2, 3], "ordered": True}}
+    dtypes = []
+    for table in (data, other):
+        table = table.astype({"c": "category", "k": "category"})
+        pipe = make_private_pipeline(
+            MarginalSynthesizer(epsilon=1.0, random_state=0), domain, random_state=0
+        ).fit(table)
+        sample = pipe.sample(50, random_state=0)
+        # Unordered CategoricalDtypes compare equal whatever the order of their categories.
+        dtypes.append({c: (list(sample[c].cat.categories), sample[c].cat.ordered) for c in sample})
+    assert dtypes[0] == dtypes[1]
+    assert dtypes[0] == {"c": (["a", "b", "c"], False), "k": ([0, 1, 2, 3], True)}

@@ -22,26 +22,26 @@ def test_check_boolean_matrix_returns_same_array():
     assert check_boolean_matrix(X) is X
 
 
-def test_check_boolean_matrix_names_first_bad_entry():
+def test_check_boolean_matrix_names_the_first_bad_column():
     X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 1.0]])
-    with pytest.raises(ValueError, match=r"column 1 has value 0\.5 at row 1.*BooleanEncoder"):
+    with pytest.raises(ValueError, match=r"column 0 has other values\. .*BooleanEncoder"):
         check_boolean_matrix(X)
-    with pytest.raises(ValueError, match=r"Xt must be a Boolean.*column 'b' \(index 1\)"):
+    with pytest.raises(ValueError, match=r"Xt must be a Boolean.*column 'a' \(index 0\)"):
         check_boolean_matrix(X, name="Xt", feature_names=["a", "b"])
 
 
 def test_check_unit_interval():
     X = np.array([[0.0, 0.25], [1.0, 0.5]])
     assert check_unit_interval(X) is X
-    with pytest.raises(ValueError, match=r"column 0 has value -0\.1 at row 1"):
+    with pytest.raises(ValueError, match=r"column 0 has values outside it"):
         check_unit_interval(np.array([[0.5, 0.5], [-0.1, 0.2]]))
-    with pytest.raises(ValueError, match=r"'w' \(index 1\) has value 1\.5 at row 0"):
+    with pytest.raises(ValueError, match=r"'w' \(index 1\) has values outside it"):
         check_unit_interval(np.array([[0.5, 1.5]]), feature_names=["v", "w"])
 
 
 def test_check_unit_interval_rejects_nan():
     # NaN compares False with both bounds: it used to pass silently.
-    with pytest.raises(ValueError, match=r"column 1 has value nan at row 0"):
+    with pytest.raises(ValueError, match=r"column 1 has values outside it \(or NaN\)"):
         check_unit_interval(np.array([[0.5, np.nan]]))
 
 
@@ -92,19 +92,20 @@ def test_validators_feature_names_out_honour_input_features(Validator):
 def test_unit_interval_validator_accepts_fractions():
     X = np.array([[0.0, 0.3], [1.0, 0.99]])
     np.testing.assert_array_equal(UnitIntervalValidator().fit_transform(X), X)
-    with pytest.raises(ValueError, match=r"must be a Boolean.*value 0\.3 at row 0"):
+    with pytest.raises(ValueError, match=r"must be a Boolean.*column 1 has other values"):
         BooleanValidator().fit(X)
 
 
-def test_validator_error_names_column_value_and_row_for_frames():
+def test_validator_error_names_the_column_never_a_value_nor_a_row():
     df = pd.DataFrame({"a": [0, 1, 1], "b": [1, 0, 3]})
-    with pytest.raises(ValueError, match=r"column 'b' \(index 1\) has value 3\.0 at row 2"):
+    with pytest.raises(ValueError, match=r"column 'b' \(index 1\) has other values\.") as e:
         BooleanValidator().fit(df)
-    with pytest.raises(ValueError, match=r"column 'b' \(index 1\) has value 3\.0 at row 2"):
+    assert "3" not in str(e.value) and "row" not in str(e.value)
+    with pytest.raises(ValueError, match=r"column 'b' \(index 1\) has values outside it"):
         UnitIntervalValidator().fit(df)
     v = BooleanValidator().fit(df.clip(upper=1))
     assert v.get_feature_names_out().tolist() == ["a", "b"]
-    with pytest.raises(ValueError, match=r"column 'a' \(index 0\) has value -1\.0 at row 0"):
+    with pytest.raises(ValueError, match=r"column 'a' \(index 0\) has other values"):
         v.transform(pd.DataFrame({"a": [-1, 0], "b": [0, 0]}))
 
 
