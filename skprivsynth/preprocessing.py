@@ -442,8 +442,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         a column gets at most ``max_bins`` codes.  Read more in the
         :ref:`User Guide <private_binning>`.
     noise : {"continuous", "discrete"}, default="continuous"
-        Laplace sampler of that release (:func:`~skprivsynth.privacy.laplace_mechanism`;
-        ``"discrete"`` is floating-point-safe), as the synthesizers' ``noise``.
+        Noise of every release of the encoder, as the synthesizers' ``noise``: the
+        private level frequencies (:func:`~skprivsynth.privacy.laplace_mechanism`) and
+        the private bins (PrivTree's split tests, the grid points, the sub-bin counts;
+        :mod:`skprivsynth._math.private_binning`).  ``"discrete"`` is floating-point-safe.
     datetime_parts : {"computed", "modelled"}, default="modelled"
         How the parts of a datetime column (:class:`~skprivsynth.domain.DatetimePart`)
         are synthesized; decoded parts always agree with their datetime.  The
@@ -841,7 +843,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         float's declared decimals) gives part of that rest (``_POINT_SHARE``,
         ``_FEW_POINT_SHARE``) to :func:`~skprivsynth._math.private_binning.grid_points`
         first, the values that recur on many rows, which then decode exactly.  zCDP
-        composes by addition.
+        composes by addition.  ``noise`` goes to all three releases.
         Which columns, the grids and the shares depend on the declaration only.
         """
         ranged = {label: spec for label, spec in domain.items() if isinstance(spec, Range)}
@@ -872,6 +874,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 min_width=min_width,
                 occupied=grid.occupied,
                 step=f"bins of {label!r}",
+                noise=self.noise,
             )
             edges, fraction = grid.edges(boundaries)
             rho_weights, held, values = rho_rest, None, np.zeros(0)
@@ -886,6 +889,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     points_rng,
                     report=report,
                     step=f"recurring values of {label!r}",
+                    noise=self.noise,
                 )
                 cells = grid.key_cells(released)
                 fine = fine.copy()
@@ -903,6 +907,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 step=f"sub-bin weights of {label!r}",
                 points=(0, grid.occupied - 1),
                 held=held,
+                noise=self.noise,
             )
             weights = weights[: edges.size - 1]  # the bins that hold grid points
             weights[-1] = _truncate_weights(weights[-1], fraction)

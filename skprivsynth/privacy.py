@@ -21,7 +21,9 @@ sensitivity increased to account for the rounding.  The release is then a multip
 ``γ``: its low-order bits carry no information about the data, which closes the
 floating-point attack of Mironov (2012) on the textbook sampler.  See
 :func:`discrete_laplace_calibration` and :func:`discrete_gaussian_calibration` for the
-derivations.
+derivations.  :func:`laplace_threshold_test` releases only whether ``value + Lap(b)``
+exceeds a threshold; with ``noise="discrete"`` it samples that outcome exactly (integer
+arithmetic), with the law of exact Laplace noise.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import numpy as np
 from ._math.discrete_noise import (
     MAX_GAUSSIAN_SIGMA2,
     MAX_LAPLACE_SCALE,
+    bernoulli_exp,
     discrete_gaussian,
     discrete_laplace,
 )
@@ -62,6 +65,7 @@ __all__ = [
     "laplace_mechanism",
     "laplace_noise",
     "laplace_scale",
+    "laplace_threshold_test",
     "warn_privacy_leak",
     "zcdp_epsilon",
     "zcdp_rho",
@@ -154,6 +158,51 @@ def laplace_noise(scale, size, rng):
     if not (math.isfinite(scale) and scale >= 0):
         raise ValueError(f"Laplace scale must be finite and >= 0; got {scale!r}.")
     return rng.laplace(0.0, scale, size=size) if scale > 0 else np.zeros(size)
+
+
+#: The fractional part of a Bernoulli(exp(-x)) argument is a multiple of 2**-62.
+_EXP_FRACTION_BITS = 62
+
+
+@release_primitive(
+    "Laplace threshold test", public=("threshold", "scale", "noise"), shapes=("values",)
+)
+def laplace_threshold_test(values, threshold, scale, rng, noise="continuous"):
+    """Whether ``values + Lap(scale) > threshold``, coordinatewise; only the booleans.
+
+    ``noise="continuous"``: numpy's float Laplace noise, compared.  ``noise="discrete"``:
+    the same law sampled exactly.  With ``y = threshold − value`` the test passes with
+    probability ``½·exp(−y/scale)`` when ``y > 0`` and ``1 − ½·exp(−|y|/scale)``
+    otherwise (the Laplace survival function); the draw is a fair coin and a
+    ``Bernoulli(exp(−|y|/scale))`` by exact integer arithmetic (Canonne, Kamath &
+    Steinke 2020, Algorithm 1) -- the first when ``y > 0``, the negation of their
+    conjunction otherwise.  The argument ``|y|/scale`` is the float computed from the
+    values, its fraction rounded down to a multiple of ``2**-62`` and its whole part
+    capped at ``2**62`` (a probability below ``exp(−2**62)`` either way); no random quantity
+    meets a floating-point operation, so a proof for exact Laplace noise of scale
+    ``scale`` applies to the outcome unchanged.
+
+    Returns
+    -------
+    ndarray of bool, shape of ``values``
+    """
+    check_noise(noise)
+    values = _check_values(values)
+    scale = float(scale)
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"Laplace scale must be finite and > 0; got {scale!r}.")
+    if noise == "continuous":
+        return values + laplace_noise(scale, values.size, rng).reshape(values.shape) > threshold
+    y = float(threshold) - values.ravel()
+    x = np.abs(y) / scale
+    whole = np.minimum(np.floor(x), 2.0**62)
+    fraction = np.where(x < 2.0**62, x - whole, 0.0)
+    fraction = np.floor(fraction * 2.0**_EXP_FRACTION_BITS).astype(np.int64)
+    below = bernoulli_exp(whole.astype(np.int64), 1, rng)
+    idx = np.flatnonzero(below)
+    below[idx] = bernoulli_exp(fraction[idx], 2**_EXP_FRACTION_BITS, rng)
+    tail = below & (rng.integers(0, 2, size=y.size) == 1)  # probability ½·exp(−|y|/scale)
+    return np.where(y > 0, tail, ~tail).reshape(values.shape)
 
 
 #: Accepted values of the ``noise`` parameter of the mechanisms (use with StrOptions).
@@ -301,7 +350,7 @@ def discrete_laplace_calibration(sensitivity, epsilon, n_coordinates):
     )
 
 
-def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
+def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates, integer=False):
     """Grid and discrete Gaussian ``σ²`` of a floating-point-safe release.
 
     The caller calibrated ``sigma`` for a statistic of L2 sensitivity ``sensitivity``
@@ -331,6 +380,11 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
     doubled while ``σ_γ² > 2**30`` (the range of the exact vectorised sampler); the
     inflation actually paid is in the returned derivation.
 
+    ``integer=True``: the statistic is integer-valued (counts), so it already lies on
+    the grid ``γ = 1`` and nothing is rounded: ``Δ_γ = sensitivity`` and
+    ``σ_γ² = ceil(sigma²)`` keep ``Δ_γ/σ_γ <= sensitivity/sigma`` whatever
+    ``n_coordinates`` (CKS 2020, Thm. 14, on the integer statistic itself).
+
     Returns
     -------
     DiscreteCalibration
@@ -342,6 +396,29 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates):
     if sensitivity == 0:
         raise ValueError("sensitivity must be > 0 for a discrete calibration; got 0.0.")
     c = _check_n_coordinates(n_coordinates)
+    if integer:
+        sigma2 = math.ceil(Fraction(sigma) ** 2)  # exact: σ_γ >= σ
+        if sigma2 > MAX_GAUSSIAN_SIGMA2:
+            raise ValueError(
+                f"the discrete Gaussian supports sigma² <= 2**30 on integer counts; got "
+                f"sigma={sigma:.6g}. Use noise='continuous' or a larger budget."
+            )
+        derivation = (
+            f"integer counts: grid γ = 1, nothing rounded, L2 Δ_γ = Δ = {sensitivity:.6g}; "
+            f"σ_γ² = ceil(σ²) = {sigma2} keeps Δ_γ/σ_γ <= Δ/σ (noise std × "
+            f"{math.sqrt(sigma2) / sigma:.6f}); same zCDP as the continuous Gaussian "
+            "(CKS 2020, Thm. 14)."
+        )
+        return DiscreteCalibration(
+            granularity=1.0,
+            n_coordinates=c,
+            sensitivity=sensitivity,
+            grid_sensitivity=sensitivity,
+            grid_scale=sigma2,
+            scale=math.sqrt(sigma2),
+            epsilon=None,
+            derivation=derivation,
+        )
     root_c = math.sqrt(c) * (1 + 1e-15)
     ratio = sigma / sensitivity
     if root_c * ratio > math.sqrt(MAX_GAUSSIAN_SIGMA2 / 4):
@@ -461,9 +538,11 @@ def laplace_mechanism(values, sensitivity, epsilon, rng, noise="continuous"):
 
 
 @release_primitive(
-    "Gaussian mechanism", public=("sigma", "noise", "sensitivity"), shapes=("values",)
+    "Gaussian mechanism",
+    public=("sigma", "noise", "sensitivity", "integer"),
+    shapes=("values",),
 )
-def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None):
+def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None, integer=False):
     """Release ``values`` with i.i.d. Gaussian noise of standard deviation ``sigma``.
 
     Parameters
@@ -480,6 +559,10 @@ def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None)
     sensitivity : float, optional
         L2 sensitivity the caller calibrated ``sigma`` for; required by
         ``noise="discrete"`` to account for the rounding.
+    integer : bool, default=False
+        ``values`` are counts (an integer dtype, checked): with ``noise="discrete"``
+        they are released on the grid ``γ = 1`` without rounding
+        (``discrete_gaussian_calibration(..., integer=True)``).
 
     Returns
     -------
@@ -488,6 +571,8 @@ def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None)
         Noise standard-deviation parameter used (``σ_γ·γ`` for the discrete noise).
     """
     check_noise(noise)
+    if integer and not np.issubdtype(np.asarray(values).dtype, np.integer):
+        raise TypeError(f"integer=True needs integer values; got dtype {np.asarray(values).dtype}.")
     values = _check_values(values)
     sigma = float(sigma)
     if not (math.isfinite(sigma) and sigma >= 0):
@@ -499,7 +584,7 @@ def gaussian_mechanism(values, sigma, rng, noise="continuous", sensitivity=None)
             "sensitivity (the L2 sensitivity sigma was calibrated for) is required with "
             "noise='discrete', to account for rounding to the grid."
         )
-    cal = discrete_gaussian_calibration(sigma, sensitivity, values.size)
+    cal = discrete_gaussian_calibration(sigma, sensitivity, values.size, integer=integer)
     noisy = _grid_release(
         values, cal.granularity, lambda: discrete_gaussian(cal.grid_scale, values.shape, rng)
     )

@@ -268,6 +268,34 @@ def test_a_point_mass_at_either_bound_of_a_range_decodes_to_the_bound():
     assert np.mean(inside) == pytest.approx(np.mean((v > 0) & (v < 10)), abs=0.01)
 
 
+def test_discrete_noise_of_the_encoder_reaches_its_private_bins():
+    # BooleanEncoder(noise="discrete"): the bins, the recurring values and the sub-bin
+    # weights are discrete releases, and they decode the columns as well as the
+    # continuous ones (KS of the decoded columns against the data).
+    rng = np.random.default_rng(0)
+    n = 20_000
+    frame = pd.DataFrame(
+        {
+            "years": np.clip(np.round(12 + 3 * rng.standard_normal(n)), 0, 10_000).astype(int),
+            "v": np.where(rng.random(n) < 0.2, 0.0, rng.gamma(2.0, 1.5, n).clip(0, 50)),
+        }
+    )
+    domain = {
+        "years": {"type": "integer", "range": [0, 10_000]},
+        "v": {"type": "float", "range": [0.0, 50.0]},
+    }
+    ks = {}
+    for noise in ("continuous", "discrete"):
+        enc = BooleanEncoder(categories=domain, binning_epsilon=1.0, noise=noise, random_state=0)
+        back = enc.inverse_transform(enc.fit_transform(frame))
+        mechanisms = [e["mechanism"] for e in enc.privacy_report_.entries]
+        assert len(mechanisms) == 5  # bins ×2, recurring values of years, sub-bins ×2
+        assert all(("discrete" in m) == (noise == "discrete") for m in mechanisms), mechanisms
+        ks[noise] = [stats.ks_2samp(back[c], frame[c]).statistic for c in frame]
+        assert np.mean(back["v"] == 0.0) == pytest.approx(0.2, abs=0.01)
+    assert max(ks["discrete"]) < 0.03 and max(ks["continuous"]) < 0.03, ks
+
+
 def test_integer_column_with_bins_decodes_to_integer_inside_bin():
     df = pd.DataFrame({"age": np.array([17, 18, 30, 64, 90], dtype=np.int64)})
     enc = BooleanEncoder(categories={"age": {"bins": [17, 18, 30, 65, 91]}}, random_state=0)

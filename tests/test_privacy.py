@@ -21,6 +21,7 @@ from skprivsynth.privacy import (
     laplace_mechanism,
     laplace_noise,
     laplace_scale,
+    laplace_threshold_test,
 )
 
 
@@ -276,6 +277,55 @@ def test_discrete_gaussian_calibration_preserves_ratio():
     big = discrete_gaussian_calibration(50.0, 1.0, 10_000)  # needs a coarser grid
     assert big.grid_scale <= dn.MAX_GAUSSIAN_SIGMA2
     assert big.grid_sensitivity / math.sqrt(big.grid_scale) <= 1.0 / 50.0
+
+
+def test_discrete_gaussian_calibration_of_integer_counts():
+    """Integer counts are on the grid γ = 1: no rounding, σ_γ² = ceil(σ²) exactly, and
+    the size of the statistic does not enter (the rounding calibration's limit on
+    n·(σ/Δ)² does not apply)."""
+    for sigma in (1.0, 4.47213595499958, 100.0, 20_000.5):
+        for c in (1, 10**7):
+            cal = discrete_gaussian_calibration(sigma, math.sqrt(2), c, integer=True)
+            assert cal.granularity == 1.0 and cal.grid_sensitivity == math.sqrt(2)
+            assert cal.grid_scale == math.ceil(Fraction(sigma) ** 2)
+            assert cal.grid_scale - 1 < sigma**2 <= cal.grid_scale and "γ = 1" in cal.derivation
+    with pytest.raises(ValueError, match="2\\*\\*28"):
+        discrete_gaussian_calibration(100.0, math.sqrt(2), 10**7)
+    with pytest.raises(ValueError, match="2\\*\\*30"):
+        discrete_gaussian_calibration(2.0**16, 1.0, 1, integer=True)
+    rng = np.random.default_rng(0)
+    counts = np.arange(50_000) % 7
+    noisy, scale = gaussian_mechanism(
+        counts, 3.5, rng, noise="discrete", sensitivity=1.0, integer=True
+    )
+    assert scale == math.sqrt(13) and np.array_equal(noisy, np.round(noisy))
+    assert _chi2_pvalue((noisy - counts).astype(np.int64),
+                        lambda z: dn.discrete_gaussian_pmf(z, 13), 15) > 1e-3  # fmt: skip
+    with pytest.raises(TypeError, match="integer"):
+        gaussian_mechanism(counts + 0.5, 3.5, rng, noise="discrete", sensitivity=1.0, integer=True)
+
+
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
+def test_laplace_threshold_test_has_the_laplace_law(noise):
+    """P(value + Lap(b) > θ) is the Laplace survival function at θ − value, for both
+    samplers (the discrete one by a coin and an exact Bernoulli(exp(−|θ − v|/b)))."""
+    values = np.repeat([-3.0, -0.4, 0.0, 0.7, 2.5, 40.0], 20_000)
+    passed = laplace_threshold_test(values, 0.25, 1.5, np.random.default_rng(1), noise=noise)
+    rate = passed.reshape(6, -1).mean(axis=1)
+    expected = stats.laplace.sf((0.25 - values[::20_000]) / 1.5)
+    tolerance = 4 * np.sqrt(expected * (1 - expected) / 20_000) + 1e-12
+    np.testing.assert_array_less(np.abs(rate - expected), tolerance)
+    assert laplace_threshold_test(np.zeros((2, 3)), 0.0, 1.0, np.random.default_rng(0),
+                                  noise=noise).shape == (2, 3)  # fmt: skip
+    with pytest.raises(ValueError, match="scale"):
+        laplace_threshold_test([1.0], 0.0, 0.0, np.random.default_rng(0), noise=noise)
+
+
+def test_laplace_threshold_test_continuous_is_the_noisy_comparison():
+    rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
+    values = np.linspace(-4, 4, 101)
+    expected = values + rng_a.laplace(0.0, 2.0, size=101) > 0.5
+    np.testing.assert_array_equal(laplace_threshold_test(values, 0.5, 2.0, rng_b), expected)
 
 
 def test_calibration_errors():

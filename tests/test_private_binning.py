@@ -1,10 +1,18 @@
 """Private discretisation from public ranges: PrivTree bins and consistent sub-bin weights."""
 
+import math
+import re
+import warnings
+from fractions import Fraction
+
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
+from skprivsynth import MarginalSynthesizer, make_private_pipeline
 from skprivsynth._math import private_binning
+from skprivsynth._math.discrete_noise import discrete_gaussian_pmf
 from skprivsynth._math.private_binning import (
     consistent_sub_bin_weights,
     grid_points,
@@ -17,6 +25,7 @@ from skprivsynth.auditing import (
     likelihood_ratio_statistic,
     moved_record_neighbours,
 )
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.privacy import PrivacyReport
 
 
@@ -174,9 +183,11 @@ def _pair_loss(counts0, counts1, lam, bias, **kwargs):
     )
 
 
+@pytest.mark.parametrize("noise", ["continuous", "discrete"])
 @pytest.mark.parametrize(("theta", "min_width", "occupied"), [(0.0, 1, None), (2.0, 2, 5)])
-def test_privtree_samples_its_model(theta, min_width, occupied):
-    """Goodness of fit: output frequencies of privtree_bins against the exact model."""
+def test_privtree_samples_its_model(theta, min_width, occupied, noise):
+    """Goodness of fit: output frequencies of privtree_bins against the exact model of
+    Laplace split tests; ``noise="discrete"`` samples the same law exactly."""
     counts = np.array([5, 0, 3, 1, 0, 0, 9, 2])
     if occupied is not None:
         counts[occupied:] = 0  # padding
@@ -193,6 +204,7 @@ def test_privtree_samples_its_model(theta, min_width, occupied):
             theta=theta,
             min_width=min_width,
             occupied=occupied,
+            noise=noise,
         )
         key = tuple(b.tolist())
         seen[key] = seen.get(key, 0) + 1
@@ -765,3 +777,139 @@ def test_audit_grid_points(variant, monkeypatch):
 
     a, b = counts[0].astype(float), counts[1].astype(float)
     _audit_gaussian_release(release, a, b, rho, variant, monkeypatch)
+
+
+# ------------------------------------------------------------------ noise="discrete"
+
+
+def _mixed_table(n=4000, seed=0):
+    """A level, an integer range with recurring values (grid points) and a float range."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "g": rng.integers(0, 3, n),
+            "age": np.clip(np.round(40 + 12 * rng.standard_normal(n)), 0, 100_000).astype(int),
+            "x": np.round(rng.normal(5, 2, n), 2),
+        }
+    )
+    domain = {
+        "g": 3,
+        "age": {"type": "integer", "range": [0, 100_000]},
+        "x": {"type": "float", "range": [-10.0, 20.0]},
+    }
+    return frame, domain
+
+
+def test_discrete_noise_reaches_every_release_of_the_pipeline():
+    """``noise="discrete"`` on the synthesizer: every Laplace or Gaussian entry of the
+    composed report, the private bins' included, is a discrete mechanism."""
+    frame, domain = _mixed_table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded release
+        pipe = make_private_pipeline(
+            MarginalSynthesizer(epsilon=1, noise="discrete", random_state=0),
+            domain,
+            binning_epsilon=2.0,
+            random_state=0,
+        )
+        pipe.fit(frame)
+    entries = pipe.privacy_report_.entries
+    steps = [e["step"] for e in entries]
+    for name in ("bins of 'age'", "recurring values of 'age'", "sub-bin weights of 'x'"):
+        assert any(name in step for step in steps), steps
+    noisy = [e for e in entries if re.search("laplace|gaussian|privtree", e["mechanism"], re.I)]
+    assert len(noisy) >= 5
+    assert [e["mechanism"] for e in noisy if "discrete" not in e["mechanism"]] == []
+
+
+def test_discrete_releases_lie_on_their_grid(monkeypatch):
+    """The discrete grid points and sub-bin counts are integer counts plus integer noise
+    (the grid γ = 1 of their calibration); the continuous ones are not."""
+    released = []
+    honest = private_binning.gaussian_mechanism
+
+    def spy(values, sigma, rng, **kwargs):
+        noisy, scale = honest(values, sigma, rng, **kwargs)
+        released.append((kwargs.get("noise", "continuous"), noisy, scale))
+        return noisy, scale
+
+    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+    counts = _skewed_counts(size=256)
+    boundaries = privtree_bins(counts, 1.0, np.random.default_rng(0), report=_report())
+    for noise in ("continuous", "discrete"):
+        report = _report()
+        consistent_sub_bin_weights(
+            counts, boundaries, 8, 0.05, np.random.default_rng(1), report=report,
+            points=(0, 255), noise=noise,
+        )  # fmt: skip
+        keys, values = grid_points(
+            [3, 7, 11], [400, 2, 90], [[0, 5000]], 0.05, np.random.default_rng(2),
+            report=report, alpha=50.0, noise=noise,
+        )  # fmt: skip
+        assert keys.size > 3  # empty points passed too
+        sigma = np.sqrt(math.ceil(Fraction(np.sqrt(2) / np.sqrt(0.1)) ** 2))  # sqrt(ceil(σ²))
+        for entry in report.entries:
+            assert ("discrete" in entry["mechanism"]) == (noise == "discrete")
+            if noise == "discrete":
+                assert entry["scale"] == pytest.approx(sigma) and "γ = 1" in entry["derivation"]
+        draws = [y for kind, y, _ in released if kind == noise]
+        assert len(draws) >= 3  # sub-bins, their points, the dense grid
+        on_grid = all(np.array_equal(y, np.round(y)) for y in [*draws, values])
+        assert on_grid == (noise == "discrete")
+        released.clear()
+
+
+def test_discrete_grid_points_keep_a_point_with_the_discrete_gaussian_tail():
+    """The dense discrete release keeps a point of count c with probability
+    P(c + Z >= τ), Z discrete Gaussian of σ_γ² = ceil(σ²), τ = σ_γ·Φ̄⁻¹(alpha/L).
+    Here ρ = 1 (σ = σ_γ = 1), L = 4, alpha = 0.4: τ = 1.28, a point is kept iff its
+    noisy count is >= 2.  The continuous Gaussian tail Φ̄((τ − c)/σ) fails the same
+    test."""
+    counts, runs = np.array([0, 2, 0, 1]), 4000
+    rng, hits = np.random.default_rng(0), np.zeros(4)
+    for _ in range(runs):
+        report = _report()
+        keys, noisy = grid_points(
+            [1, 3], [2, 1], [[0, 4]], 1.0, rng, report=report, alpha=0.4, noise="discrete"
+        )
+        assert np.all(noisy >= 2)
+        hits[keys] += 1
+    assert report.entries[0]["scale"] == 1.0
+    z = np.arange(-40, 41)
+    pmf = discrete_gaussian_pmf(z, 1)
+    expected = np.array([pmf[z >= 2 - c].sum() for c in counts])
+    tolerance = 4 * np.sqrt(expected * (1 - expected) / runs)
+    np.testing.assert_array_less(np.abs(hits / runs - expected), tolerance)
+    continuous = stats.norm.sf(stats.norm.isf(0.1) - counts)
+    assert np.all(np.abs(hits / runs - continuous)[[0, 2, 3]] > tolerance[[0, 2, 3]])
+
+
+def test_discrete_grid_points_keep_the_sparse_release_meaning():
+    """Dense discrete release on a long public grid over several ranges: the recurring
+    values come back with counts near theirs, keys outside the ranges never."""
+    keys = np.array([10, 500, 77_000, 150_000, 900_000])
+    report = _report()
+    released, noisy = grid_points(
+        keys, [5000, 40, 3000, 800, 7], [[0, 100_000], [800_000, 1_000_000]], 0.01,
+        np.random.default_rng(1), report=report, noise="discrete",
+    )  # fmt: skip
+    # σ_γ = 10, τ = 10·Φ̄⁻¹(0.01/300000) ≈ 54: the two large counts inside the ranges.
+    np.testing.assert_array_equal(released, [10, 77_000])
+    assert np.all(np.abs(noisy - [5000, 3000]) < 60)
+    assert report.rho == pytest.approx(0.01)
+    (entry,) = report.entries
+    assert entry["mechanism"] == "discrete Gaussian mechanism (dense, thresholded)"
+    with pytest.raises(ValueError, match="noise"):
+        grid_points(keys, [1] * 5, [[0, 10]], 0.01, np.random.default_rng(1),
+                    report=report, noise="float")  # fmt: skip
+
+
+def test_discrete_privtree_report_entry():
+    report = PrivacyReport("t")
+    privtree_bins(_skewed_counts(), 1.0, np.random.default_rng(0), report=report, noise="discrete")
+    (entry,) = report.entries
+    assert entry["mechanism"] == "PrivTree (discrete: Laplace split tests sampled exactly)"
+    assert entry["epsilon"] == 1.0 and entry["scale"] == pytest.approx(4.0)
+    assert "CKS 2020, Alg. 1" in entry["derivation"]
+    with pytest.raises(ValueError, match="noise"):
+        privtree_bins(_skewed_counts(), 1.0, np.random.default_rng(0), report=report, noise="x")

@@ -31,7 +31,14 @@ from numbers import Integral
 import numpy as np
 from scipy.stats import chi2, norm, truncnorm
 
-from ..privacy import check_epsilon, gaussian_mechanism, gaussian_sigma_for_rho, laplace_noise
+from ..privacy import (
+    check_epsilon,
+    check_noise,
+    discrete_gaussian_calibration,
+    gaussian_mechanism,
+    gaussian_sigma_for_rho,
+    laplace_threshold_test,
+)
 
 __all__ = [
     "consistent_sub_bin_weights",
@@ -47,6 +54,9 @@ FANOUT = 2
 
 #: L2 sensitivity of the sub-bin counts under replace-one: one count -1, one +1.
 SUB_BIN_L2_SENSITIVITY = math.sqrt(2)
+
+#: Eligible points per draw of the dense discrete release of :func:`grid_points`.
+_DENSE_CHUNK = 1 << 20
 
 
 def privtree_scale(epsilon):
@@ -114,6 +124,7 @@ def privtree_bins(
     min_width=1,
     occupied=None,
     step="PrivTree bins",
+    noise="continuous",
 ):
     """Bin boundaries (indices into the fine grid) chosen by PrivTree, ε-DP.
 
@@ -132,7 +143,15 @@ def privtree_bins(
     Every choice is public: the grid, ``min_width``, ``occupied``, ``θ`` and ``ε``.
     Only the outcomes of the comparisons are released, never a noisy value, so the
     low-order bits of the floating-point Laplace sample (Mironov, CCS 2012) are not
-    exposed.
+    exposed.  ``noise="discrete"`` samples each comparison exactly
+    (:func:`~skprivsynth.privacy.laplace_threshold_test`: the split probability is the
+    Laplace survival function at ``θ − b``, drawn as a fair coin and a
+    ``Bernoulli(exp(−|θ − b|/λ))`` by integer arithmetic, Canonne, Kamath & Steinke
+    2020, Algorithm 1): the outcomes have the law of exact ``Lap(λ)`` noise of the
+    same ``λ`` and ``δ``, so the privacy theorem of Algorithm 2 holds as it stands.
+    (The theorem is proven for Laplace noise; discrete Laplace noise on a grid ``γZ``
+    makes the split probability a step function of ``b``, which would need a proof of
+    its own.)
 
     Parameters
     ----------
@@ -154,6 +173,8 @@ def privtree_bins(
         others pad it to a power of two); None: all of them.
     step : str, default="PrivTree bins"
         Name of the report entry.
+    noise : {"continuous", "discrete"}, default="continuous"
+        Float Laplace noise, or the comparisons sampled exactly (above).
 
     Returns
     -------
@@ -176,6 +197,7 @@ def privtree_bins(
     """
     counts = _check_fine_counts(fine_counts)
     epsilon = check_epsilon(epsilon)
+    noise = check_noise(noise)
     min_width = _check_positive_int(min_width, "min_width")
     theta = float(theta)
     if not math.isfinite(theta):
@@ -200,7 +222,7 @@ def privtree_bins(
             edges.append(active * width)
             break
         biased = np.maximum(node_counts[active] - (depth - shift) * bias, theta - bias)
-        split = biased + laplace_noise(scale, active.size, rng) > theta
+        split = laplace_threshold_test(biased, theta, scale, rng, noise=noise)
         edges.append(active[~split] * width)
         active = (FANOUT * active[split])[:, None] + np.arange(FANOUT)
         active = active.ravel()
@@ -215,12 +237,19 @@ def privtree_bins(
         "(2β−1)/((β−1)λ) = 3/λ (the paper's add/remove bound), the lowered path only "
         "at its leaf, 1/λ; total ε = 4/λ"
     )
+    mechanism = "PrivTree (Laplace split tests)"
+    if noise == "discrete":
+        mechanism = "PrivTree (discrete: Laplace split tests sampled exactly)"
+        derivation += (
+            "; each test sampled exactly with the law of Lap(λ) (fair coin and "
+            "Bernoulli(exp(−|θ − b|/λ)), CKS 2020, Alg. 1): the same λ and δ"
+        )
     if report.zcdp_delta is None:
-        report.add(step, "PrivTree (Laplace split tests)", 1, epsilon, scale, derivation)
+        report.add(step, mechanism, 1, epsilon, scale, derivation)
     else:
         report.add(
             step,
-            "PrivTree (Laplace split tests)",
+            mechanism,
             1,
             None,
             scale,
@@ -247,7 +276,9 @@ def _check_boundaries(boundaries, size):
     return b.astype(np.int64)
 
 
-def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="grid points"):
+def grid_points(
+    keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="grid points", noise="continuous"
+):
     """Points of a public grid holding many rows, released with ρ-zCDP (a sparse release).
 
     Conceptually every point of the eligible public grid (``ranges``, half-open key
@@ -265,6 +296,12 @@ def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="gri
     sensitivity ``sqrt(2)``, so ``σ = sqrt(2)/sqrt(2ρ) = 1/sqrt(ρ)`` gives ρ-zCDP
     (Bun & Steinke 2016, Prop. 1.6).  The threshold is post-processing; the grid and
     ``ranges`` must be public (or released before).
+
+    ``noise="discrete"``: the dense release itself.  Every eligible point's count (0
+    where no row) gets discrete Gaussian noise on the integers (the counts are on the
+    grid ``γ = 1``, nothing rounded; ``σ_γ² = ceil(σ²)``, the same ρ, Canonne, Kamath
+    & Steinke 2020, Thm. 14), and ``τ = σ_γ·Φ̄⁻¹(alpha/L)``.  Its cost is linear in the
+    public ``L``, drawn ``2**20`` points at a time.
 
     Parameters
     ----------
@@ -284,6 +321,8 @@ def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="gri
         Expected number of empty points released.
     step : str, default="grid points"
         Name of the report entry.
+    noise : {"continuous", "discrete"}, default="continuous"
+        The sparse release with float Gaussian noise, or the dense discrete one (above).
 
     Returns
     -------
@@ -294,8 +333,10 @@ def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="gri
     """
     if report.zcdp_delta is None:
         raise ValueError("report must be a zCDP report (with zcdp_delta) for a ρ release.")
+    noise = check_noise(noise)
     keys = np.asarray(keys, dtype=np.int64)
-    counts = np.asarray(counts, dtype=np.float64)
+    exact = np.asarray(counts)
+    counts = exact.astype(np.float64)
     ranges = np.asarray(ranges, dtype=np.int64).reshape(-1, 2)
     order = np.argsort(ranges[:, 0])
     ranges = ranges[order]
@@ -304,26 +345,46 @@ def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="gri
     position = np.searchsorted(ranges[:, 0], keys, side="right") - 1
     ends = np.append(ranges[:, 1], 0)  # no range: nothing inside
     inside = (position >= 0) & (keys < ends[position])
-    keys, counts = keys[inside], counts[inside]
+    keys, counts, exact, position = keys[inside], counts[inside], exact[inside], position[inside]
     lengths = ranges[:, 1] - ranges[:, 0]
     n_eligible = int(lengths.sum())
     sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
-    report.add(
-        step,
-        "Gaussian mechanism (sparse, thresholded)",
-        SUB_BIN_L2_SENSITIVITY,
-        None,
-        sigma,
+    derivation = (
         f"counts of the {n_eligible} eligible points of a public grid; replace-one lowers "
         "one count by 1 and raises one by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = "
-        f"{sigma:.6g} gives ρ = {rho:.6g} (Bun & Steinke 2016, Prop. 1.6); only the "
-        f"noisy counts at or above τ = σ·Φ̄⁻¹({alpha:g}/L) are kept (post-processing), "
-        "the empty points drawn in distribution (Cormode et al. 2012)",
-        rho=rho,
+        f"{sigma:.6g} gives ρ = {rho:.6g} (Bun & Steinke 2016, Prop. 1.6); "
     )
+    if noise == "continuous":
+        report.add(
+            step,
+            "Gaussian mechanism (sparse, thresholded)",
+            SUB_BIN_L2_SENSITIVITY,
+            None,
+            sigma,
+            derivation + f"only the noisy counts at or above τ = σ·Φ̄⁻¹({alpha:g}/L) are "
+            "kept (post-processing), the empty points drawn in distribution (Cormode et "
+            "al. 2012)",
+            rho=rho,
+        )
+    else:
+        cal = discrete_gaussian_calibration(sigma, SUB_BIN_L2_SENSITIVITY, 1, integer=True)
+        report.add(
+            step,
+            "discrete Gaussian mechanism (dense, thresholded)",
+            SUB_BIN_L2_SENSITIVITY,
+            None,
+            cal.scale,
+            derivation + cal.derivation + " Every eligible point released; only the "
+            f"noisy counts at or above τ = σ_γ·Φ̄⁻¹({alpha:g}/L) are kept (post-processing)",
+            rho=rho,
+        )
     if n_eligible == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     z = float(norm.isf(alpha / n_eligible))
+    if noise == "discrete":
+        offsets = np.concatenate([[0], np.cumsum(lengths)])  # each range's first position
+        at = keys - ranges[position, 0] + offsets[position]  # positions of the keys, sorted
+        return _dense_grid_points(at, exact, ranges, offsets, sigma, cal.scale * z, rng)
     tau = sigma * z
     noisy, _ = gaussian_mechanism(counts, sigma, rng)
     kept = noisy >= tau
@@ -337,6 +398,29 @@ def grid_points(keys, counts, ranges, rho, rng, *, report, alpha=0.01, step="gri
     values = np.concatenate([noisy[kept], false_noisy if n_false else np.zeros(0)])
     order = np.argsort(released)
     return released[order], values[order]
+
+
+def _dense_grid_points(at, counts, ranges, offsets, sigma, tau, rng):
+    """Every eligible point's count plus discrete Gaussian noise; the keys ``>= tau``.
+
+    Position ``p`` of the eligible points is key ``ranges[r, 0] + p − offsets[r]`` in
+    its range ``r``; ``at`` are the sorted positions of the points with rows, ``counts``
+    their integer counts.
+    """
+    released, values = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
+    for start in range(0, int(offsets[-1]), _DENSE_CHUNK):
+        stop = min(start + _DENSE_CHUNK, int(offsets[-1]))
+        dense = np.zeros(stop - start, dtype=np.int64)
+        lo, hi = np.searchsorted(at, [start, stop])
+        dense[at[lo:hi] - start] = counts[lo:hi]
+        noisy, _ = gaussian_mechanism(
+            dense, sigma, rng, noise="discrete", sensitivity=SUB_BIN_L2_SENSITIVITY, integer=True
+        )
+        kept = np.flatnonzero(noisy >= tau)
+        r = np.searchsorted(offsets, start + kept, side="right") - 1
+        released.append(ranges[r, 0] + start + kept - offsets[r])
+        values.append(noisy[kept])
+    return np.concatenate(released), np.concatenate(values)
 
 
 def _empty_keys(keys, ranges, lengths, size, rng):
@@ -414,6 +498,7 @@ def consistent_sub_bin_weights(
     step="sub-bin weights",
     points=(),
     held=None,
+    noise="continuous",
 ):
     """Within-bin weights of ``n_sub`` equal sub-bins, non-negative and noise-aware, ρ-zCDP.
 
@@ -458,7 +543,10 @@ def consistent_sub_bin_weights(
     a point cell, or the rest of a cell holding held points).  Moving one row lowers
     one count by 1 and raises one by 1 (the same one: no change): L2 sensitivity
     ``sqrt(2)``, so ``σ = sqrt(2)/sqrt(2ρ) = 1/sqrt(ρ)`` gives ρ-zCDP (Bun & Steinke
-    2016, Prop. 1.6).  Everything after the noise is post-processing.
+    2016, Prop. 1.6).  Everything after the noise is post-processing.  With
+    ``noise="discrete"`` the counts get discrete Gaussian noise on the integers (the
+    grid ``γ = 1``, nothing rounded: ``σ_γ² = ceil(σ²)``, the same ρ; Canonne, Kamath &
+    Steinke 2020, Thm. 14), and the post-processing uses ``σ_γ``.
 
     Parameters
     ----------
@@ -481,6 +569,8 @@ def consistent_sub_bin_weights(
         Fine cells measured on their own (above).
     held : tuple (cells, noisy) of arrays, optional
         The fine cell and the released noisy count of each point released before.
+    noise : {"continuous", "discrete"}, default="continuous"
+        Float Gaussian noise, or discrete Gaussian noise (above).
 
     Returns
     -------
@@ -495,6 +585,7 @@ def consistent_sub_bin_weights(
     """
     if report.zcdp_delta is None:
         raise ValueError("report must be a zCDP report (with zcdp_delta) for a ρ release.")
+    noise = check_noise(noise)
     exact = _check_fine_counts(fine_counts)
     b = _check_boundaries(boundaries, exact.size)
     points = np.asarray(points, dtype=np.int64)
@@ -521,28 +612,38 @@ def consistent_sub_bin_weights(
     returned = points.size or held is not None
     if not groups and rests.size == 0:  # every bin is one cell, none holds a held point
         return (weights, shares) if returned else weights
-    sigma = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
+    requested = gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, rho)
+    mechanism, sigma, calibration = "Gaussian mechanism", requested, ""
+    if noise == "discrete":
+        cal = discrete_gaussian_calibration(requested, SUB_BIN_L2_SENSITIVITY, 1, integer=True)
+        mechanism, sigma = "discrete Gaussian mechanism", cal.scale
+        calibration = " " + cal.derivation
+
+    def release(counts, stream):
+        return gaussian_mechanism(
+            counts, requested, stream, noise=noise, sensitivity=SUB_BIN_L2_SENSITIVITY, integer=True
+        )[0]
+
     flat = np.concatenate([np.zeros(0, dtype=np.int64)] + [c.ravel() for _, c in groups.values()])
-    noisy, scale = gaussian_mechanism(flat, sigma, rng)
+    noisy = release(flat, rng)
     extra = np.concatenate([points[measured], rests])
     if extra.size:
         # The point cells' noise from a child stream of rng: the sub-bins' draws, and
         # every later draw of the fit, stay those of a release without them.  One
         # Gaussian vector either way: the same release.
-        extra_noisy, _ = gaussian_mechanism(exact[extra], sigma, rng.spawn(1)[0])
-        noisy = np.concatenate([noisy, extra_noisy])
+        noisy = np.concatenate([noisy, release(exact[extra], rng.spawn(1)[0])])
     report.add(
         step,
-        "Gaussian mechanism",
+        mechanism,
         SUB_BIN_L2_SENSITIVITY,
         None,
-        scale,
+        sigma,
         "sub-bin counts of every bin (and the counts of its point cells, out of their "
         "sub-bins, and of the rest of a one-cell bin holding points released before: "
         "every row in at most one count); replace-one lowers one count by 1 and raises "
-        f"one by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = {sigma:.6g} gives ρ = "
-        f"{rho:.6g} (Bun & Steinke 2016, Prop. 1.6); the dyadic sums (least squares, Hay "
-        "et al. 2010) and the top-down non-negative split are post-processing",
+        f"one by 1: L2 sensitivity sqrt(2); σ = Δ/sqrt(2ρ) = {requested:.6g} gives ρ = "
+        f"{rho:.6g} (Bun & Steinke 2016, Prop. 1.6);{calibration} the dyadic sums (least "
+        "squares, Hay et al. 2010) and the top-down non-negative split are post-processing",
         rho=rho,
     )
     noisy_groups, start, totals = {}, 0, np.zeros(n_bins)
