@@ -40,7 +40,6 @@ runs, their number ``K`` and their scores are never released.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
@@ -353,11 +352,12 @@ def _release_costs(estimator, n_samples, n_features):
     only without an encoder)."""
     steps = list(estimator) if isinstance(estimator, Pipeline) else [estimator]
     for step in steps[:-1]:
-        if _encoder_releases(step):
+        released = _encoder_releases(step)
+        if released:
             raise ValueError(
                 f"{type(step).__name__} in the candidate pipeline releases private bins or "
-                "decoding weights in its fit, which private selection does not account "
-                "for; declare public bins or levels for every column and use "
+                f"decoding weights in its fit ({released}), which private selection does "
+                "not account for; declare public bins or levels for every column and use "
                 "level_weights=None (make_private_pipeline(..., decode_epsilon=0)). Refused "
                 "before anything is charged."
             )
@@ -367,21 +367,20 @@ def _release_costs(estimator, n_samples, n_features):
 
 
 def _encoder_releases(step):
-    """Whether a transformer's fit makes a DP release of its own: a
-    :class:`~skprivsynth.preprocessing.BooleanEncoder` with private decoding weights
-    or a declared range (its bins are chosen privately).  From its parameters only."""
-    from .domain import Range, _as_domain
-    from .preprocessing import BooleanEncoder
+    """The DP releases a transformer's fit makes of its own, as the parameter that asks
+    for them (empty if none): a :class:`~skprivsynth.preprocessing.BooleanEncoder`
+    with private decoding weights or a declared range in ``categories``, in any form
+    (dict, list, Domain; its bins are chosen privately).  From its parameters only."""
+    from .preprocessing import BooleanEncoder, _ranged_columns
 
     if not isinstance(step, BooleanEncoder):
-        return False
+        return ""
     if step.level_weights == "private":
-        return True
-    categories = step.categories
-    if isinstance(categories, Mapping):
-        declared = {k: v for k, v in categories.items() if not isinstance(v, str | type(None))}
-        return any(isinstance(spec, Range) for spec in _as_domain(declared, "categories").values())
-    return False
+        return "level_weights='private'"
+    ranged = _ranged_columns(step.categories)
+    if ranged:
+        return f"categories declares ranges without bins for columns {ranged!r}"
+    return ""
 
 
 def _check_run_charges(charges, expected, params):

@@ -348,3 +348,33 @@ def test_a_pipeline_whose_encoder_releases_is_refused_before_any_charge(domain, 
     with accountant, pytest.raises(ValueError, match="releases private bins or decoding"):
         search.fit(df)
     assert accountant.charges == []
+
+
+def test_list_form_categories_with_a_range_are_refused_before_any_release(monkeypatch):
+    # categories as a list (one spec per column): its range is found from the public
+    # parameters, before the first fit, not after the candidate's releases.
+    import skprivsynth.preprocessing
+    from skprivsynth.pipeline import make_synthesis_pipeline
+    from skprivsynth.preprocessing import BooleanEncoder
+
+    calls = []
+    for name in ("privtree_bins", "grid_points", "consistent_sub_bin_weights"):
+        original = getattr(skprivsynth.preprocessing, name)
+        monkeypatch.setattr(
+            skprivsynth.preprocessing,
+            name,
+            lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k),
+        )
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 101, 300), rng.integers(0, 3, 300)])
+    encoder = BooleanEncoder(categories=[{"type": "integer", "range": [0, 100]}, 3])
+    search = PrivateSelectionSearch(
+        make_synthesis_pipeline(encoder, MarginalSynthesizer(epsilon=1.0)),
+        {"marginalsynthesizer__epsilon": [0.5, 1.0]},
+        scoring=make_marginal_scorer(space="decoded", epsilon=0.1),
+        delta=1e-6,
+    )
+    accountant = PrivacyAccountant(epsilon=100.0, delta=1e-3)
+    with accountant, pytest.raises(ValueError, match=r"categories declares ranges .*\[0\]"):
+        search.fit(X)
+    assert accountant.charges == [] and calls == []
