@@ -49,9 +49,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .accountant import _cost, charge_active, fit_cost, recording
+from .base import _seed_warned
 from .metrics import MarginalScorer
-from .privacy import PrivacyCost, PrivacyReport, check_delta
-from .validation import check_random_generator
+from .privacy import PrivacyCost, PrivacyReport, check_delta, warn_privacy_leak
+from .validation import check_random_generator, is_seeded
 
 __all__ = ["PrivateSelectionSearch", "random_stopping", "selection_cost"]
 
@@ -196,7 +197,8 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         parameter of each run's estimator is set to None, so that each fit draws fresh
         OS entropy (the theorems need independent runs, and a seed fixed in
         ``estimator`` would repeat the same noise whenever a candidate is drawn twice);
-        with a seed here (tests only) they get seeds drawn from it instead.  Either
+        with a seed here (tests only; it warns once per search) they get seeds drawn
+        from it instead.  Either
         way ``best_estimator_`` reads ``random_state=None``: no seed of the released
         run is kept.
 
@@ -292,11 +294,20 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
             PrivacyCost(epsilon=total["epsilon"], delta=total["delta"]),
         )
         rng = check_random_generator(self.random_state)
-        seeds = None if self.random_state is None else rng
+        seeds = None
+        if is_seeded(self.random_state):  # one warning for the search, none per run
+            seeds = rng
+            warn_privacy_leak(
+                f"PrivateSelectionSearch(random_state={self.random_state!r}) seeds a "
+                "differentially private fit in each of its runs: anyone who knows the seed "
+                "can regenerate their noise and subtract it, which voids the "
+                "guarantee. Seed for tests only; leave random_state=None for a release.",
+                stacklevel=3,  # warn_privacy_leak -> fit -> caller
+            )
 
         def run(c):
             est = _reseeded(clone(self.estimator).set_params(**candidates[c]), seeds)
-            with recording() as charges:
+            with recording() as charges, _seed_warned():
                 try:
                     est.fit(X, y)
                     score = self.scoring(est, X)

@@ -19,6 +19,7 @@ from skprivsynth import (
     PrivacyAccountant,
 )
 from skprivsynth.auditing import audit_mechanism
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.metrics import MarginalScorer, make_marginal_scorer
 from skprivsynth.model_selection import PrivateSelectionSearch, random_stopping, selection_cost
 from skprivsynth.privacy import PrivacyCost, laplace_mechanism, zcdp_rho
@@ -378,3 +379,21 @@ def test_list_form_categories_with_a_range_are_refused_before_any_release(monkey
     with accountant, pytest.raises(ValueError, match=r"categories declares ranges .*\[0\]"):
         search.fit(X)
     assert accountant.charges == [] and calls == []
+
+
+def test_a_seeded_search_warns_once_not_once_per_run():
+    import warnings
+
+    search = PrivateSelectionSearch(
+        NoisyMicroaggregation(epsilon=0.3),
+        {"t": [1, 2]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+        stop_probability=0.2,
+        random_state=np.random.default_rng(0),
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(_boolean())
+    leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    assert len(leaks) == 1 and leaks[0].filename == __file__
+    assert str(leaks[0].message).startswith("PrivateSelectionSearch(random_state=Generator")
