@@ -9,6 +9,8 @@ rounding (:func:`skprivsynth._math.sampling.sample_weighted_records`).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
 import time
 
@@ -30,11 +32,14 @@ from .metrics import (
     make_marginal_scorer,
     warn_if_differentially_private,
 )
+from .privacy import warn_privacy_leak
 from .validation import (
     check_boolean_matrix,
     check_n_samples,
     check_random_generator,
     check_unit_interval,
+    is_seeded,
+    role_generator,
 )
 
 __all__ = ["BaseSynthesizer"]
@@ -87,6 +92,21 @@ class _CountedMerge:
         if a[1] is None or b[1] is None:
             return a[0] + b[0], b[1] if a[1] is None else a[1]
         return a[0] + b[0], self.merge(a[1], b[1])
+
+
+#: True within :func:`_seed_warned`: a caller has warned once for the seeded fits it runs.
+_SEED_WARNED = contextvars.ContextVar("skprivsynth_seed_warned", default=False)
+
+
+@contextlib.contextmanager
+def _seed_warned():
+    """Within it, a seeded differentially private fit does not warn: the caller (the
+    command line for ``--seed``, a seeded search) has warned once for all its fits."""
+    token = _SEED_WARNED.set(True)
+    try:
+        yield
+    finally:
+        _SEED_WARNED.reset(token)
 
 
 class _FitData:
@@ -150,14 +170,25 @@ class _FitData:
         """
         charge_fit(self.estimator, self.n_samples, self.n_features)
         random_state = getattr(self.estimator, "random_state", None)
-        if random_state is None:
-            # Two generators of independent OS entropy.  Not children of one parent: a
-            # child keeps its parent's entropy (``bit_generator.seed_seq.entropy``), so
-            # the sampling stream kept on the fitted estimator would let whoever holds
-            # it rebuild the parent and regenerate the noise of the fit.
-            fit_rng, sample_rng = np.random.default_rng(), np.random.default_rng()
-        else:
-            fit_rng, sample_rng = check_random_generator(random_state).spawn(2)
+        if (
+            is_seeded(random_state)
+            and self.estimator._differentially_private
+            and not _SEED_WARNED.get()
+        ):
+            warn_privacy_leak(
+                f"{type(self.estimator).__name__}(random_state={random_state!r}) seeds a "
+                "differentially private fit: anyone who knows the seed (or holds the "
+                "Generator) can regenerate the privacy noise and subtract it, which voids "
+                "the guarantee. Seed for tests only; leave random_state=None for a release.",
+                stacklevel=5,  # warn -> fitted_state -> fit -> sklearn's fit wrapper -> caller
+            )
+        # Two independent streams (``role_generator``): with ``random_state=None`` each
+        # of fresh OS entropy, not children of one parent (a child keeps its parent's
+        # entropy, ``bit_generator.seed_seq.entropy``, so the sampling stream kept on the
+        # fitted estimator would regenerate the noise of the fit); an int seed gives the
+        # children of ``default_rng(seed).spawn(2)``; a Generator, a draw of its own each.
+        fit_rng = role_generator(random_state, "fit")
+        sample_rng = role_generator(random_state, "sampling")
         state = {
             "n_features_in_": self.n_features,
             "feature_names_in_": self.feature_names,
@@ -214,7 +245,8 @@ class BaseSynthesizer(BaseEstimator):
         failed fit leaves the previous fit intact), ``fit_rng`` for the randomness of
         ``fit``.  The stream kept for :meth:`sample` is independent of it: fresh OS
         entropy of its own with ``random_state=None`` (nothing kept after the fit can
-        regenerate the fit's noise), a child of the same seed otherwise.
+        regenerate the fit's noise), the role ``"sampling"`` of the seed otherwise
+        (:func:`~skprivsynth.validation.role_generator`; a seeded DP fit warns).
 
         Each chunk is checked by rules that read one row at a time: NaN/inf, 1-D and
         empty input are rejected (sklearn's messages), and so are values outside the

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
+from .base import _seed_warned
 from .chunks import Chunks
 from .datasets import load_adult
 from .domain import (
@@ -38,7 +39,7 @@ from .domain import (
 from .exceptions import PrivacyLeakWarning
 from .metrics import categorical_marginal_tvd
 from .pipeline import _seeded_releases, make_private_pipeline
-from .validation import is_differentially_private
+from .validation import is_differentially_private, is_seeded
 
 __all__ = ["main"]
 
@@ -668,7 +669,7 @@ def _fit_on_dask(pipe, args, progress, schema, head):
 def _warn_if_seeded(seed, pipe):
     """Warn when ``--seed`` seeds any DP release of the run (the synthesizer's or the
     encoder's decoding weights)."""
-    if seed is not None and _seeded_releases(pipe):
+    if is_seeded(seed) and _seeded_releases(pipe):
         warnings.warn(
             f"--seed {seed} makes the privacy noise reproducible: anyone who knows "
             "the seed can regenerate and subtract it, which voids the DP guarantee. "
@@ -765,7 +766,8 @@ def _synthesize(args):
         if domain is None:  # warned above; a partial domain warns from the encoder,
             warnings.simplefilter("ignore", PrivacyLeakWarning)  # naming the columns
         pipe.fit(data)
-    synthetic = pipe.sample(args.n_samples, random_state=args.seed)
+    # The stream of the streamed run's batches: one batch of it is this sample.
+    synthetic = pipe.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
     _write_csv_atomically(synthetic, args.output)
     print(
         f"wrote {len(synthetic)} synthetic rows to {args.output}; {_privacy_line(pipe)}",
@@ -1491,8 +1493,11 @@ def main(argv=None):
     """Entry point of the ``skprivsynth`` console script."""
     args = _build_parser().parse_args(argv)
     format_warning, warnings.formatwarning = warnings.formatwarning, _format_warning
+    # ``--seed`` is warned of in the commands' own words (_warn_if_seeded), once per run.
+    seeded = _seed_warned() if is_seeded(getattr(args, "seed", None)) else contextlib.nullcontext()
     try:
-        return args.handler(args)
+        with seeded:
+            return args.handler(args)
     except (ValueError, TypeError, OSError, KeyError, RuntimeError) as error:
         print(f"skprivsynth {args.command}: error: {error}", file=sys.stderr)
         return 2

@@ -40,7 +40,6 @@ runs, their number ``K`` and their scores are never released.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
@@ -50,9 +49,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .accountant import _cost, charge_active, fit_cost, recording
+from .base import _seed_warned
 from .metrics import MarginalScorer
-from .privacy import PrivacyCost, PrivacyReport, check_delta
-from .validation import check_random_generator
+from .privacy import PrivacyCost, PrivacyReport, check_delta, warn_privacy_leak
+from .validation import check_random_generator, is_seeded
 
 __all__ = ["PrivateSelectionSearch", "random_stopping", "selection_cost"]
 
@@ -197,7 +197,8 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         parameter of each run's estimator is set to None, so that each fit draws fresh
         OS entropy (the theorems need independent runs, and a seed fixed in
         ``estimator`` would repeat the same noise whenever a candidate is drawn twice);
-        with a seed here (tests only) they get seeds drawn from it instead.  Either
+        with a seed here (tests only; it warns once per search) they get seeds drawn
+        from it instead.  Either
         way ``best_estimator_`` reads ``random_state=None``: no seed of the released
         run is kept.
 
@@ -293,11 +294,20 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
             PrivacyCost(epsilon=total["epsilon"], delta=total["delta"]),
         )
         rng = check_random_generator(self.random_state)
-        seeds = None if self.random_state is None else rng
+        seeds = None
+        if is_seeded(self.random_state):  # one warning for the search, none per run
+            seeds = rng
+            warn_privacy_leak(
+                f"PrivateSelectionSearch(random_state={self.random_state!r}) seeds a "
+                "differentially private fit in each of its runs: anyone who knows the seed "
+                "can regenerate their noise and subtract it, which voids the "
+                "guarantee. Seed for tests only; leave random_state=None for a release.",
+                stacklevel=3,  # warn_privacy_leak -> fit -> caller
+            )
 
         def run(c):
             est = _reseeded(clone(self.estimator).set_params(**candidates[c]), seeds)
-            with recording() as charges:
+            with recording() as charges, _seed_warned():
                 try:
                     est.fit(X, y)
                     score = self.scoring(est, X)
@@ -353,11 +363,12 @@ def _release_costs(estimator, n_samples, n_features):
     only without an encoder)."""
     steps = list(estimator) if isinstance(estimator, Pipeline) else [estimator]
     for step in steps[:-1]:
-        if _encoder_releases(step):
+        released = _encoder_releases(step)
+        if released:
             raise ValueError(
                 f"{type(step).__name__} in the candidate pipeline releases private bins or "
-                "decoding weights in its fit, which private selection does not account "
-                "for; declare public bins or levels for every column and use "
+                f"decoding weights in its fit ({released}), which private selection does "
+                "not account for; declare public bins or levels for every column and use "
                 "level_weights=None (make_private_pipeline(..., decode_epsilon=0)). Refused "
                 "before anything is charged."
             )
@@ -367,21 +378,20 @@ def _release_costs(estimator, n_samples, n_features):
 
 
 def _encoder_releases(step):
-    """Whether a transformer's fit makes a DP release of its own: a
-    :class:`~skprivsynth.preprocessing.BooleanEncoder` with private decoding weights
-    or a declared range (its bins are chosen privately).  From its parameters only."""
-    from .domain import Range, _as_domain
-    from .preprocessing import BooleanEncoder
+    """The DP releases a transformer's fit makes of its own, as the parameter that asks
+    for them (empty if none): a :class:`~skprivsynth.preprocessing.BooleanEncoder`
+    with private decoding weights or a declared range in ``categories``, in any form
+    (dict, list, Domain; its bins are chosen privately).  From its parameters only."""
+    from .preprocessing import BooleanEncoder, _ranged_columns
 
     if not isinstance(step, BooleanEncoder):
-        return False
+        return ""
     if step.level_weights == "private":
-        return True
-    categories = step.categories
-    if isinstance(categories, Mapping):
-        declared = {k: v for k, v in categories.items() if not isinstance(v, str | type(None))}
-        return any(isinstance(spec, Range) for spec in _as_domain(declared, "categories").values())
-    return False
+        return "level_weights='private'"
+    ranged = _ranged_columns(step.categories)
+    if ranged:
+        return f"categories declares ranges without bins for columns {ranged!r}"
+    return ""
 
 
 def _check_run_charges(charges, expected, params):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -27,8 +26,9 @@ from .privacy import warn_privacy_leak
 from .validation import (
     BooleanValidator,
     UnitIntervalValidator,
-    check_random_generator,
     is_differentially_private,
+    is_seeded,
+    role_generator,
 )
 
 __all__ = [
@@ -261,9 +261,11 @@ class SynthesisPipeline(Pipeline):
         n_samples : int, optional
             Number of records; defaults to the synthesizer's ``n_samples_fit_``.
         random_state : None, int or numpy.random.Generator, optional
-            Seed of this draw: it seeds both the synthesizer's sample and the
-            randomness of decoding (transformers whose ``inverse_transform`` takes a
-            ``random_state``, such as the encoder's rule for invalid one-hot blocks).
+            Seed of this draw: it seeds the synthesizer's sample and the randomness
+            of decoding (transformers whose ``inverse_transform`` takes a
+            ``random_state``, such as the encoder's rule for invalid one-hot blocks),
+            each with a stream of its own (``"pipeline sampling"``, ``"pipeline
+            decoding"``), never one of the streams the same seed gives a fit.
             None continues the steps' own streams.
 
         Returns
@@ -274,8 +276,9 @@ class SynthesisPipeline(Pipeline):
         """
         check_is_fitted(self)
         sample_seed = decode_seed = None
-        if random_state is not None:
-            sample_seed, decode_seed = check_random_generator(random_state).spawn(2)
+        if random_state is not None:  # streams of their own, not the steps' fit streams
+            sample_seed = role_generator(random_state, "pipeline sampling")
+            decode_seed = role_generator(random_state, "pipeline decoding")
         data = self._draw(n_samples, sample_seed)
         for _, step in reversed(self.steps[:-1]):
             if step is None or step == "passthrough":
@@ -571,11 +574,11 @@ def make_private_pipeline(
         As in :class:`SynthesisPipeline`: by default, columns missing from ``domain``
         are refused for a differentially private synthesizer, before any release.
     random_state : None, int or numpy.random.Generator, default=None
-        Seeds the encoder (the decoding release and decoding); leave it None for a
-        release.  A differentially private release of the pipeline seeded with an
-        int (the decoding weights seeded by ``random_state``, or the synthesizer by
-        its own ``random_state``) warns :class:`~skprivsynth.PrivacyLeakWarning`:
-        anyone who knows the seed can regenerate the noise and subtract it.
+        Seeds the encoder (its releases and decoding); leave it None for a release.
+        A differentially private release of the pipeline seeded by any
+        ``random_state`` but None (the encoder's by this one, or the synthesizer's by
+        its own) warns :class:`~skprivsynth.PrivacyLeakWarning`: anyone who knows the
+        seed can regenerate the noise and subtract it.
 
     Returns
     -------
@@ -654,7 +657,8 @@ def make_private_pipeline(
 def _seeded_releases(pipe):
     """The steps of ``pipe`` that make a differentially private release with a known seed.
 
-    A step counts when its ``random_state`` is an int and it releases something
+    A step counts when its ``random_state`` is a seed (:func:`is_seeded`: anything
+    but None) and it releases something
     under differential privacy: a differentially private synthesizer, or a
     :class:`~skprivsynth.preprocessing.BooleanEncoder` with
     ``level_weights="private"`` or declared ranges (private bins).  Read from the
@@ -674,12 +678,12 @@ def _seeded_releases(pipe):
         if not hasattr(step, "get_params"):
             continue
         seed = step.get_params(deep=False).get("random_state")
-        if not isinstance(seed, Integral) or isinstance(seed, bool):
+        if not is_seeded(seed):
             continue
         releases = is_differentially_private(step) or (
             isinstance(step, BooleanEncoder)
             and (step.level_weights == "private" or bool(_ranged_columns(step.categories)))
         )
         if releases:
-            seeded.append(f"{type(step).__name__}(random_state={seed})")
+            seeded.append(f"{type(step).__name__}(random_state={seed!r})")
     return seeded

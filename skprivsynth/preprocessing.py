@@ -61,7 +61,7 @@ from .domain import (
 )
 from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak, zcdp_rho
 from .releases import release_primitive
-from .validation import check_random_generator, check_unit_interval
+from .validation import check_random_generator, check_unit_interval, role_generator
 
 # The private bins' releases that are more than one mechanism call, registered where
 # they are used (``_math`` stays free of the registry).
@@ -469,9 +469,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
           ``"computed"`` loses.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks,
-        fractional bits and coarsened ranges) and the noise of
-        ``level_weights="private"``.  The streams are seeded at :meth:`fit`;
-        successive calls continue them.  Leave it None for a private release.
+        fractional bits and coarsened ranges) and the noise of the private bins and
+        of ``level_weights="private"``, each with an independent stream
+        (:func:`~skprivsynth.validation.role_generator`; a Generator is drawn from,
+        never kept).  The streams are seeded at :meth:`fit`; successive calls
+        continue the decoding stream.  Leave it None for a private release.
 
     Attributes
     ----------
@@ -806,7 +808,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if self.encoding == "onehot":  # a part has no block
             self.feature_blocks_ = [b for b, c in zip(blocks, columns, strict=True) if c.width]
         self.n_features_out_ = int(stops[-1])
-        self._decode_rng = check_random_generator(self.random_state)
+        self._decode_rng = role_generator(self.random_state, "encoder decoding")
         return self
 
     def _declared_column(self, domain, label, frame):
@@ -855,7 +857,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         charge_active("private bins", PrivacyCost(rho=rho))  # public cost, before any draw
         counts = reduce_chunks(X, _FineCounts(ranged))
         # Not the decoding stream; the grid points draw from a stream of their own.
-        rng, points_rng = check_random_generator(self.random_state).spawn(2)
+        rng = role_generator(self.random_state, "encoder bins")
+        points_rng = role_generator(self.random_state, "encoder grid points")
         report = PrivacyReport("private bins", zcdp_delta=_BINNING_DELTA)
         labels = list(self._columns)
         for label, spec in ranged.items():
@@ -1942,6 +1945,8 @@ def private_level_frequencies(
     epsilon : float
         Budget of this release.
     random_state : None, int or numpy.random.Generator
+        Seeds the noise, through the stream ``"encoder level frequencies"`` of
+        :func:`~skprivsynth.validation.role_generator` (the encoder's for the same seed).
     noise : {"continuous", "discrete"}, default="continuous"
         Laplace sampler of :func:`~skprivsynth.privacy.laplace_mechanism`;
         ``"discrete"`` is the floating-point-safe one.
@@ -1996,7 +2001,7 @@ def private_level_frequencies(
         np.concatenate(frequencies),
         2.0 * len(frequencies) / n,
         epsilon,
-        check_random_generator(random_state),
+        role_generator(random_state, "encoder level frequencies"),
         noise=noise,
         derivation="one replaced row changes two frequencies of each column by 1/n: 2m/n",
     )

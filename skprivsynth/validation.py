@@ -24,6 +24,8 @@ __all__ = [
     "check_random_generator",
     "check_unit_interval",
     "is_differentially_private",
+    "is_seeded",
+    "role_generator",
 ]
 
 
@@ -48,6 +50,56 @@ def check_random_generator(random_state):
         "random_state must be None, an int, a numpy Generator or a RandomState; "
         f"got {random_state!r}."
     )
+
+
+def is_seeded(random_state):
+    """Whether ``random_state`` is a seed: anything but None (an int, a Generator, a
+    RandomState).  A differentially private release with a seed warns
+    :class:`~skprivsynth.PrivacyLeakWarning`: whoever knows the seed (or holds the
+    Generator) can regenerate the noise and subtract it."""
+    return random_state is not None
+
+
+#: The spawn key of each role's stream under one seed (stable: numbers seeded before
+#: depend on them).  ``"fit"`` and ``"sampling"`` are the children that
+#: ``default_rng(seed).spawn(2)`` gives (a synthesizer's two streams); the others are
+#: far from any index a ``spawn`` gives.
+_ROLE_KEYS = {
+    "fit": 0,
+    "sampling": 1,
+    "encoder bins": 2**32,
+    "encoder grid points": 2**32 + 1,
+    "encoder level frequencies": 2**32 + 2,
+    "encoder decoding": 2**32 + 3,
+    "pipeline sampling": 2**32 + 4,
+    "pipeline decoding": 2**32 + 5,
+}
+
+
+def role_generator(random_state, role):
+    """The generator of ``role`` (a key of ``_ROLE_KEYS``) under ``random_state``.
+
+    Each role of one seed gets an independent stream, so that one seed given to an
+    encoder, a synthesizer and ``sample`` never repeats a stream between them: an int
+    ``s`` gives ``SeedSequence(s, spawn_key=(key,))``; a Generator or a RandomState
+    gives a stream seeded by 128 bits drawn from it at this call (it advances; the
+    stream holds neither it nor its entropy, so it does not predict the caller's
+    draws); None gives fresh OS entropy.
+
+    Examples
+    --------
+    >>> a, b = role_generator(0, "fit"), role_generator(0, "encoder bins")
+    >>> bool(a.random() != b.random())
+    True
+    """
+    key = _ROLE_KEYS[role]
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator | np.random.RandomState):
+        entropy = int.from_bytes(random_state.bytes(16), "little")
+    else:
+        entropy = check_random_generator(random_state).bit_generator.seed_seq.entropy
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(key,)))
 
 
 def is_differentially_private(estimator):

@@ -1027,3 +1027,38 @@ def test_a_fractional_cell_of_an_integer_column_changes_nothing_but_its_bin(tmp_
         assert synthetic["coded"].str.fullmatch(r"\d*").all()
     typed = [pd.read_csv(tmp_path / f"{name}.out.csv").dtypes for name in ("d", "d_prime")]
     assert (typed[0] == typed[1]).all() and (typed[0] == np.int64).all()
+
+
+def test_seed_gives_the_encoder_the_synthesizer_and_the_sample_streams_of_their_own(
+    tmp_path, monkeypatch
+):
+    """``--seed 0`` seeds the encoder, the synthesizer and the sample: the encoder's fit,
+    the synthesizer's fit and the sampling start from pairwise different states."""
+    from seed_streams import assert_pairwise_different, record_stream_starts
+
+    rng = np.random.default_rng(0)
+    n = 2000
+    data = pd.DataFrame(
+        {"dist": np.round(rng.gamma(2.0, 500.0, n).clip(0, 10000)), "c": rng.integers(0, 20, n)}
+    )
+    source, domain = tmp_path / "real.csv", tmp_path / "domain.json"
+    data.to_csv(source, index=False)
+    domain.write_text(json.dumps({"dist": {"type": "integer", "range": [0, 10000]}, "c": 20}))
+    starts = record_stream_starts(monkeypatch)
+    argv = ["synthesize", str(source), "-o", str(tmp_path / "out.csv"), "--domain", str(domain)]
+    argv += ["--method", "noisy-microaggregation", "--param", "epsilon=1", "-q", "--seed", "0"]
+    with pytest.warns(PrivacyLeakWarning, match="--seed 0") as caught:
+        assert main(argv) == 0
+    assert len(caught) == 1  # the command's warning, not the library's again
+    assert_pairwise_different(
+        starts,
+        [
+            "encoder bins",
+            "encoder level frequencies",
+            "encoder decoding",
+            "synthesizer fit",
+            "synthesizer sampling",
+            "sample",
+            "sample decoding",
+        ],
+    )

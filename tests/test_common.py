@@ -16,6 +16,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
+import skprivsynth.base
 from skprivsynth import (
     Chunks,
     CorrelatedGaussianMechanism,
@@ -26,7 +27,7 @@ from skprivsynth import (
     ReducedSpaceLP,
 )
 from skprivsynth.base import BaseSynthesizer
-from skprivsynth.exceptions import SolverError
+from skprivsynth.exceptions import PrivacyLeakWarning, SolverError
 from skprivsynth.preprocessing import BooleanEncoder
 from skprivsynth.validation import (
     BooleanValidator,
@@ -458,12 +459,16 @@ def _release(est):
     return pickle.dumps(state)
 
 
-def _refit_from_entropy(estimator, X, entropy):
-    """The attack: rebuild a generator from found entropy, refit with it everywhere."""
-    twin = clone(estimator)
-    names = [n for n in twin.get_params(deep=True) if n.endswith("random_state")]
-    twin.set_params(**{n: np.random.default_rng(np.random.SeedSequence(entropy)) for n in names})
-    return twin.fit(X)
+def _refits_from_entropy(estimator, X, entropy):
+    """The attack: refit with found entropy as the seed everywhere, as a Generator rebuilt
+    from it and, for an int a ``random_state`` accepts, as the int."""
+    seeds = [lambda: np.random.default_rng(np.random.SeedSequence(entropy))]
+    if isinstance(entropy, int) and 0 <= entropy < 2**32:
+        seeds.append(lambda: entropy)
+    names = [n for n in estimator.get_params(deep=True) if n.endswith("random_state")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded refits, warned
+        return [clone(estimator).set_params(**{n: seed() for n in names}).fit(X) for seed in seeds]
 
 
 @pytest.mark.parametrize("estimator", DP_SYNTHESIZERS, ids=_ids(DP_SYNTHESIZERS))
@@ -473,17 +478,52 @@ def test_no_seed_material_in_a_fitted_object_regenerates_its_fit(estimator):
     material = _seed_material(est)
     assert material, "a fitted synthesizer keeps its sampling stream"
     for found in material:
-        attack = _refit_from_entropy(est, X, _entropy(found))
-        assert _release(attack) != _release(est)
+        for attack in _refits_from_entropy(est, X, _entropy(found)):
+            assert _release(attack) != _release(est)
 
 
 def test_the_attack_regenerates_a_fit_whose_stream_shares_its_seed():
-    # The broken variant the test above must catch: both streams children of one parent.
+    # The broken variant the tests around must catch: the kept sampling stream and the
+    # fit's stream children of one seed (what an int seed gives; it warns).
     X = _data(NoisyMicroaggregation())
-    parent = np.random.default_rng()
-    est = NoisyMicroaggregation(epsilon=2.0, random_state=parent).fit(X)
-    found = _seed_material(pickle.loads(pickle.dumps(est)))
-    assert any(_release(_refit_from_entropy(est, X, _entropy(m))) == _release(est) for m in found)
+    with pytest.warns(PrivacyLeakWarning, match="random_state=12345"):
+        est = NoisyMicroaggregation(epsilon=2.0, random_state=12345).fit(X)
+    found = _seed_material({k: v for k, v in vars(est).items() if k != "random_state"})
+    assert any(
+        _release(attack) == _release(est)
+        for m in found
+        for attack in _refits_from_entropy(est, X, _entropy(m))
+    )
+
+
+@pytest.mark.parametrize("estimator", DP_SYNTHESIZERS, ids=_ids(DP_SYNTHESIZERS))
+def test_a_generator_seed_is_drawn_from_and_warned_never_kept(estimator, monkeypatch):
+    # random_state=Generator is a seed: the fit warns, and nothing it keeps (but the
+    # parameter itself, stored as given) is the caller's generator, shares its entropy,
+    # or shares the entropy of the fit's own stream.
+    X = _data(estimator)
+    fit_streams = []
+    fitted_state = skprivsynth.base._FitData.fitted_state
+
+    def recording(data):
+        state, fit_rng = fitted_state(data)
+        fit_streams.append(fit_rng)
+        return state, fit_rng
+
+    monkeypatch.setattr(skprivsynth.base._FitData, "fitted_state", recording)
+    caller = np.random.default_rng()
+    with pytest.warns(PrivacyLeakWarning, match=r"random_state=Generator") as caught:
+        est = clone(estimator).set_params(random_state=caller).fit(X)
+    assert len(caught) == 1
+    kept = {k: v for k, v in vars(est).items() if k != "random_state"}
+    assert not any(m is caller or m is caller.bit_generator for m in _seed_material(kept))
+    material = _seed_material(pickle.loads(pickle.dumps(kept)))
+    assert material, "a fitted synthesizer keeps its sampling stream"
+    forbidden = {repr(_entropy(caller)), repr(_entropy(fit_streams[0]))}
+    assert not forbidden & {repr(_entropy(m)) for m in material}
+    for found in material:
+        for attack in _refits_from_entropy(est, X, _entropy(found)):
+            assert _release(attack) != _release(est)
 
 
 def _messages(fit, capsys, caplog):
@@ -569,3 +609,25 @@ def test_a_pipeline_and_a_search_say_the_same_on_neighbouring_datasets(capsys, c
 
     said = [_messages(lambda D=D: search(D), capsys, caplog) for D in (real, neighbour)]
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize("estimator", DP_SYNTHESIZERS, ids=_ids(DP_SYNTHESIZERS))
+@pytest.mark.parametrize("kind", ["int", "RandomState", "Generator"])
+def test_a_seeded_dp_fit_warns_once_per_fit(estimator, kind):
+    seed = {
+        "int": 3,
+        "RandomState": np.random.RandomState(3),
+        "Generator": np.random.default_rng(3),
+    }
+    est = clone(estimator).set_params(random_state=seed[kind])
+    X = _data(est)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X)
+        leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+        assert len(leaks) == 1 and "random_state=" in str(leaks[0].message)
+        assert leaks[0].filename == __file__  # points at the caller's fit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        est.set_params(random_state=None).fit(X)

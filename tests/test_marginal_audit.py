@@ -177,10 +177,10 @@ def test_audit_selection_and_compression_on_three_columns(broken, monkeypatch):
     """Three columns, MST: the fit selects two tree edges (exponential mechanism) and
     merges the levels whose noisy 1-way count is below 3σ into one code.  The neighbours
     move one record out of a level whose count sits just above 3σ on ``D``; the event is
-    "that level was merged" (with the empty level 4).  Honest: the merge reads the noisy count, its frequencies on
-    ``D`` and ``D'`` differ a little.  Broken (the 1-way tables' noise drawn but not
-    added, so the merge reads the exact counts): merged never on ``D``, always on ``D'``,
-    which no ε-DP fit can do."""
+    "that level was merged" (with the empty level 4).  Honest: the merge reads the noisy
+    count, its frequencies on ``D`` and ``D'`` differ a little.  Broken (the 1-way
+    tables' noise drawn but not added, so the merge reads the exact counts): merged never
+    on ``D``, always on ``D'``, which no ε-DP fit can do."""
     monkeypatch.setattr(marginal, "zcdp_rho", functools.lru_cache(maxsize=None)(zcdp_rho))
     if broken:
         measure = marginal.MarginalSynthesizer._measure_one_way

@@ -19,6 +19,7 @@ from skprivsynth import (
     PrivacyAccountant,
 )
 from skprivsynth.auditing import audit_mechanism
+from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.metrics import MarginalScorer, make_marginal_scorer
 from skprivsynth.model_selection import PrivateSelectionSearch, random_stopping, selection_cost
 from skprivsynth.privacy import PrivacyCost, laplace_mechanism, zcdp_rho
@@ -348,3 +349,51 @@ def test_a_pipeline_whose_encoder_releases_is_refused_before_any_charge(domain, 
     with accountant, pytest.raises(ValueError, match="releases private bins or decoding"):
         search.fit(df)
     assert accountant.charges == []
+
+
+def test_list_form_categories_with_a_range_are_refused_before_any_release(monkeypatch):
+    # categories as a list (one spec per column): its range is found from the public
+    # parameters, before the first fit, not after the candidate's releases.
+    import skprivsynth.preprocessing
+    from skprivsynth.pipeline import make_synthesis_pipeline
+    from skprivsynth.preprocessing import BooleanEncoder
+
+    calls = []
+    for name in ("privtree_bins", "grid_points", "consistent_sub_bin_weights"):
+        original = getattr(skprivsynth.preprocessing, name)
+        monkeypatch.setattr(
+            skprivsynth.preprocessing,
+            name,
+            lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k),
+        )
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.integers(0, 101, 300), rng.integers(0, 3, 300)])
+    encoder = BooleanEncoder(categories=[{"type": "integer", "range": [0, 100]}, 3])
+    search = PrivateSelectionSearch(
+        make_synthesis_pipeline(encoder, MarginalSynthesizer(epsilon=1.0)),
+        {"marginalsynthesizer__epsilon": [0.5, 1.0]},
+        scoring=make_marginal_scorer(space="decoded", epsilon=0.1),
+        delta=1e-6,
+    )
+    accountant = PrivacyAccountant(epsilon=100.0, delta=1e-3)
+    with accountant, pytest.raises(ValueError, match=r"categories declares ranges .*\[0\]"):
+        search.fit(X)
+    assert accountant.charges == [] and calls == []
+
+
+def test_a_seeded_search_warns_once_not_once_per_run():
+    import warnings
+
+    search = PrivateSelectionSearch(
+        NoisyMicroaggregation(epsilon=0.3),
+        {"t": [1, 2]},
+        scoring=make_marginal_scorer(epsilon=0.1),
+        stop_probability=0.2,
+        random_state=np.random.default_rng(0),
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(_boolean())
+    leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    assert len(leaks) == 1 and leaks[0].filename == __file__
+    assert str(leaks[0].message).startswith("PrivateSelectionSearch(random_state=Generator")

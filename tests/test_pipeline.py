@@ -394,3 +394,66 @@ def test_a_categorical_column_decodes_to_the_declared_categories_on_neighbours()
         dtypes.append({c: (list(sample[c].cat.categories), sample[c].cat.ordered) for c in sample})
     assert dtypes[0] == dtypes[1]
     assert dtypes[0] == {"c": (["a", "b", "c"], False), "k": ([0, 1, 2, 3], True)}
+
+
+def _ranged_table(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    data = pd.DataFrame(
+        {
+            "dist": np.round(rng.gamma(2.0, 500.0, n).clip(0, 10000)),
+            "c": rng.integers(0, 20, n),
+            "b": rng.integers(0, 3, n),
+        }
+    )
+    domain = {"dist": {"type": "integer", "range": [0, 10000]}, "c": 20, "b": 3}
+    return data, domain
+
+
+_ROLES = [
+    "encoder bins",
+    "encoder grid points",
+    "encoder level frequencies",
+    "encoder decoding",
+    "synthesizer fit",
+    "synthesizer sampling",
+    "sample",
+    "sample decoding",
+]
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_one_seed_gives_every_role_a_stream_of_its_own(monkeypatch, seed):
+    # The same int given to the encoder, the synthesizer and sample: no two roles
+    # start from the same generator state (no noise repeated between releases).
+    from seed_streams import assert_pairwise_different, record_stream_starts
+
+    from skprivsynth import NoisyMicroaggregation, make_private_pipeline
+    from skprivsynth.exceptions import PrivacyLeakWarning
+
+    data, domain = _ranged_table()
+    starts = record_stream_starts(monkeypatch)
+    with pytest.warns(PrivacyLeakWarning):
+        pipe = make_private_pipeline(
+            NoisyMicroaggregation(epsilon=1.0, random_state=seed), domain, random_state=seed
+        )
+        pipe.fit(data).sample(50, random_state=seed)
+    assert_pairwise_different(starts, _ROLES)
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [3, np.random.default_rng(3), np.random.RandomState(3)],
+    ids=["int", "Generator", "RandomState"],
+)
+def test_any_seed_but_none_warns_for_a_seeded_release(adult, seed):
+    from skprivsynth import NoisyMicroaggregation, make_private_pipeline
+    from skprivsynth.exceptions import PrivacyLeakWarning
+
+    with pytest.warns(PrivacyLeakWarning, match=r"BooleanEncoder\(random_state=.*\) seed"):
+        make_private_pipeline(
+            MicroaggregationSynthesizer(), adult.domain, max_bins=8, random_state=seed
+        )
+    with pytest.warns(PrivacyLeakWarning, match=r"NoisyMicroaggregation\(random_state="):
+        make_private_pipeline(
+            NoisyMicroaggregation(random_state=seed), adult.domain, decode_epsilon=0
+        )

@@ -1256,3 +1256,40 @@ def test_an_outside_value_is_reported_without_its_value_or_row_on_neighbours(spe
     assert "'kids'" in messages[0] and "outside" in messages[0]
     assert str(value) not in messages[0] and str(value * 2) not in messages[0]
     assert "row" not in messages[0]
+
+
+@pytest.mark.parametrize("seeded", [True, False])
+def test_the_fitted_encoder_keeps_no_stream_of_the_caller_nor_of_its_releases(monkeypatch, seeded):
+    # A Generator seed is drawn from, never kept (nor a child of it); unseeded, the kept
+    # decoding stream shares no entropy with the streams of the private bins.
+    import skprivsynth.preprocessing
+
+    released = []
+    privtree_bins = skprivsynth.preprocessing.privtree_bins
+
+    def recording(fine, epsilon, rng, **kwargs):
+        released.append(rng)
+        return privtree_bins(fine, epsilon, rng, **kwargs)
+
+    monkeypatch.setattr(skprivsynth.preprocessing, "privtree_bins", recording)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.uniform(0, 10, 500), "c": rng.integers(0, 12, 500)})
+    caller = np.random.default_rng() if seeded else None
+    encoder = BooleanEncoder(
+        categories={"x": {"type": "float", "range": [0, 10]}, "c": 12},
+        max_bins=4,
+        level_weights="private",
+        random_state=caller,
+    ).fit(X)
+
+    def entropy(rng):
+        return repr(rng.bit_generator.seed_seq.entropy)
+
+    kept = [  # but the parameter, stored as given
+        v
+        for k, v in vars(encoder).items()
+        if isinstance(v, np.random.Generator) and k != "random_state"
+    ]
+    assert kept == [encoder._decode_rng] and encoder._decode_rng is not caller
+    forbidden = {entropy(r) for r in released} | ({entropy(caller)} if seeded else set())
+    assert entropy(encoder._decode_rng) not in forbidden
