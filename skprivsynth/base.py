@@ -40,6 +40,7 @@ from .validation import (
     check_unit_interval,
     is_seeded,
     role_generator,
+    seed_name,
 )
 
 __all__ = ["BaseSynthesizer"]
@@ -176,7 +177,7 @@ class _FitData:
             and not _SEED_WARNED.get()
         ):
             warn_privacy_leak(
-                f"{type(self.estimator).__name__}(random_state={random_state!r}) seeds a "
+                f"{type(self.estimator).__name__}(random_state={seed_name(random_state)}) seeds a "
                 "differentially private fit: anyone who knows the seed (or holds the "
                 "Generator) can regenerate the privacy noise and subtract it, which voids "
                 "the guarantee. Seed for tests only; leave random_state=None for a release.",

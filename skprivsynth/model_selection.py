@@ -52,7 +52,7 @@ from .accountant import _cost, charge_active, fit_cost, recording
 from .base import _seed_warned
 from .metrics import MarginalScorer
 from .privacy import PrivacyCost, PrivacyReport, check_delta, warn_privacy_leak
-from .validation import check_random_generator, is_seeded
+from .validation import check_random_generator, is_seeded, seed_name
 
 __all__ = ["PrivateSelectionSearch", "random_stopping", "selection_cost"]
 
@@ -298,7 +298,7 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
         if is_seeded(self.random_state):  # one warning for the search, none per run
             seeds = rng
             warn_privacy_leak(
-                f"PrivateSelectionSearch(random_state={self.random_state!r}) seeds a "
+                f"PrivateSelectionSearch(random_state={seed_name(self.random_state)}) seeds a "
                 "differentially private fit in each of its runs: anyone who knows the seed "
                 "can regenerate their noise and subtract it, which voids the "
                 "guarantee. Seed for tests only; leave random_state=None for a release.",

@@ -29,6 +29,7 @@ from .validation import (
     is_differentially_private,
     is_seeded,
     role_generator,
+    seed_name,
 )
 
 __all__ = [
@@ -685,5 +686,5 @@ def _seeded_releases(pipe):
             and (step.level_weights == "private" or bool(_ranged_columns(step.categories)))
         )
         if releases:
-            seeded.append(f"{type(step).__name__}(random_state={seed!r})")
+            seeded.append(f"{type(step).__name__}(random_state={seed_name(seed)})")
     return seeded

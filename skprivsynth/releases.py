@@ -57,9 +57,12 @@ RELEASE_PRIMITIVES = {}
 _OBSERVER = contextvars.ContextVar("skprivsynth release observer", default=None)
 
 
-class ReplayMismatch(AssertionError):
+class ReplayMismatch(BaseException):
     """A replayed run made a release the recorded run did not make (another primitive,
-    other public arguments, another generator state, or one release too many)."""
+    other public arguments, another generator state, or one release too many).
+
+    A :class:`BaseException`, like :class:`KeyboardInterrupt`: a fit that turns the
+    exceptions of a run into an outcome (private selection) must not hide it."""
 
 
 def release_primitive(name, public=(), shapes=()):

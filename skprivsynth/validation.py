@@ -26,6 +26,7 @@ __all__ = [
     "is_differentially_private",
     "is_seeded",
     "role_generator",
+    "seed_name",
 ]
 
 
@@ -60,19 +61,36 @@ def is_seeded(random_state):
     return random_state is not None
 
 
+def seed_name(random_state):
+    """How a message names a seed: an int as itself, a generator by its class (its
+    ``repr`` holds a memory address, which differs from one run to the next)."""
+    if isinstance(random_state, Integral | np.integer) and not isinstance(random_state, bool):
+        return repr(int(random_state))
+    return type(random_state).__name__
+
+
 #: The spawn key of each role's stream under one seed (stable: numbers seeded before
 #: depend on them).  ``"fit"`` and ``"sampling"`` are the children that
-#: ``default_rng(seed).spawn(2)`` gives (a synthesizer's two streams); the others are
-#: far from any index a ``spawn`` gives.
+#: ``default_rng(seed).spawn(2)`` gives (a synthesizer's two streams).  A SeedSequence
+#: reads its spawn key as 32-bit words, so a key of several words would equal the path of
+#: a nested spawn (``2**32 + 1`` is the words ``(1, 1)``: the second child of the second
+#: child); the other roles are single words no spawn reaches (``2**32 - 2**16 + i``).
 _ROLE_KEYS = {
     "fit": 0,
     "sampling": 1,
-    "encoder bins": 2**32,
-    "encoder grid points": 2**32 + 1,
-    "encoder level frequencies": 2**32 + 2,
-    "encoder decoding": 2**32 + 3,
-    "pipeline sampling": 2**32 + 4,
-    "pipeline decoding": 2**32 + 5,
+    **{
+        role: 2**32 - 2**16 + i
+        for i, role in enumerate(
+            (
+                "encoder bins",
+                "encoder grid points",
+                "encoder level frequencies",
+                "encoder decoding",
+                "pipeline sampling",
+                "pipeline decoding",
+            )
+        )
+    },
 }
 
 

@@ -283,7 +283,9 @@ def _search(categories=BINNED, pipe=None):
     return PrivateSelectionSearch(
         pipe,
         {"marginalsynthesizer__epsilon": [0.5, 1.0]},
-        scoring=make_marginal_scorer(space="decoded", epsilon=0.5),
+        scoring=make_marginal_scorer(
+            space="decoded", epsilon=0.5, noise_random_state=np.random.default_rng(0)
+        ),
         delta=1e-6,
         random_state=0,
     )
