@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from skprivsynth._math.private_binning import grid_points
 from skprivsynth.privacy import PrivacyReport
+from skprivsynth.privacy.binning import grid_points
 
 
 def _best(keys, counts, size, rho, noise, repeat):

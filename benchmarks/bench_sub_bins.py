@@ -15,7 +15,7 @@ import argparse
 
 import numpy as np
 
-from skprivsynth._math.private_binning import _top_down
+from skprivsynth._math.private_binning import top_down_shares
 
 CELLS, N_SUB = 256, 16
 X = (np.arange(CELLS) + 0.5) / CELLS
@@ -55,7 +55,7 @@ def main(argv=None):
                 naive = np.maximum(y, 0.0)
                 naive = naive / naive.sum() if naive.sum() > 0 else np.full(N_SUB, 1 / N_SUB)
                 for key, w in (
-                    ("consistent_sub_bin_weights", _top_down(y[None, :], sigma, 1.5)[0]),
+                    ("consistent_sub_bin_weights", top_down_shares(y[None, :], sigma, 1.5)[0]),
                     ("naive", naive),
                     ("uniform", np.full(N_SUB, 1 / N_SUB)),
                 ):

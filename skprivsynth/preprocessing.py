@@ -32,7 +32,6 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._math.private_binning import consistent_sub_bin_weights, grid_points, privtree_bins
 from ._math.tails import decay_rate, decaying_positions
 from .accountant import charge_active
 from .chunks import as_chunks, reduce_chunks
@@ -59,20 +58,9 @@ from .domain import (
     observed_levels,
     quantile_bins,
 )
-from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak, zcdp_rho
-from .releases import release_primitive
+from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak
+from .privacy.binning import SUB_BINS, binning_cost, release_bins
 from .validation import check_random_generator, check_unit_interval, role_generator
-
-# The private bins' releases that are more than one mechanism call, registered where
-# they are used (``_math`` stays free of the registry).
-privtree_bins = release_primitive(
-    "PrivTree bins",
-    public=("epsilon", "theta", "min_width", "occupied", "step"),
-    shapes=("fine_counts",),
-)(privtree_bins)
-grid_points = release_primitive("grid points", public=("ranges", "rho", "alpha", "step"))(
-    grid_points
-)
 
 __all__ = [
     "BooleanEncoder",
@@ -83,10 +71,6 @@ __all__ = [
 
 #: Largest dense output (entries) :meth:`BooleanEncoder.transform` allocates at once.
 _MAX_OUTPUT_ENTRIES = 2**31
-
-#: Equal-width sub-bins per declared bin whose frequencies ``level_weights="private"``
-#: releases, so that a bin decodes to values distributed like the data inside it.
-_SUB_BINS = 8
 
 
 # ----------------------------------------------------------------------------- cube maps
@@ -445,7 +429,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         Noise of every release of the encoder, as the synthesizers' ``noise``: the
         private level frequencies (:func:`~skprivsynth.privacy.laplace_mechanism`) and
         the private bins (PrivTree's split tests, the grid points, the sub-bin counts;
-        :mod:`skprivsynth._math.private_binning`).  ``"discrete"`` is floating-point-safe.
+        :mod:`skprivsynth.privacy.binning`).  ``"discrete"`` is floating-point-safe.
     datetime_parts : {"computed", "modelled"}, default="modelled"
         How the parts of a datetime column (:class:`~skprivsynth.domain.DatetimePart`)
         are synthesized; decoded parts always agree with their datetime.  The
@@ -831,92 +815,36 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
 
     def _release_bins(self, columns, X, domain):
         """Choose the bins of every declared :class:`~skprivsynth.domain.Range` and
-        their within-bin decoding weights with differential privacy; return the report.
-
-        The fine histograms (:class:`_FineCounts`, summed over the chunks of ``X``)
-        are read once.  The budget ``ρ = zcdp_rho(binning_epsilon, _BINNING_DELTA)`` is
-        split evenly between the ``m`` ranged columns and, in each, between
-        :func:`~skprivsynth._math.private_binning.privtree_bins` (a quarter:
-        ``ε = sqrt(2 ρ_tree)``-DP with ``ρ_tree = ρ/(4m)``, which is
-        ``ρ_tree``-zCDP, Bun & Steinke 2016, Prop. 1.4) and
-        :func:`~skprivsynth._math.private_binning.consistent_sub_bin_weights` (the
-        rest, ``3ρ/(4m)``); a range whose fine cells hold several points of a public
-        grid of values (``_FineGrid.n_keys``: integers, a datetime resolution, a
-        float's declared decimals) gives part of that rest (``_POINT_SHARE``,
-        ``_FEW_POINT_SHARE``) to :func:`~skprivsynth._math.private_binning.grid_points`
-        first, the values that recur on many rows, which then decode exactly.  zCDP
-        composes by addition.  ``noise`` goes to all three releases.
-        Which columns, the grids and the shares depend on the declaration only.
-        """
+        their within-bin decoding weights with differential privacy
+        (:func:`~skprivsynth.privacy.binning.release_bins`, on the fine histograms of
+        :class:`_FineCounts` summed over the chunks of ``X``); return the report."""
         ranged = {label: spec for label, spec in domain.items() if isinstance(spec, Range)}
         if not ranged:
             return None
-        rho = zcdp_rho(self.binning_epsilon, _BINNING_DELTA)
-        rho_tree = _TREE_SHARE * rho / len(ranged)  # per column
-        rho_rest = (1.0 - _TREE_SHARE) * rho / len(ranged)
-        charge_active("private bins", PrivacyCost(rho=rho))  # public cost, before any draw
+        charge_active("private bins", binning_cost(self.binning_epsilon))  # before any draw
         counts = reduce_chunks(X, _FineCounts(ranged))
-        # Not the decoding stream; the grid points draw from a stream of their own.
-        rng = role_generator(self.random_state, "encoder bins")
-        points_rng = role_generator(self.random_state, "encoder grid points")
-        report = PrivacyReport("private bins", zcdp_delta=_BINNING_DELTA)
         labels = list(self._columns)
+        grids, min_widths = {}, {}
         for label, spec in ranged.items():
             column = columns[labels.index(label)]
-            grid = _FineGrid(spec)
-            fine, keys = counts[label]
-            min_width = 1
+            grids[label] = grid = _FineGrid(spec)
+            min_widths[label] = 1
             if self.max_bins is not None:  # at most max_bins - missing bins (public cap)
                 cap = 1 << (int(self.max_bins - column.missing).bit_length() - 1)
-                min_width = max(1, grid.n_cells // cap)
-            boundaries = privtree_bins(
-                fine,
-                math.sqrt(2.0 * rho_tree),  # ε-DP is ε²/2-zCDP
-                rng,
-                report=report,
-                min_width=min_width,
-                occupied=grid.occupied,
-                step=f"bins of {label!r}",
-                noise=self.noise,
-            )
-            edges, fraction = grid.edges(boundaries)
-            rho_weights, held, values = rho_rest, None, np.zeros(0)
-            if keys is not None:  # values that recur, released first, out of the sub-bins
-                share = _POINT_SHARE if grid.per_cell >= _POINTS_A_CELL else _FEW_POINT_SHARE
-                rho_weights = (1.0 - share) * rho_rest
-                released, noisy = grid_points(
-                    keys.keys,
-                    keys.counts,
-                    grid.eligible_keys(boundaries),
-                    share * rho_rest,
-                    points_rng,
-                    report=report,
-                    step=f"recurring values of {label!r}",
-                    noise=self.noise,
-                )
-                cells = grid.key_cells(released)
-                fine = fine.copy()
-                np.subtract.at(fine, cells, keys.at(released))
-                held, values = (cells, noisy), grid.key_values(released)
-            # The bounds' cells on their own: a point mass at a bound (the zeros of an
-            # expenditure) decodes to the bound, not over a sub-bin.
-            weights, shares = consistent_sub_bin_weights(
-                fine,
-                boundaries,
-                _SUB_BINS,
-                rho_weights,
-                rng,
-                report=report,
-                step=f"sub-bin weights of {label!r}",
-                points=(0, grid.occupied - 1),
-                held=held,
-                noise=self.noise,
-            )
-            weights = weights[: edges.size - 1]  # the bins that hold grid points
-            weights[-1] = _truncate_weights(weights[-1], fraction)
-            edges = tuple(edges.tolist())
+                min_widths[label] = max(1, grid.n_cells // cap)
+        released, report = release_bins(
+            counts,
+            grids,
+            min_widths,
+            self.binning_epsilon,
+            role_generator(self.random_state, "encoder bins"),
+            role_generator(self.random_state, "encoder grid points"),
+            noise=self.noise,
+        )
+        for label, spec in ranged.items():
+            column, bins = columns[labels.index(label)], released[label]
             column.spec = Bins(
-                edges,
+                bins.edges,
                 spec.clip,
                 spec.kind,
                 spec.resolution,
@@ -924,14 +852,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 spec.decimals,
                 spec.missing_codes,
             )
-            column.edges = np.asarray(edges)
-            column.sub_weights = weights
-            point_bins = np.searchsorted(boundaries, held[0], side="right") - 1 if held else []
-            column.points = (
-                np.concatenate([[0, len(edges) - 2], point_bins]).astype(np.int64),
-                np.concatenate([[edges[0], edges[-1]], values]),
-                shares,
-            )
+            column.edges = np.asarray(bins.edges)
+            column.sub_weights = bins.sub_weights
+            column.points = bins.points
         return report
 
     def _release_level_weights(self, columns, frame, domain):
@@ -964,7 +887,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         for label, w in weights.items():
             column = columns[labels.index(label)]
             if column.kind == "bins":
-                column.sub_weights = w[: column.n_values * _SUB_BINS].reshape(-1, _SUB_BINS)
+                column.sub_weights = w[: column.n_values * SUB_BINS].reshape(-1, SUB_BINS)
             else:
                 column.level_weights = w
         return report
@@ -1343,9 +1266,9 @@ def _draw_within_ranges(idx, column, rng):
 
 def _sub_bins(spec):
     """The :class:`~skprivsynth.domain.Bins` splitting each bin of ``spec`` into
-    ``_SUB_BINS`` equal-width sub-bins (public: computed from the declared edges)."""
+    ``SUB_BINS`` equal-width sub-bins (public: computed from the declared edges)."""
     e = np.asarray(spec.edges, dtype=np.float64)
-    t = np.arange(_SUB_BINS) / _SUB_BINS
+    t = np.arange(SUB_BINS) / SUB_BINS
     fine = ((1.0 - t) * e[:-1, None] + t * e[1:, None]).ravel()
     return dataclasses.replace(spec, edges=tuple(np.append(fine, e[-1]).tolist()))
 
@@ -1606,35 +1529,9 @@ _FINE_DEPTH = 10
 #: tvd2 -5 %, weather's and diamonds' tvd2 -3 %; benchmarks/RESULTS.md, "Fine grids").
 _GRID_DEPTH = 14
 
-#: Share of a ranged column's binning budget (ρ) spent on its PrivTree bins; the rest
-#: goes to its sub-bin weights (measured: 1/4 gave lower KS statistics than 1/10, 1/2 or
-#: 3/4 on 20,000 rows at ``binning_epsilon=0.25``).
-_TREE_SHARE = 0.25
-
-#: Share of the rest (after PrivTree) of a ranged column's binning budget spent on the
-#: values that recur (:func:`~skprivsynth._math.private_binning.grid_points`), where its
-#: fine cells hold ``_POINTS_A_CELL`` points of a public grid of values or more: there
-#: nothing else can place a value inside its cell.  The sub-bin weights get the rest.
-#: Measured on doctors (6 seeds, 4 such columns): tvd2 0.083 at 1/8, 0.064 at 1/3,
-#: 0.060 at 1/2, 0.062 at 2/3 (benchmarks/RESULTS.md, "Values that recur").
-_POINT_SHARE = 1 / 2
-_POINTS_A_CELL = 8
-
-#: The share where cells hold 1 to 7 points: enough for a value on a large share of the
-#: rows (a sentinel, a cap: 65 % of a 159,000-row table on one integer, spread over 4
-#: by its cell, KS 0.49 -> 0.007; a censoring date on 37 % of a 2,843-row table, spread
-#: over the 8 days of its sub-bin, KS 0.29 -> 0.06), little taken from the sub-bins.
-#: A share of 1/3 there cost diamonds' price (2 a cell) KS 0.0105 -> 0.0109 and raised
-#: its tail ratio 1.1 -> 1.8 over 6 seeds; 1/8 costs 0.0106, with a tail of 1.7.
-_FEW_POINT_SHARE = 1 / 8
-
 #: Most points a grid may have for its values to be released on their own: keys and
 #: values stay exact integers in float64.
 _MAX_KEYS = 2**53
-
-#: δ at which the zCDP report of the private bins converts to (ε, δ) on its own; in a
-#: pipeline its ρ adds to the synthesizer's (and the δ's add).
-_BINNING_DELTA = 1e-9
 
 
 class _FineGrid:
@@ -1653,10 +1550,10 @@ class _FineGrid:
 
     Where the values lie on a public grid whose points a sub-bin would spread — an
     integer or datetime range (``per_cell`` points a cell, 1 up to ``2**_GRID_DEPTH``
-    points: then a bin wider than ``_SUB_BINS`` cells spreads several), a float range
+    points: then a bin wider than ``SUB_BINS`` cells spreads several), a float range
     with declared ``decimals`` of 2 or more a cell — the grid's ``n_keys`` points are
     indexed (``keys``), so that the values that recur can be released on their own
-    (:func:`~skprivsynth._math.private_binning.grid_points`); a float is counted at
+    (:func:`~skprivsynth.privacy.binning.grid_points`); a float is counted at
     its declared decimals.  Elsewhere ``n_keys`` is 0.
     """
 
@@ -1723,13 +1620,13 @@ class _FineGrid:
     def eligible_keys(self, boundaries):
         """Half-open ranges of the points whose rows a bin's sub-bins would spread: those
         of the bins (cells ``boundaries``) holding more than one point whose sub-bins
-        hold more than one (the cells do, or the bin is wider than ``_SUB_BINS`` cells),
+        hold more than one (the cells do, or the bin is wider than ``SUB_BINS`` cells),
         but the range's bounds (their cells are measured on their own).  Public."""
         edges = np.asarray(boundaries)
         first = self._first_keys(np.r_[edges, 1, self.occupied - 1])
         starts, (lo, hi) = first[: edges.size], first[edges.size :]
         a, b = np.maximum(starts[:-1], lo), np.minimum(starts[1:], hi)
-        spread = (self.per_cell > 1) | (np.diff(edges) > _SUB_BINS)
+        spread = (self.per_cell > 1) | (np.diff(edges) > SUB_BINS)
         several = (starts[1:] - starts[:-1] > 1) & (b > a) & spread
         return np.column_stack([a[several], b[several]])
 
@@ -1791,21 +1688,6 @@ def _grid_step(spec):
     if spec.kind == "integer":
         return 1
     return None
-
-
-def _truncate_weights(weights, fraction):
-    """Sub-bin weights of the first ``fraction`` of a bin, from those of the whole bin.
-
-    The bin's density is piecewise constant on its ``n_sub`` sub-bins; the first
-    ``fraction`` of it is cut again into ``n_sub`` equal sub-bins (post-processing).
-    """
-    if fraction >= 1.0:
-        return weights
-    n_sub = weights.size
-    grid = np.arange(n_sub + 1) / n_sub
-    cdf = np.concatenate([[0.0], np.cumsum(weights)])
-    cut = np.diff(np.interp(grid * fraction, grid, cdf))
-    return cut / cut.sum() if cut.sum() > 0 else np.full(n_sub, 1.0 / n_sub)
 
 
 class _KeyCounts:

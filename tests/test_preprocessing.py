@@ -211,10 +211,11 @@ def test_an_end_bin_cut_at_the_range_end_with_uniform_weights_decays():
     # (diamonds' price at ε = 1: tail ratio 4.7 instead of 3.0).
     from types import SimpleNamespace
 
-    from skprivsynth.preprocessing import _decay_in_end_bins, _truncate_weights
+    from skprivsynth._math.private_binning import truncate_weights
+    from skprivsynth.preprocessing import _decay_in_end_bins
 
     weights = np.full((4, 8), 1 / 8)
-    weights[-1] = _truncate_weights(weights[-1], 0.43)
+    weights[-1] = truncate_weights(weights[-1], 0.43)
     assert np.ptp(weights[-1]) > 0  # not exactly uniform
     column = SimpleNamespace(n_values=4, edges=np.array([0.0, 1, 2, 3, 100]), sub_weights=weights)
     idx = np.repeat(np.arange(4), [1000, 1000, 1000, 100])
@@ -1262,16 +1263,16 @@ def test_an_outside_value_is_reported_without_its_value_or_row_on_neighbours(spe
 def test_the_fitted_encoder_keeps_no_stream_of_the_caller_nor_of_its_releases(monkeypatch, seeded):
     # A Generator seed is drawn from, never kept (nor a child of it); unseeded, the kept
     # decoding stream shares no entropy with the streams of the private bins.
-    import skprivsynth.preprocessing
+    from skprivsynth.privacy import binning
 
     released = []
-    privtree_bins = skprivsynth.preprocessing.privtree_bins
+    privtree_bins = binning.privtree_bins
 
     def recording(fine, epsilon, rng, **kwargs):
         released.append(rng)
         return privtree_bins(fine, epsilon, rng, **kwargs)
 
-    monkeypatch.setattr(skprivsynth.preprocessing, "privtree_bins", recording)
+    monkeypatch.setattr(binning, "privtree_bins", recording)
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"x": rng.uniform(0, 10, 500), "c": rng.integers(0, 12, 500)})
     caller = np.random.default_rng() if seeded else None

@@ -11,22 +11,21 @@ import pytest
 from scipy import stats
 
 from skprivsynth import MarginalSynthesizer, make_private_pipeline
-from skprivsynth._math import private_binning
 from skprivsynth._math.discrete_noise import discrete_gaussian_pmf
-from skprivsynth._math.private_binning import (
-    consistent_sub_bin_weights,
-    grid_points,
-    privtree_bins,
-    privtree_scale,
-    sub_bin_counts,
-)
+from skprivsynth._math.private_binning import sub_bin_counts, top_down_shares
 from skprivsynth.auditing import (
     audit_mechanism,
     likelihood_ratio_statistic,
     moved_record_neighbours,
 )
 from skprivsynth.exceptions import PrivacyLeakWarning
-from skprivsynth.privacy import PrivacyReport
+from skprivsynth.privacy import PrivacyReport, binning
+from skprivsynth.privacy.binning import (
+    consistent_sub_bin_weights,
+    grid_points,
+    privtree_bins,
+    privtree_scale,
+)
 
 
 def _skewed_counts(n=20_000, size=1024, seed=0):
@@ -358,7 +357,7 @@ def test_audit_privtree(variant, monkeypatch):
     claimed = _pair_loss(counts0, counts1, lam, bias)
     assert claimed == pytest.approx(2 / lam) and claimed <= AUDIT_EPSILON
     if variant == "add-remove":
-        monkeypatch.setattr(private_binning, "privtree_scale", lambda e: (3 / e, 3 / e * np.log(2)))
+        monkeypatch.setattr(binning, "privtree_scale", lambda e: (3 / e, 3 / e * np.log(2)))
 
     def mechanism(X, seed):
         rng = np.random.default_rng(seed)
@@ -394,15 +393,15 @@ def _audit_gaussian_release(release, a, b, rho, variant, monkeypatch):
     statistic = likelihood_ratio_statistic(a, b, noise="gaussian")
     cut = float((b - a) @ (b - a)) / 2
     if variant == "add-remove":
-        monkeypatch.setattr(private_binning, "SUB_BIN_L2_SENSITIVITY", 1.0)
+        monkeypatch.setattr(binning, "SUB_BIN_L2_SENSITIVITY", 1.0)
     released = {}
-    honest_mechanism = private_binning.gaussian_mechanism
+    honest_mechanism = binning.gaussian_mechanism
 
     def spy(values, sigma, rng, **kwargs):
         released["y"], scale = honest_mechanism(values, sigma, rng, **kwargs)
         return released["y"], scale
 
-    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+    monkeypatch.setattr(binning, "gaussian_mechanism", spy)
 
     def mechanism(X, seed):
         release(X, np.random.default_rng(seed))
@@ -440,7 +439,7 @@ def test_audit_sub_bin_weights(variant, monkeypatch):
         return np.concatenate([c.ravel() for _, c in groups.values()])
 
     a, b = measured(fine[0]), measured(fine[1])
-    assert np.linalg.norm(b - a) == pytest.approx(private_binning.SUB_BIN_L2_SENSITIVITY)
+    assert np.linalg.norm(b - a) == pytest.approx(binning.SUB_BIN_L2_SENSITIVITY)
 
     def release(X, rng):
         consistent_sub_bin_weights(fine[X], boundaries, 4, rho, rng, report=_report())
@@ -489,14 +488,14 @@ def test_point_cells_keep_the_sensitivity_of_the_sub_bin_release(variant, monkey
         released.append(np.asarray(values, dtype=np.float64))
         return np.asarray(values, dtype=np.float64), sigma
 
-    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+    monkeypatch.setattr(binning, "gaussian_mechanism", spy)
     if variant != "honest":
-        honest = private_binning.sub_bin_counts
+        honest = binning.sub_bin_counts
 
         def twice(counts, boundaries, n_sub):  # the point cells' rows stay in their sub-bins
             return honest(original["counts"], boundaries, n_sub)
 
-        monkeypatch.setattr(private_binning, "sub_bin_counts", twice)
+        monkeypatch.setattr(binning, "sub_bin_counts", twice)
     boundaries = np.array([0, 16, 32, 48, 64])
     base = np.zeros(64, dtype=np.int64)
     base[[0, 5, 20, 40, 63]] = [50, 7, 9, 11, 30]
@@ -599,7 +598,7 @@ def test_a_bin_whose_sub_bins_hold_one_noise_deviation_keeps_every_quarter():
     emptied, distance = [], []
     for seed in range(400):
         y = 135 + np.random.default_rng(seed).normal(0.0, 112.0, (1, 8))
-        w = private_binning._top_down(y, 112.0, 1.5)[0]
+        w = top_down_shares(y, 112.0, 1.5)[0]
         emptied.append(np.any(np.add.reduceat(w, [0, 2, 4, 6]) < 0.05))
         distance.append(0.5 * np.abs(w - 1 / 8).sum())
     assert np.mean(emptied) < 0.05 and np.mean(distance) < 0.05
@@ -614,7 +613,7 @@ def test_sub_bin_weights_follow_a_shape_that_stands_out_of_the_noise():
     ours, noisy = [], []
     for seed in range(200):
         y = truth + np.random.default_rng(seed).normal(0.0, 30.0, (1, 8))
-        w = private_binning._top_down(y, 30.0, 1.5)[0]
+        w = top_down_shares(y, 30.0, 1.5)[0]
         assert w[4:].sum() > 1.5 * w[:4].sum()
         ours.append(0.5 * np.abs(w - truth / truth.sum()).sum())
         z = np.maximum(y[0], 0.0)
@@ -626,7 +625,7 @@ def test_sub_bin_weights_do_not_hand_a_dropped_sub_bin_to_its_neighbour():
     """Three sub-bins of 400 rows and an empty one whose noise (+60, below 1.5 sd = 75)
     is dropped: its sibling in the top-down split must not receive that noise (it got
     460 of 1,260 rows before: the outer end of a bin inflated)."""
-    w = private_binning._top_down(np.array([[400.0, 400.0, 400.0, 60.0]]), 50.0, 1.5)
+    w = top_down_shares(np.array([[400.0, 400.0, 400.0, 60.0]]), 50.0, 1.5)
     np.testing.assert_allclose(w, [[1 / 3, 1 / 3, 1 / 3, 0.0]])
 
 
@@ -648,7 +647,7 @@ def test_sub_bin_counts_sensitivity():
             counts1[i] -= 1
             counts1[j] += 1
             distances.append(np.linalg.norm(measured(counts1) - a))
-    assert max(distances) == pytest.approx(private_binning.SUB_BIN_L2_SENSITIVITY)
+    assert max(distances) == pytest.approx(binning.SUB_BIN_L2_SENSITIVITY)
 
 
 def test_sub_bin_weights_report_and_refusals():
@@ -679,7 +678,7 @@ def test_grid_points_release_empty_points_as_the_dense_release_would(variant, mo
     only points that hold rows (a realistic slip: the data's own keys as candidates)
     makes a released point tell that a row is there: it fails."""
     if variant != "honest":
-        monkeypatch.setattr(private_binning, "_empty_keys", lambda *a: np.zeros(0, np.int64))
+        monkeypatch.setattr(binning, "_empty_keys", lambda *a: np.zeros(0, np.int64))
     rng = np.random.default_rng(0)
     runs, hits, values = 3000, np.zeros(4), []
     for _ in range(runs):
@@ -743,7 +742,7 @@ def test_the_rest_of_a_one_cell_bin_keeps_the_sensitivity_of_the_sub_bin_release
         released.append(np.asarray(values, dtype=np.float64))
         return np.asarray(values, dtype=np.float64), sigma
 
-    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+    monkeypatch.setattr(binning, "gaussian_mechanism", spy)
     boundaries = np.array([0, 16, 17, 18, 20, 24, 32, 64])
     base = np.zeros(64, dtype=np.int64)
     base[[0, 5, 16, 21, 40, 63]] = [50, 7, 30, 9, 11, 20]  # cell 16 without its point
@@ -826,14 +825,14 @@ def test_discrete_releases_lie_on_their_grid(monkeypatch):
     """The discrete grid points and sub-bin counts are integer counts plus integer noise
     (the grid γ = 1 of their calibration); the continuous ones are not."""
     released = []
-    honest = private_binning.gaussian_mechanism
+    honest = binning.gaussian_mechanism
 
     def spy(values, sigma, rng, **kwargs):
         noisy, scale = honest(values, sigma, rng, **kwargs)
         released.append((kwargs.get("noise", "continuous"), noisy, scale))
         return noisy, scale
 
-    monkeypatch.setattr(private_binning, "gaussian_mechanism", spy)
+    monkeypatch.setattr(binning, "gaussian_mechanism", spy)
     counts = _skewed_counts(size=256)
     boundaries = privtree_bins(counts, 1.0, np.random.default_rng(0), report=_report())
     for noise in ("continuous", "discrete"):

@@ -36,15 +36,15 @@ from numbers import Real
 
 import numpy as np
 
-from ._math.discrete_noise import (
+from .._math.discrete_noise import (
     MAX_GAUSSIAN_SIGMA2,
     MAX_LAPLACE_SCALE,
     bernoulli_exp,
     discrete_gaussian,
     discrete_laplace,
 )
-from .exceptions import PrivacyLeakWarning
-from .releases import release_primitive
+from ..exceptions import PrivacyLeakWarning
+from ..releases import release_primitive
 
 __all__ = [
     "PrivacyCost",
