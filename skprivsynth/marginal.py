@@ -21,7 +21,7 @@ from ._math.budget import (
 )
 from ._math.graphical_model import Measurement, estimate, model_size
 from ._math.private_binning import split_mass
-from ._math.residuals import allocate, measure_residuals
+from ._math.residuals import allocate
 from ._math.workload import check_column_sets
 from .base import BaseSynthesizer
 from .privacy import (
@@ -31,13 +31,10 @@ from .privacy import (
     gaussian_sigma_for_rho,
     zcdp_rho,
 )
-from .releases import release_primitive
+from .privacy.residuals import measure_residuals
 
 __all__ = ["MarginalSynthesizer"]
 
-measure_residuals = release_primitive("residual measurements", public=("rho",), shapes=("table",))(
-    measure_residuals
-)
 
 # Replace-one neighbours: one record moves from one cell of a count table to another,
 # so the table changes by −1 and +1: L2 sensitivity sqrt(2), L1 sensitivity 2.

@@ -12,12 +12,12 @@ from skprivsynth._math.graphical_model import Measurement, estimate
 from skprivsynth._math.residuals import (
     allocate,
     center,
-    measure_residuals,
     pattern_sensitivities,
     residual_subsets,
     zcdp_cost,
 )
 from skprivsynth.auditing import clopper_pearson
+from skprivsynth.privacy.residuals import measure_residuals
 
 SIZES = [(2,), (3,), (2, 2), (3, 4), (2, 3, 4), (4, 1, 3), (5, 5), (2, 2, 2)]
 
@@ -124,7 +124,7 @@ def _broken_pattern_sensitivities(sizes, subsets):
 
 
 @pytest.mark.parametrize("broken", [False, True], ids=["honest", "lifted-sensitivity"])
-def test_gaussian_dp_audit_of_the_residual_release(broken, monkeypatch):
+def test_gaussian_dp_audit_of_the_residual_release(broken, monkeypatch, request):
     """Neyman–Pearson audit on the worst replace-one pair of a 3 × 4 table.
 
     The release is Gaussian, so it is μ-GDP with μ² = Σ_s ||P_sΔ_s||²/σ_s² on the pair
@@ -137,6 +137,8 @@ def test_gaussian_dp_audit_of_the_residual_release(broken, monkeypatch):
     if broken:
         monkeypatch.setattr(residuals, "pattern_sensitivities", _broken_pattern_sensitivities)
         residuals._unit_precisions.cache_clear()
+        # the releases below cache the broken allocation too: no later test may see it
+        request.addfinalizer(residuals._unit_precisions.cache_clear)
     try:
         subsets, sigmas = allocate(sizes, rho)
     finally:

@@ -10,7 +10,8 @@ measures.  The residual of ``s`` depends only on the marginal ``x_s`` and is
 ``P_s x_s`` with ``P_s = ⊗_{i∈s} P_i``.  The empty residual is the total, public under
 replace-one neighbours, so it is never measured.
 
-Releasing ``P_s(x_s + z_s)``, ``z_s ~ N(0, σ_s² I)``, is a Gaussian mechanism whose
+Releasing ``P_s(x_s + z_s)``, ``z_s ~ N(0, σ_s² I)`` (the release is
+:func:`skprivsynth.privacy.residuals.measure_residuals`), is a Gaussian mechanism whose
 noise covariance ``σ_s² P_s`` lives on the subspace where ``P_s x_s`` moves; measuring
 every residual with its own ``σ_s`` is a correlated Gaussian mechanism on ``x`` (noise
 covariance ``Σ_s σ_s² lift(P_s)``) in the sense of Nikolov, Talwar & Zhang (2013): its
@@ -46,7 +47,6 @@ from scipy.optimize import minimize
 __all__ = [
     "allocate",
     "center",
-    "measure_residuals",
     "pattern_sensitivities",
     "residual_subsets",
     "zcdp_cost",
@@ -147,24 +147,3 @@ def center(table, axes):
     for a in axes:
         out = out - out.mean(axis=a, keepdims=True)
     return out
-
-
-def measure_residuals(table, rho, rng):
-    """Release the residuals of a count ``table`` at ρ-zCDP ``rho`` (:func:`allocate`).
-
-    Returns ``(releases, rho_spent)``: ``releases`` lists ``(axes, noisy, sigma)`` with
-    ``noisy = P_axes(marginal + N(0, sigma²I))`` over the table's ``axes``, and
-    ``rho_spent`` is :func:`zcdp_cost` of the noise drawn (``rho`` up to rounding).
-    A table whose every axis has size 1 is its public total: nothing is released
-    (``[]``, 0.0).
-    """
-    table = np.asarray(table, dtype=np.float64)
-    if not residual_subsets(table.shape):
-        return [], 0.0
-    subsets, sigmas = allocate(table.shape, rho)
-    releases = []
-    for s, sigma in zip(subsets, sigmas, strict=True):
-        marginal = table.sum(axis=tuple(a for a in range(table.ndim) if a not in s))
-        noisy = marginal + rng.normal(0.0, sigma, size=marginal.shape)
-        releases.append((s, center(noisy, range(noisy.ndim)), float(sigma)))
-    return releases, zcdp_cost(table.shape, subsets, sigmas)
