@@ -27,12 +27,11 @@ Miklau & Sheldon 2021), or ``1/M`` once the pairs stand more than three times cl
 the 1-way tables' counts then stand further above their noise too, and the rounds —
 AIM's ``16 d`` with annealing (McKenna et al. 2022), which find how many marginals the
 data can pay for — get what the 1-way tables no longer need, down to AIM's own split
-(``floor``: the d 1-way tables together get what d rounds get).  (A share above the
-third where ``1 < M < 3`` gave up rounds that strongly related columns pay for:
-benchmarks/RESULTS.md.)  The share reads only n, ρ and the sizes (the caller passes the
-sizes of the columns compressed after a first 1-way release at ``floor``, which is
-post-processing; a column compressed to one code at its declared size), never the data;
-the test reads the data only through its own noisy release.
+(``floor``: the d 1-way tables together get what d rounds get).  The share reads only
+n, ρ and the sizes (the caller passes the sizes of the columns compressed after a first
+1-way release at ``floor``, which is post-processing; a column compressed to one code
+at its declared size), never the data; the test reads the data only through its own
+noisy release.
 """
 
 import math

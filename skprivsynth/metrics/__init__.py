@@ -21,7 +21,7 @@ candidate records with weights can be scored without sampling.
 
 *Categorical (decoded-space) marginals* (:func:`categorical_marginal_errors`,
 :func:`categorical_marginal_tvd`) compare two tables of categorical columns — the
-benchmark metric of ``benchmarks/RESULTS.md``: tvd1 = mean over the 14 Adult columns,
+benchmarks' metric: tvd1 = mean over the 14 Adult columns,
 tvd2 = mean over all 91 pairs, tvd3 = mean over 200 random triples drawn with
 ``max_marginals=200, random_state=0``.
 

@@ -204,7 +204,7 @@ def categorical_marginal_tvd(
 ):
     """Mean (or max / rms) total variation distance of d-way categorical tables.
 
-    The benchmark metric of ``benchmarks/RESULTS.md``, on the decoded columns:
+    The benchmarks' metric, on the decoded columns:
     ``tvd1 = categorical_marginal_tvd(real, synth, degree=1)``,
     ``tvd2 = categorical_marginal_tvd(real, synth, degree=2)`` and
     ``tvd3 = categorical_marginal_tvd(real, synth, degree=3, max_marginals=200,

@@ -215,8 +215,8 @@ class MarginalErrorDisplay:
             Real rows the synthesizer did not see, to test the utility classifiers on;
             None holds out a quarter of ``real``.
         max_marginals : int, default=200
-            Number of random 3-way tables compared (the convention of
-            ``benchmarks/RESULTS.md``); all 1- and 2-way tables are compared.
+            Number of random 3-way tables compared (the benchmarks' tvd3); all 1- and
+            2-way tables are compared.
         max_levels, n_bins : int, default=20, 10
             As in :func:`~skprivsynth.metrics.evaluation_domain`.
         random_state : int, default=0

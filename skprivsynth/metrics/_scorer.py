@@ -301,7 +301,7 @@ def make_marginal_scorer(
         what the pipeline actually outputs (its one-hot-respecting rounding, not the
         synthesizer's coordinate-wise rounding) — and otherwise
         ``pipeline[-1].sample(...)``, all with :func:`marginal_error`.  ``"decoded"``
-        (the benchmark metric of ``benchmarks/RESULTS.md``):
+        (the benchmarks' metric):
         ``pipeline.sample(...)`` (the pipeline's own decoding ``sample``, e.g.
         ``SynthesisPipeline``) against ``X`` with :func:`categorical_marginal_tvd`, which
         treats every distinct value as a category: right for categorical and
