@@ -24,7 +24,7 @@ import pandas as pd
 from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.releases import record_releases, replay_releases
 
-_TIMING = re.compile(r"\(\d+(\.\d+)? s\)")
+_TIMING = re.compile(r"(?<=[(, ])\d+(\.\d+)? s\b")  # "(0.1 s)", ", 0.1 s"
 
 
 class _Records(logging.Handler):
@@ -85,8 +85,8 @@ def observe(run, data, recording=None):
         "result": result,
         "error": error,
         "warnings": [(w.category.__name__, str(w.message)) for w in caught],
-        "stdout": _TIMING.sub("(… s)", out.getvalue()),
-        "stderr": _TIMING.sub("(… s)", err.getvalue()),
+        "stdout": _TIMING.sub("… s", out.getvalue()),
+        "stderr": _TIMING.sub("… s", err.getvalue()),
         "log": log.lines,
         "releases before the error": made if error else 0,
     }

@@ -12,6 +12,7 @@ import skprivsynth.privacy
 import skprivsynth.validation
 from skprivsynth.base import BaseSynthesizer
 from skprivsynth.preprocessing import BooleanEncoder
+from skprivsynth.privacy import binning
 
 
 def _state(rng):
@@ -26,13 +27,13 @@ def record_stream_starts(monkeypatch):
         starts.setdefault(role, []).append(_state(rng))
 
     def wrap_release(name, rng_index, role):
-        original = getattr(skprivsynth.preprocessing, name)
+        original = getattr(binning, name)
 
         def wrapper(*args, **kwargs):
             record(role, args[rng_index])
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(skprivsynth.preprocessing, name, wrapper)
+        monkeypatch.setattr(binning, name, wrapper)
 
     wrap_release("privtree_bins", 2, "encoder bins")
     wrap_release("grid_points", 4, "encoder grid points")

@@ -354,15 +354,15 @@ def test_a_pipeline_whose_encoder_releases_is_refused_before_any_charge(domain, 
 def test_list_form_categories_with_a_range_are_refused_before_any_release(monkeypatch):
     # categories as a list (one spec per column): its range is found from the public
     # parameters, before the first fit, not after the candidate's releases.
-    import skprivsynth.preprocessing
     from skprivsynth.pipeline import make_synthesis_pipeline
     from skprivsynth.preprocessing import BooleanEncoder
+    from skprivsynth.privacy import binning
 
     calls = []
     for name in ("privtree_bins", "grid_points", "consistent_sub_bin_weights"):
-        original = getattr(skprivsynth.preprocessing, name)
+        original = getattr(binning, name)
         monkeypatch.setattr(
-            skprivsynth.preprocessing,
+            binning,
             name,
             lambda *a, _f=original, _n=name, **k: calls.append(_n) or _f(*a, **k),
         )

@@ -1,0 +1,73 @@
+"""The rules that keep the package livable (``../shared/ARCHITECTURE.md``), counted.
+
+Read from the source with :mod:`ast`: module-level imports only (an import inside a
+function is a deliberate late import and does not shape the package).
+"""
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "skprivsynth"
+
+
+def _module_name(path):
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path):
+    """The package modules ``path`` imports at module level (absolute names)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1]
+            target = ".".join(base + ([node.module] if node.module else []))
+            found.add(target)
+            for alias in node.names:  # ``from . import binning`` imports a submodule
+                if (PACKAGE.parent / (target + "." + alias.name).replace(".", "/")).exists():
+                    found.add(f"{target}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("skprivsynth"))
+    return found
+
+
+def _modules():
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_math_imports_nothing_of_the_package_but_exceptions():
+    for name, path in _modules().items():
+        if name.startswith("skprivsynth._math"):
+            outside = {
+                m
+                for m in _imports(path)
+                if not m.startswith("skprivsynth._math") and m != "skprivsynth.exceptions"
+            }
+            assert not outside, f"{name} imports {sorted(outside)}"
+
+
+def test_no_import_cycle():
+    modules = _modules()
+    graph = {name: {m for m in _imports(p) if m in modules} for name, p in modules.items()}
+    state = {}
+
+    def visit(name, path):
+        state[name] = "open"
+        for other in graph[name]:
+            if state.get(other) == "open":
+                raise AssertionError(" -> ".join([*path, name, other]))
+            if other not in state:
+                visit(other, [*path, name])
+        state[name] = "done"
+
+    for name in graph:
+        if name not in state:
+            visit(name, [])
+
+
+def test_no_library_file_cites_the_benchmark_results():
+    citing = [str(p) for p in PACKAGE.rglob("*.py") if "RESULTS.md" in p.read_text()]
+    assert not citing
