@@ -6,7 +6,7 @@ from sklearn.exceptions import NotFittedError
 
 from skprivsynth import MicroaggregationSynthesizer
 from skprivsynth.metrics import covariance_loss
-from skprivsynth.microaggregation import covering_parameters
+from skprivsynth.synthesizers.microaggregation import covering_parameters
 
 
 def test_group_sizes_and_exact_mean_on_adult(adult_boolean):
@@ -86,7 +86,7 @@ def test_unrounded_sample_returns_group_means():
     ("X", "params", "match"),
     [
         (np.array([[0.0, np.nan], [1.0, 0.0]]), {}, "NaN"),
-        (np.array([[0.0, 2.0], [1.0, 0.0]]), {"k": 1}, r"column 1.*2\.0"),
+        (np.array([[0.0, 2.0], [1.0, 0.0]]), {"k": 1}, r"column 1 has values outside"),
         (np.array([0.0, 1.0, 1.0]), {}, "2D"),
         (np.empty((0, 3)), {}, "0 sample"),
         (np.zeros((5, 3)), {"k": 6}, "k=6"),
