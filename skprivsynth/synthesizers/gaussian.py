@@ -26,13 +26,13 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._math.noise_allocation import in_span, noise_multipliers, public_complement
-from ._math.sampling import sample_weighted_records
-from ._math.simplex import simplex_least_squares
-from ._math.workload import FunctionWorkload, MarginalWorkload
-from ._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
-from .base import BaseSynthesizer
-from .privacy import (
+from .._math.noise_allocation import in_span, noise_multipliers, public_complement
+from .._math.sampling import sample_weighted_records
+from .._math.simplex import simplex_least_squares
+from .._math.workload import FunctionWorkload, MarginalWorkload
+from .._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
+from ..base import BaseSynthesizer
+from ..privacy import (
     PrivacyCost,
     PrivacyReport,
     check_delta,
@@ -40,8 +40,8 @@ from .privacy import (
     gaussian_mechanism,
     gaussian_noise,
 )
-from .releases import release_primitive
-from .validation import check_boolean_matrix, check_random_generator
+from ..releases import release_primitive
+from ..validation import check_boolean_matrix, check_random_generator
 
 __all__ = [
     "MAX_UNIVERSE",
@@ -251,7 +251,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth.gaussian import CorrelatedGaussianMechanism
+    >>> from skprivsynth.synthesizers.gaussian import CorrelatedGaussianMechanism
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((500, 6)) < 0.3).astype(float)
     >>> cgm = CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, random_state=0).fit(X)
@@ -261,8 +261,8 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     500
     """
 
-    _input_domain = "boolean"
     _differentially_private = True
+    _cli_name = "correlated-gaussian"
 
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
@@ -311,12 +311,15 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _table_encoding(self):
+    def _synthesizer_tags(self):
         """Binary codes that fit the whole cube of ``max_universe`` records, unless an
         explicit ``universe`` is given (one-hot blocks then)."""
-        if self.universe is not None:
-            return "onehot", None
-        return "binary", int(self.max_universe).bit_length() - 1
+        tags = super()._synthesizer_tags()
+        tags.noise = True
+        if self.universe is None:
+            tags.encoding = "binary"
+            tags.max_bits = int(self.max_universe).bit_length() - 1
+        return tags
 
     def _fit_cost(self, n_samples, n_features):
         """``(epsilon, delta)``: the correlated Gaussian mechanism's guarantee."""
@@ -342,7 +345,6 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self._log()
         data = self._validate_fit_source(X)
         p = data.n_features
-        epsilon, delta = float(self.epsilon), float(self.delta)
         allocation, noise_kind = self.noise_allocation, self.noise
         wl = WorkloadOperator(p, self.degree, self.workload, self.universe, self.max_universe)
         # The one pass over the data: the exact histogram on the universe (its size N is
@@ -350,6 +352,8 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         counts = data.reduce(wl.counter()).astype(np.float64)
         state, rng = data.fitted_state()
         n = data.n_samples
+        cost = self._fit_cost(n, p)
+        epsilon, delta = cost.epsilon, cost.delta
         self._log(f"histogram over {wl.N} candidate records, {wl.q} queries")
         dec = wl.decompose(eta=0.05)
         self._log(f"base decomposition ({dec.method}): {len(dec.bases)} noise blocks")
@@ -540,7 +544,7 @@ def plain_gaussian_mechanism(
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth.gaussian import plain_gaussian_mechanism
+    >>> from skprivsynth.synthesizers.gaussian import plain_gaussian_mechanism
     >>> X = np.array([[0, 1], [1, 1], [0, 0]])
     >>> answers, scale = plain_gaussian_mechanism(X, 1.0, 1e-6, degree=1, random_state=0)
     >>> answers.shape, round(scale, 3)      # 2 one-way tables: max ||a_j|| = sqrt(2)
