@@ -147,9 +147,9 @@ class MarginalErrorDisplay:
     >>> display.summary[["n_tables", "mean_tvd", "floor_mean_tvd"]].round(2)
             n_tables  mean_tvd  floor_mean_tvd
     degree
-    1              6      0.02            0.02
-    2             15      0.06            0.04
-    3             20      0.11            0.08
+    1              6      0.01            0.02
+    2             15      0.04            0.04
+    3             20      0.10            0.08
     >>> display.plot()  # doctest: +SKIP
     """
 
