@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import categorical_tables  # noqa: E402
 from bench_peers import independent_gaussian, tvd_row  # noqa: E402
 
-import skprivsynth.marginal as marginal  # noqa: E402
+import skprivsynth.synthesizers.marginal as marginal  # noqa: E402
 from skprivsynth import MarginalSynthesizer  # noqa: E402
 from skprivsynth._math import budget  # noqa: E402
 from skprivsynth.datasets import load_adult  # noqa: E402

@@ -36,9 +36,9 @@ import pandas as pd
 from skprivsynth._math.bingham import sample_bingham
 from skprivsynth.datasets import load_adult
 from skprivsynth.metrics import categorical_marginal_tvd, marginal_error
-from skprivsynth.noisy_microaggregation import NoisyMicroaggregation
 from skprivsynth.preprocessing import BooleanEncoder, private_level_frequencies
 from skprivsynth.privacy import laplace_mechanism
+from skprivsynth.synthesizers.noisy_microaggregation import NoisyMicroaggregation
 
 DECODE_SHARE = 0.1
 MAX_BINS = 8
@@ -54,8 +54,12 @@ def markdown_table(rows):
 def tvd_row(real, synthetic, domain):
     return {
         f"tvd{d}": categorical_marginal_tvd(
-            real, synthetic, degree=d, domain=domain,
-            max_marginals=200 if d == 3 else None, random_state=0,
+            real,
+            synthetic,
+            degree=d,
+            domain=domain,
+            max_marginals=200 if d == 3 else None,
+            random_state=0,
         )
         for d in (1, 2, 3)
     }
@@ -78,16 +82,22 @@ def independent_laplace(data, domain, epsilon, seed):
 def bingham_table(quick):
     rng = np.random.default_rng(0)
     rows = []
-    for q in ([50, 200] if quick else [50, 200, 500]):
+    for q in [50, 200] if quick else [50, 200, 500]:
         Q = np.linalg.qr(rng.standard_normal((q, q)))[0]
         for norm in (1e3, 1e6):
             B = (Q * (norm * rng.random(q) ** 2)) @ Q.T
             start = time.perf_counter()
             _, rate = sample_bingham(B, rng, size=200, return_acceptance=True)
             per_draw = (time.perf_counter() - start) / 200
-            rows.append({"q": q, "‖B‖": f"{norm:.0e}", "ms per draw": round(1e3 * per_draw, 3),
-                         "acceptance": round(rate, 3),
-                         "√(2/e)/√q": round(float(np.sqrt(2 / np.e / q)), 3)})
+            rows.append(
+                {
+                    "q": q,
+                    "‖B‖": f"{norm:.0e}",
+                    "ms per draw": round(1e3 * per_draw, 3),
+                    "acceptance": round(rate, 3),
+                    "√(2/e)/√q": round(float(np.sqrt(2 / np.e / q)), 3),
+                }
+            )
     return rows
 
 
@@ -95,7 +105,7 @@ def timing_tables(adult, quick):
     encoder = BooleanEncoder(categories=adult.domain, max_bins=MAX_BINS).fit(adult.data)
     X = np.asarray(encoder.transform(adult.data), dtype=np.float64)
     rows_n = []
-    for n in ([5_000, 20_000] if quick else [5_000, 10_000, 20_000, 48_842]):
+    for n in [5_000, 20_000] if quick else [5_000, 10_000, 20_000, 48_842]:
         row = {"n": n, "p": X.shape[1]}
         for label, t in (("auto", "auto"), ("t=4", 4)):
             est = NoisyMicroaggregation(epsilon=1.0, t=t, random_state=0)
@@ -106,7 +116,7 @@ def timing_tables(adult, quick):
         rows_n.append(row)
     rows_p = []
     rng = np.random.default_rng(0)
-    for p in ([50, 200] if quick else [50, 100, 200, 400]):
+    for p in [50, 200] if quick else [50, 100, 200, 400]:
         Xp = (rng.random((20_000, p)) < 0.3).astype(np.float64)
         row = {"n": 20_000, "p": p}
         for label, t in (("auto", "auto"), ("t=4", 4)):
@@ -129,34 +139,45 @@ def accuracy_table(adult, epsilons, seeds):
         for seed in range(seeds):
             start = time.perf_counter()
             weights = private_level_frequencies(data, domain, DECODE_SHARE * epsilon, seed)
-            encoder = BooleanEncoder(categories=domain, max_bins=MAX_BINS,
-                                     level_weights=weights, random_state=seed).fit(data)
+            encoder = BooleanEncoder(
+                categories=domain, max_bins=MAX_BINS, level_weights=weights, random_state=seed
+            ).fit(data)
             X = np.asarray(encoder.transform(data), dtype=np.float64)
-            est = NoisyMicroaggregation(epsilon=(1 - DECODE_SHARE) * epsilon,
-                                        row_l1_bound=bound, random_state=seed)
+            est = NoisyMicroaggregation(
+                epsilon=(1 - DECODE_SHARE) * epsilon, row_l1_bound=bound, random_state=seed
+            )
             est.fit(X)
             synthetic = encoder.inverse_transform(est.sample(len(data), random_state=seed))
             elapsed = time.perf_counter() - start
             cube = marginal_error(X, est.records_, degree=2, sample_weight_Y=est.weights_)
-            results.append({**tvd_row(data, synthetic, domain), "cube tvd2": cube,
-                            "time s": elapsed, "cells": est.n_cells_, "t": est.t_,
-                            "b": est.b_})
-            baseline.append(tvd_row(data, independent_laplace(data, domain, epsilon, seed),
-                                    domain))
+            results.append(
+                {
+                    **tvd_row(data, synthetic, domain),
+                    "cube tvd2": cube,
+                    "time s": elapsed,
+                    "cells": est.n_cells_,
+                    "t": est.t_,
+                    "b": est.b_,
+                }
+            )
+            baseline.append(tvd_row(data, independent_laplace(data, domain, epsilon, seed), domain))
         mean = pd.DataFrame(results).mean()
         base = pd.DataFrame(baseline).mean()
-        rows.append({
-            "ε": epsilon,
-            "row_l1_bound": bound,
-            "tvd1": round(float(mean["tvd1"]), 4),
-            "tvd2": round(float(mean["tvd2"]), 4),
-            "tvd3": round(float(mean["tvd3"]), 4),
-            "cube tvd2": round(float(mean["cube tvd2"]), 4),
-            "indep. Laplace tvd1/tvd2/tvd3": " / ".join(
-                f"{base[f'tvd{d}']:.4f}" for d in (1, 2, 3)),
-            "t, cells, b": f"{int(mean['t'])}, {int(mean['cells'])}, {mean['b']:.0f}",
-            "time s": round(float(mean["time s"]), 2),
-        })
+        rows.append(
+            {
+                "ε": epsilon,
+                "row_l1_bound": bound,
+                "tvd1": round(float(mean["tvd1"]), 4),
+                "tvd2": round(float(mean["tvd2"]), 4),
+                "tvd3": round(float(mean["tvd3"]), 4),
+                "cube tvd2": round(float(mean["cube tvd2"]), 4),
+                "indep. Laplace tvd1/tvd2/tvd3": " / ".join(
+                    f"{base[f'tvd{d}']:.4f}" for d in (1, 2, 3)
+                ),
+                "t, cells, b": f"{int(mean['t'])}, {int(mean['cells'])}, {mean['b']:.0f}",
+                "time s": round(float(mean["time s"]), 2),
+            }
+        )
         print(rows[-1], flush=True)
     return rows
 
@@ -177,8 +198,10 @@ def main():
     print(markdown_table(rows_n))
     print("\nFit time vs p (random Boolean data, n = 20,000, ε = 1)\n")
     print(markdown_table(rows_p))
-    print(f"\nAdult accuracy, mean of {args.seeds} seed(s), synthetic n = 48,842 "
-          "(replace-one neighbours; 10 % of ε for decoding weights)\n")
+    print(
+        f"\nAdult accuracy, mean of {args.seeds} seed(s), synthetic n = 48,842 "
+        "(replace-one neighbours; 10 % of ε for decoding weights)\n"
+    )
     print(markdown_table(accuracy))
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import bench_mixed  # noqa: E402
 
-import skprivsynth.marginal as marginal  # noqa: E402
+import skprivsynth.synthesizers.marginal as marginal  # noqa: E402
 from skprivsynth import Domain, MarginalSynthesizer, make_private_pipeline  # noqa: E402
 
 SHARE = marginal.one_way_share

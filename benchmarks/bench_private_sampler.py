@@ -48,7 +48,11 @@ from skprivsynth._math.walsh import (
 )
 from skprivsynth.datasets import load_adult
 from skprivsynth.preprocessing import BooleanEncoder
-from skprivsynth.private_sampling import MAX_WALSH_ENTRIES, PrivateSampler, max_samples_bound
+from skprivsynth.synthesizers.private_sampling import (
+    MAX_WALSH_ENTRIES,
+    PrivateSampler,
+    max_samples_bound,
+)
 
 
 def correlated(n, p, seed=0):
@@ -66,29 +70,48 @@ def _timed_fit(m, p):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     lp_time, qp_time = est.solve_time_["lp"], est.solve_time_["qp"]
     build = total - lp_time - qp_time
-    return (m, p, est.n_walsh_functions_, build, lp_time, qp_time, total,
-            peak / 1024, (peak - base) / 1024, est.qp_iterations_, est.shrinkage_,
-            est.constraint_residual_, est.n_tries_)
+    return (
+        m,
+        p,
+        est.n_walsh_functions_,
+        build,
+        lp_time,
+        qp_time,
+        total,
+        peak / 1024,
+        (peak - base) / 1024,
+        est.qp_iterations_,
+        est.shrinkage_,
+        est.constraint_residual_,
+        est.n_tries_,
+    )
 
 
 def table_solve(configs):
     print("\n### 1. Fit time and memory vs m and p (d = 2, n = 20,000 correlated rows)\n")
-    print("| m | p | L | m·L | build + solver setup (s) | LP (s) | QP (s) | fit total (s) "
-          "| peak RSS (MB) | RSS growth in fit (MB) | draws of S | QP iters | λ* "
-          "| max residual |")
+    print(
+        "| m | p | L | m·L | build + solver setup (s) | LP (s) | QP (s) | fit total (s) "
+        "| peak RSS (MB) | RSS growth in fit (MB) | draws of S | QP iters | λ* "
+        "| max residual |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     ctx = mp.get_context("spawn")
     for m, p in configs:
         L = n_walsh_functions(p, 2)
         if m * L > MAX_WALSH_ENTRIES:
-            print(f"| {m:,} | {p} | {L} | {m * L:,} | refused: m·L > MAX_WALSH_ENTRIES "
-                  f"= {MAX_WALSH_ENTRIES:,} | | | | | | | | | |")
+            print(
+                f"| {m:,} | {p} | {L} | {m * L:,} | refused: m·L > MAX_WALSH_ENTRIES "
+                f"= {MAX_WALSH_ENTRIES:,} | | | | | | | | | |"
+            )
             continue
         with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
             r = pool.submit(_timed_fit, m, p).result()
-        print(f"| {r[0]:,} | {r[1]} | {r[2]} | {r[0] * r[2]:,} | {r[3]:.2f} | {r[4]:.2f} | "
-              f"{r[5]:.2f} | {r[6]:.2f} | {r[7]:.0f} | {r[8]:.0f} | {r[12]} | {r[9]} | "
-              f"{r[10]:.3f} | {r[11]:.1e} |", flush=True)
+        print(
+            f"| {r[0]:,} | {r[1]} | {r[2]} | {r[0] * r[2]:,} | {r[3]:.2f} | {r[4]:.2f} | "
+            f"{r[5]:.2f} | {r[6]:.2f} | {r[7]:.0f} | {r[8]:.0f} | {r[12]} | {r[9]} | "
+            f"{r[10]:.3f} | {r[11]:.1e} |",
+            flush=True,
+        )
 
 
 def _target_fit(seed, m=10_000, p=20):
@@ -99,24 +122,30 @@ def _target_fit(seed, m=10_000, p=20):
 
 
 def table_target(seeds=(0, 1, 2)):
-    print("\n### 1b. Target: m = 10,000, p = 20, d = 2 fitted in <= 10 s (fresh process "
-          "per seed)\n")
+    print(
+        "\n### 1b. Target: m = 10,000, p = 20, d = 2 fitted in <= 10 s (fresh process per seed)\n"
+    )
     print("| seed | fit total (s) | LP (s) | QP solve (s) | <= 10 s |")
     print("|---|---|---|---|---|")
     ctx = mp.get_context("spawn")
     for seed in seeds:
         with cf.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
             total, lp, qp = pool.submit(_target_fit, seed).result()
-        print(f"| {seed} | {total:.2f} | {lp:.2f} | {qp:.2f} | {'yes' if total <= 10 else 'NO'} |",
-              flush=True)
+        print(
+            f"| {seed} | {total:.2f} | {lp:.2f} | {qp:.2f} | {'yes' if total <= 10 else 'NO'} |",
+            flush=True,
+        )
 
 
 def table_streaming(ns, p=20, block=50_000):
-    print(f"\n### 2. Streaming Fourier coefficients (p = {p}, d = 2, L = "
-          f"{n_walsh_functions(p, 2)}, blocks of {block:,} rows from a generator)\n")
+    print(
+        f"\n### 2. Streaming Fourier coefficients (p = {p}, d = 2, L = "
+        f"{n_walsh_functions(p, 2)}, blocks of {block:,} rows from a generator)\n"
+    )
     print("| n | time (s) | peak traced memory (MB) |")
     print("|---|---|---|")
     for n in ns:
+
         def blocks(n=n):
             rng = np.random.default_rng(0)
             for start in range(0, n, block):
@@ -163,10 +192,11 @@ def adult_encodings(adult, bins):
 
 
 def table_budget(encodings, epsilons, ns, bounds=(0.25, 2.0)):
-    print(f"\n### 3. max_samples_ on Adult encodings (d = 2, m = 2L, density_bounds = "
-          f"{bounds})\n")
-    print("Entries: the Theorem 12.2 bound k (records allowed = floor(k)).  n = 48,842 is "
-          "the real Adult; larger n are hypothetical datasets of the same width.\n")
+    print(f"\n### 3. max_samples_ on Adult encodings (d = 2, m = 2L, density_bounds = {bounds})\n")
+    print(
+        "Entries: the Theorem 12.2 bound k (records allowed = floor(k)).  n = 48,842 is "
+        "the real Adult; larger n are hypothetical datasets of the same width.\n"
+    )
     header = " | ".join(f"ε = {e:g}, n = {n:,}" for n in ns for e in epsilons)
     print(f"| max_bins | p | L | m | {header} |")
     print("|---|---|---|---|" + "---|" * (len(ns) * len(epsilons)))
@@ -176,7 +206,8 @@ def table_budget(encodings, epsilons, ns, bounds=(0.25, 2.0)):
         m = 2 * L
         cells = [
             max_samples_bound(e, n=n, m=m, p=p, degree=2, density_bounds=bounds)
-            for n in ns for e in epsilons
+            for n in ns
+            for e in epsilons
         ]
         print(f"| {b} | {p} | {L} | {m:,} | " + " | ".join(f"{k:.3g}" for k in cells) + " |")
 
@@ -196,10 +227,14 @@ def boolean_tvd(c_a, c_b, p):
 
 def table_accuracy(encodings, m_factors, deltas):
     print("\n### 4. Accuracy of the density h* (no sampling) on Adult encodings, d = 2\n")
-    print("Mean TVD over all 1-way / 2-way tables of the Boolean columns, h* vs the data; "
-          "'uniform' is the uniform density on the same reduced space (λ = 1).\n")
-    print("| max_bins | p | m | density_bounds | λ* | tvd1 h* | tvd2 h* | tvd1 uniform | "
-          "tvd2 uniform | fit (s) | max_samples_ at ε = 1 |")
+    print(
+        "Mean TVD over all 1-way / 2-way tables of the Boolean columns, h* vs the data; "
+        "'uniform' is the uniform density on the same reduced space (λ = 1).\n"
+    )
+    print(
+        "| max_bins | p | m | density_bounds | λ* | tvd1 h* | tvd2 h* | tvd1 uniform | "
+        "tvd2 uniform | fit (s) | max_samples_ at ε = 1 |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for b, X in encodings.items():
         p = X.shape[1]
@@ -216,17 +251,29 @@ def table_accuracy(encodings, m_factors, deltas):
                 W = walsh_matrix(boolean_to_signs(est.records_), walsh_subsets(p, 2))
                 t1, t2 = boolean_tvd(W.T @ est.weights_, c, p)
                 u1, u2 = boolean_tvd(W.mean(axis=0), c, p)
-                print(f"| {b} | {p} | {m:,} | (0.25, {Delta:g}) | {est.shrinkage_:.3f} | "
-                      f"{t1:.3f} | {t2:.3f} | {u1:.3f} | {u2:.3f} | {elapsed:.1f} | "
-                      f"{est.max_samples_} |", flush=True)
+                print(
+                    f"| {b} | {p} | {m:,} | (0.25, {Delta:g}) | {est.shrinkage_:.3f} | "
+                    f"{t1:.3f} | {t2:.3f} | {u1:.3f} | {u2:.3f} | {elapsed:.1f} | "
+                    f"{est.max_samples_} |",
+                    flush=True,
+                )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="add m = 3e4 and 1e5")
     args = parser.parse_args()
-    configs = [(1_000, 10), (1_000, 20), (1_000, 30), (1_000, 40), (3_000, 20),
-               (10_000, 10), (10_000, 20), (100_000, 10), (100_000, 40)]
+    configs = [
+        (1_000, 10),
+        (1_000, 20),
+        (1_000, 30),
+        (1_000, 40),
+        (3_000, 20),
+        (10_000, 10),
+        (10_000, 20),
+        (100_000, 10),
+        (100_000, 40),
+    ]
     if args.full:
         configs += [(10_000, 40), (30_000, 20), (100_000, 20)]
     table_solve(configs)

@@ -15,7 +15,7 @@ Four markdown tables on stdout:
    Total privacy per row: ε-DP, replace-one neighbours (basic composition of the
    decoding frequencies and the synthesizer).
 
-The LP is solved exactly by column generation (see ``skprivsynth.reduced_space``):
+The LP is solved exactly by column generation (see ``skprivsynth.synthesizers.reduced_space``):
 "master LP" columns are the records that entered, "rounds" the number of master solves.
 Timings are wall-clock on a shared 2-core machine and noisy.  Run::
 
@@ -36,7 +36,7 @@ from skprivsynth.datasets import load_adult
 from skprivsynth.metrics import categorical_marginal_tvd
 from skprivsynth.preprocessing import BooleanEncoder, private_level_frequencies
 from skprivsynth.privacy import laplace_mechanism
-from skprivsynth.reduced_space import ReducedSpaceLP
+from skprivsynth.synthesizers.reduced_space import ReducedSpaceLP
 
 DECODE_SHARE = 0.1
 TIME_LIMIT = 300.0  # seconds per fit; a fit reaching it is reported as "> 300 (time limit)"

@@ -24,7 +24,7 @@ import numpy as np
 from skprivsynth.datasets import load_adult
 from skprivsynth.metrics import marginal_error
 from skprivsynth.preprocessing import BooleanEncoder
-from skprivsynth.private_sampling import PrivateSampler, max_samples_bound
+from skprivsynth.synthesizers.private_sampling import PrivateSampler, max_samples_bound
 
 adult = load_adult()
 X = np.asarray(
@@ -58,7 +58,7 @@ for name, weights in [("h*", est.weights_), ("uniform on S", None)]:
 # %%
 # The cap against ε and n
 # -----------------------
-# :func:`~skprivsynth.private_sampling.max_samples_bound` evaluates the theorem's cap
+# :func:`~skprivsynth.synthesizers.private_sampling.max_samples_bound` evaluates the theorem's cap
 # from public quantities only, here for a hypothetical ``n`` at the same width.
 epsilons = np.logspace(-1, 2, 20)
 ns = [n, 10**6, 10**8, 10**10]

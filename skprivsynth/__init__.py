@@ -28,28 +28,23 @@ from .accountant import PrivacyAccountant
 from .chunks import Chunks
 from .domain import Domain
 from .exceptions import BudgetExceededError, PrivacyLeakWarning, SolverError
-from .gaussian import CorrelatedGaussianMechanism, plain_gaussian_mechanism
-from .marginal import MarginalSynthesizer
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
-from .microaggregation import MicroaggregationSynthesizer
-from .noisy_microaggregation import NoisyMicroaggregation
 from .pipeline import SynthesisPipeline, make_private_pipeline, make_synthesis_pipeline
 from .privacy import PrivacyReport
-from .private_sampling import PrivateSampler
-from .reduced_space import ReducedSpaceLP
 from .report import MarginalErrorDisplay
+from .synthesizers import all_synthesizers
+from .synthesizers.gaussian import plain_gaussian_mechanism
 from .validation import is_differentially_private
 
 __version__ = "0.1.0"
 
+# Every synthesizer of the package, by name (one module each in synthesizers/).
+_SYNTHESIZERS = dict(all_synthesizers())
+globals().update(_SYNTHESIZERS)
+
 __all__ = [
     # synthesizers (fit, then sample)
-    "CorrelatedGaussianMechanism",
-    "MarginalSynthesizer",
-    "MicroaggregationSynthesizer",
-    "NoisyMicroaggregation",
-    "PrivateSampler",
-    "ReducedSpaceLP",
+    *_SYNTHESIZERS,
     # domain, pipelines, data in chunks
     "Chunks",
     "Domain",

@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -43,7 +44,77 @@ from .validation import (
     seed_name,
 )
 
-__all__ = ["BaseSynthesizer"]
+__all__ = ["BaseSynthesizer", "SynthesizerTags", "get_synthesizer_tags"]
+
+
+@dataclass(slots=True)
+class SynthesizerTags:
+    """What a synthesizer needs from its input and from the encoder in front of it.
+
+    scikit-learn's estimator tags (``__sklearn_tags__``) have no field for a Boolean or
+    integer-code input, so a synthesizer declares these next to them, in the same way:
+    :meth:`BaseSynthesizer._synthesizer_tags` calls ``super()``, changes fields and
+    returns them.  :class:`~skprivsynth.SynthesisPipeline` and
+    :func:`~skprivsynth.make_private_pipeline` read them (:func:`get_synthesizer_tags`)
+    instead of inspecting parameters and signatures.
+
+    Attributes
+    ----------
+    input_kind : {"boolean", "unit", "real"}, default="boolean"
+        The values ``fit`` accepts: {0, 1}, [0, 1] or any finite number (every chunk is
+        checked against it).
+    encoding : {"onehot", "ordinal", "binary"}, default="onehot"
+        How :func:`~skprivsynth.make_private_pipeline` encodes a table: one-hot blocks,
+        integer codes (one column each) or binary codes (a synthesizer of the whole cube
+        ``{0,1}^p``).
+    max_bits : int or None, default=None
+        With ``encoding="binary"``: at most this many bits in all.
+    code_domain : bool, default=False
+        ``fit(X, domain=..., numeric_codes=...)`` takes the declared number of codes of
+        each column and its numeric codes (:func:`~skprivsynth.pipeline.declared_code_sizes`,
+        :func:`~skprivsynth.pipeline.declared_numeric_codes`); a pipeline passes its
+        encoder's when the ``domain`` parameter is None.
+    feature_blocks : bool, default=False
+        ``fit(X, feature_blocks=...)`` takes the one-hot blocks of the encoder; a
+        pipeline passes its encoder's ``feature_blocks_`` when the ``feature_blocks``
+        parameter is None.
+    noise : bool, default=False
+        The synthesizer has a ``noise`` parameter (``"continuous"`` or ``"discrete"``),
+        which the encoder of :func:`~skprivsynth.make_private_pipeline` follows.
+    """
+
+    input_kind: str = "boolean"
+    encoding: str = "onehot"
+    max_bits: int | None = None
+    code_domain: bool = False
+    feature_blocks: bool = False
+    noise: bool = False
+
+
+def get_synthesizer_tags(estimator):
+    """The :class:`SynthesizerTags` of ``estimator``.
+
+    Those it declares if it is a :class:`BaseSynthesizer`; the defaults otherwise (one-hot
+    input, nothing taken from the encoder).
+
+    Parameters
+    ----------
+    estimator : estimator instance
+
+    Returns
+    -------
+    SynthesizerTags
+
+    Examples
+    --------
+    >>> from skprivsynth import MarginalSynthesizer
+    >>> from skprivsynth.base import get_synthesizer_tags
+    >>> get_synthesizer_tags(MarginalSynthesizer()).encoding
+    'ordinal'
+    """
+    if isinstance(estimator, BaseSynthesizer):
+        return estimator._synthesizer_tags()
+    return SynthesizerTags()
 
 
 def _check_values(X, domain, names):
@@ -217,12 +288,12 @@ class BaseSynthesizer(BaseEstimator):
     ``random_state`` to ``sample`` to reproduce one draw.
     """
 
-    #: Which values ``fit`` accepts: "boolean" ({0,1}), "unit" ([0,1]) or "real".
-    _input_domain = "boolean"
-
     #: Whether ``fit`` is a differentially private release (read it with
     #: :func:`is_differentially_private`); DP subclasses set it to True.
     _differentially_private = False
+
+    #: The synthesizer's ``--method`` on the command line; None: not offered there.
+    _cli_name = None
 
     # Merged by every subclass: ``{**BaseSynthesizer._parameter_constraints, ...}``.
     _parameter_constraints: dict = {
@@ -230,7 +301,7 @@ class BaseSynthesizer(BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def _validate_fit_source(self, X, domain=None):
+    def _validate_fit_source(self, X):
         """Open ``X`` for a fit from statistics; return ``data``.
 
         ``X`` is in-memory data or a source of chunks
@@ -251,17 +322,14 @@ class BaseSynthesizer(BaseEstimator):
 
         Each chunk is checked by rules that read one row at a time: NaN/inf, 1-D and
         empty input are rejected (sklearn's messages), and so are values outside the
-        synthesizer's input domain ``domain`` (default ``_input_domain``; a message
-        naming column, row and value).
+        synthesizer's ``input_kind`` (:meth:`_synthesizer_tags`; a message naming
+        column, row and value).
         """
-        return _FitData(self, X, self._input_domain if domain is None else domain)
+        return _FitData(self, X, self._synthesizer_tags().input_kind)
 
-    def _table_encoding(self):
-        """How :func:`~skprivsynth.make_private_pipeline` encodes a table for this
-        synthesizer: ``(encoding, bits)``, ``"onehot"`` blocks (the default),
-        ``"ordinal"`` integer codes, or ``"binary"`` codes of at most ``bits`` bits in
-        all (a synthesizer of the whole cube ``{0,1}^bits``)."""
-        return "onehot", None
+    def _synthesizer_tags(self):
+        """The :class:`SynthesizerTags` of this synthesizer (its parameters may set them)."""
+        return SynthesizerTags()
 
     def _fit_cost(self, n_samples, n_features):
         """Privacy cost of one ``fit`` on ``n_samples`` rows of ``n_features`` columns.
@@ -376,7 +444,7 @@ class BaseSynthesizer(BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64, ensure_min_samples=1)
-        if self._input_domain != "real":
+        if self._synthesizer_tags().input_kind != "real":
             return make_marginal_scorer(degree=2)(self, X)
         warn_if_differentially_private(self)
         synthetic = self.sample(len(X), random_state=0)

@@ -17,7 +17,7 @@ from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
-from .base import BaseSynthesizer
+from .base import BaseSynthesizer, get_synthesizer_tags
 from .chunks import as_chunks
 from .domain import Bins, DatetimePart, Domain, Levels, Range, _part_values
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
@@ -106,19 +106,19 @@ class SynthesisPipeline(Pipeline):
         """Fit the transformers, then the synthesizer on their output.
 
         As :meth:`sklearn.pipeline.Pipeline.fit`, with the public structure of the
-        encoding passed on to the synthesizer:
+        encoding passed on to the synthesizer, as its tags declare
+        (:class:`~skprivsynth.base.SynthesizerTags`):
 
-        - a synthesizer whose ``fit`` takes the ``domain`` of its integer-coded input
-          (such as :class:`~skprivsynth.MarginalSynthesizer`) receives the domain
-          declared by the last transformer (:func:`declared_code_sizes`);
-        - a synthesizer with a ``feature_blocks`` parameter (such as
-          :class:`~skprivsynth.ReducedSpaceLP`) is fitted with the one-hot blocks
-          ``feature_blocks_`` of the last transformer (its parameter is left as set);
+        - ``code_domain`` (such as :class:`~skprivsynth.MarginalSynthesizer`): ``fit``
+          receives the domain of the integer codes declared by the last transformer
+          (:func:`declared_code_sizes`, :func:`declared_numeric_codes`);
+        - ``feature_blocks`` (such as :class:`~skprivsynth.ReducedSpaceLP`): ``fit``
+          receives the one-hot blocks ``feature_blocks_`` of the last transformer;
 
-        unless the parameter is set on the synthesizer or passed as
-        ``<step>__domain``.  For a differentially private synthesizer, transformers
-        that learned a domain from the data raise ``ValueError`` before the
-        synthesizer's release (see ``allow_learned_domain``).
+        unless the parameter of that name is set on the synthesizer or passed as
+        ``<step>__domain`` (``<step>__feature_blocks``).  For a differentially private
+        synthesizer, transformers that learned a domain from the data raise
+        ``ValueError`` before the synthesizer's release (see ``allow_learned_domain``).
 
         ``X`` may be a source of chunks (:class:`~skprivsynth.Chunks`, a Dask
         DataFrame, an iterator of DataFrames): the transformers must then learn
@@ -156,29 +156,14 @@ class SynthesisPipeline(Pipeline):
             ]
             self._refuse_learned_domain(learned)
         transformer = self._last_transformer()
-        if (
-            "domain" in inspect.signature(final.fit).parameters
-            and getattr(final, "domain", None) is None
-            and "domain" not in last
-        ):
+        tags = get_synthesizer_tags(final)
+        if tags.code_domain and final.domain is None and "domain" not in last:
             last["domain"] = declared_code_sizes(transformer)
-            if "numeric_codes" in inspect.signature(final.fit).parameters:
-                last.setdefault("numeric_codes", declared_numeric_codes(transformer))
+            last.setdefault("numeric_codes", declared_numeric_codes(transformer))
         blocks = getattr(transformer, "feature_blocks_", None)
-        if (
-            "feature_blocks" in final.get_params(deep=False)
-            and final.get_params(deep=False)["feature_blocks"] is None
-            and blocks is not None
-        ):
-            # Fitted with the public blocks; the parameter itself is restored so that
-            # get_params and clone are unchanged by fit.
-            final.set_params(feature_blocks=list(blocks))
-            try:
-                final.fit(Xt, y, **last)
-            finally:
-                final.set_params(feature_blocks=None)
-        else:
-            final.fit(Xt, y, **last)
+        if tags.feature_blocks and final.feature_blocks is None and blocks is not None:
+            last.setdefault("feature_blocks", list(blocks))
+        final.fit(Xt, y, **last)
         return self
 
     def _refuse_learned_domain(self, columns):
@@ -607,11 +592,8 @@ def make_private_pipeline(
     ):
         raise ValueError(f"decode_epsilon must be a finite number >= 0; got {decode_epsilon!r}.")
     private = is_differentially_private(synthesizer)
-    encoding, budget = (
-        synthesizer._table_encoding()
-        if isinstance(synthesizer, BaseSynthesizer)
-        else ("onehot", None)
-    )
+    tags = get_synthesizer_tags(synthesizer)
+    encoding, budget = tags.encoding, tags.max_bits
     codes = encoding == "ordinal"
     encoded = domain  # the codes the encoder gives each column
     if datetime_parts == "modelled":  # parts but the date are the levels they can take
@@ -638,7 +620,7 @@ def make_private_pipeline(
         level_weights="private" if weighted and decode_epsilon > 0 else None,
         decode_epsilon=decode_epsilon if decode_epsilon > 0 else 0.1,
         binning_epsilon=binning_epsilon,
-        noise=synthesizer.get_params().get("noise", "continuous"),
+        noise=synthesizer.noise if tags.noise else "continuous",
         datetime_parts=datetime_parts,
         random_state=random_state,
     )

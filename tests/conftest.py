@@ -1,9 +1,14 @@
-"""Shared fixtures: small Boolean data and the bundled Adult encodings."""
+"""Shared fixtures: small Boolean data and the bundled Adult encodings; the test-only
+synthesizer joins :func:`~skprivsynth.synthesizers.all_synthesizers`."""
 
 import numpy as np
 import pytest
+from laplace_histogram import LaplaceHistogram
 
 from skprivsynth.datasets import load_adult
+from skprivsynth.synthesizers import register_synthesizer
+
+register_synthesizer(LaplaceHistogram)  # a seventh synthesizer: its module and this line
 
 
 @pytest.fixture(scope="session")

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-from skprivsynth import gaussian, private_sampling, reduced_space
 from skprivsynth._math import bingham
 from skprivsynth._math.workload import MarginalWorkload
 from skprivsynth.exceptions import SolverError
+from skprivsynth.synthesizers import gaussian, private_sampling, reduced_space
 
 
 def test_universe_check_names_no_private_row():

@@ -32,7 +32,7 @@ import numpy as np
 import pytest
 from scipy.special import i0e
 
-from skprivsynth import gaussian, noisy_microaggregation, privacy, reduced_space
+from skprivsynth import privacy
 from skprivsynth._math.workload import MarginalWorkload
 from skprivsynth.auditing import (
     audit_mechanism,
@@ -41,6 +41,7 @@ from skprivsynth.auditing import (
     gdp_mu,
     likelihood_ratio_statistic,
 )
+from skprivsynth.synthesizers import gaussian, noisy_microaggregation, reduced_space
 
 # ------------------------------------------------------------ CorrelatedGaussianMechanism
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skprivsynth import gaussian, noisy_microaggregation, privacy, private_sampling, reduced_space
+from skprivsynth import privacy
 from skprivsynth.auditing import (
     AuditResult,
     audit_mechanism,
@@ -21,6 +21,12 @@ from skprivsynth.auditing import (
     moved_record_neighbours,
 )
 from skprivsynth.privacy import gaussian_mechanism, laplace_mechanism
+from skprivsynth.synthesizers import (
+    gaussian,
+    noisy_microaggregation,
+    private_sampling,
+    reduced_space,
+)
 
 # ----------------------------------------------------------------- Clopper–Pearson
 

@@ -309,7 +309,7 @@ def test_noisy_microaggregation_chunked_fit_is_the_in_memory_fit(params, chunksi
 def test_noisy_microaggregation_chunked_sums_of_fractional_rows_agree_to_rounding():
     # Rows rescaled onto row_l1_bound are fractional: their sums depend on the order of
     # summation in the last bits only; the Gram matrix and cell sums agree to rounding.
-    from skprivsynth.noisy_microaggregation import _RowGram
+    from skprivsynth.synthesizers.noisy_microaggregation import _RowGram
 
     X = _boolean()
     gram = _RowGram(2.0)

@@ -1,6 +1,7 @@
 """The estimator contract, checked on every synthesizer and transformer of the package.
 
-One instance list; adding an estimator is one line in ``SYNTHESIZERS`` or
+The synthesizers are found by :func:`~skprivsynth.synthesizers.all_synthesizers`, with
+their test parameters in ``tests/estimator_checks.py``; a transformer is one line in
 ``TRANSFORMERS``.  The data are small (a few hundred rows, five columns) so that the
 whole module runs in seconds.  These checks replace what the sklearn common checks
 that cannot feed Boolean data (``tests/estimator_checks.py``) no longer verify.
@@ -13,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from estimator_checks import PARTITIONED, synthesizers, width_params
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
@@ -24,9 +26,8 @@ from skprivsynth import (
     MicroaggregationSynthesizer,
     NoisyMicroaggregation,
     PrivateSampler,
-    ReducedSpaceLP,
 )
-from skprivsynth.base import BaseSynthesizer
+from skprivsynth.base import BaseSynthesizer, get_synthesizer_tags
 from skprivsynth.exceptions import PrivacyLeakWarning, SolverError
 from skprivsynth.preprocessing import BooleanEncoder
 from skprivsynth.validation import (
@@ -35,29 +36,13 @@ from skprivsynth.validation import (
     is_differentially_private,
 )
 
-SYNTHESIZERS = [
-    MicroaggregationSynthesizer(k=5),
-    NoisyMicroaggregation(epsilon=2.0),
-    ReducedSpaceLP(epsilon=2.0, m=128),
-    PrivateSampler(epsilon=None, n_samples=12, m=64),
-    CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6),
-    MarginalSynthesizer(epsilon=2.0, domain=[2] * 5),  # Boolean columns as 2-level codes
-]
+SYNTHESIZERS = synthesizers()
 TRANSFORMERS = [
     BooleanValidator(),
     UnitIntervalValidator(),
     BooleanEncoder(categories={"c0": [0, 1, 2], "c1": [0, 1], "c2": [0, 1, 2, 3]}),
 ]
 ESTIMATORS = SYNTHESIZERS + TRANSFORMERS
-# Synthesizers that group rows within each chunk: the in-memory fit is the one-chunk fit.
-PARTITIONED_CLASSES = (MicroaggregationSynthesizer,)
-DP_CLASSES = (
-    NoisyMicroaggregation,
-    ReducedSpaceLP,
-    PrivateSampler,
-    CorrelatedGaussianMechanism,
-    MarginalSynthesizer,
-)
 
 
 def _ids(estimators):
@@ -74,11 +59,6 @@ def _data(estimator, seed=0, n=240, p=5):
         )
     latent = rng.random((n, 1))
     return (rng.random((n, p)) < 0.2 + 0.6 * latent).astype(float)
-
-
-def _width_params(estimator, p):
-    """Parameters that declare a width-``p`` input (the public domain of code synthesizers)."""
-    return {"domain": [2] * p} if "domain" in estimator.get_params() else {}
 
 
 def _fitted(estimator, **params):
@@ -145,6 +125,41 @@ def test_bad_random_state_names_the_parameter(estimator):
         clone(estimator).set_params(random_state="seed").fit(_data(estimator))
 
 
+@pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
+def test_declared_tags_match_the_parameters_and_fit(estimator):
+    tags = get_synthesizer_tags(estimator)
+    params = estimator.get_params()
+    fit_params = inspect.signature(estimator.fit).parameters
+    assert tags.input_kind in {"boolean", "unit", "real"}
+    assert tags.encoding in {"onehot", "ordinal", "binary"}
+    assert (tags.max_bits is not None) is (tags.encoding == "binary")
+    assert tags.code_domain is ("domain" in params and {"domain", "numeric_codes"} <= {*fit_params})
+    assert tags.feature_blocks is ("feature_blocks" in params and "feature_blocks" in fit_params)
+    assert tags.noise is ("noise" in params)
+
+
+def test_all_synthesizers_finds_every_synthesizer_once():
+    import skprivsynth
+    from skprivsynth.synthesizers import all_synthesizers, register_synthesizer
+
+    found = all_synthesizers()
+    names = [name for name, _ in found]
+    assert names == sorted(set(names))
+    assert all(issubclass(cls, BaseSynthesizer) and cls.__name__ == name for name, cls in found)
+    package = {n: c for n, c in found if c.__module__.startswith("skprivsynth.synthesizers.")}
+    assert len(package) == 6 and "LaplaceHistogram" in names  # and the test-only one
+    assert {n: getattr(skprivsynth, n) for n in package} == package
+    assert set(package) <= set(skprivsynth.__all__)
+    cli_names = [cls._cli_name for cls in package.values()]
+    assert None not in cli_names and len(set(cli_names)) == len(cli_names)
+    twin = type("MarginalSynthesizer", (BaseSynthesizer,), {})
+    with pytest.raises(ValueError, match="already known"):
+        register_synthesizer(twin)
+    with pytest.raises(TypeError, match="BaseSynthesizer"):
+        register_synthesizer(BooleanEncoder)
+    assert all_synthesizers() == found
+
+
 # ------------------------------------------------------------------ fit
 
 
@@ -196,7 +211,7 @@ def test_chunked_fit_releases_what_the_in_memory_fit_releases(estimator):
     est = clone(estimator).set_params(random_state=0)
     X = _data(est)
     chunks = Chunks.from_array(X, 37)  # 240 rows: six chunks of 37 and one of 18
-    if isinstance(est, PARTITIONED_CLASSES):
+    if type(est).__name__ in PARTITIONED:
         chunks = Chunks.from_array(X, len(X))
     a, b = clone(est).fit(X), clone(est).fit(chunks)
     np.testing.assert_array_equal(_sample(a, random_state=1), _sample(b, random_state=1))
@@ -225,7 +240,7 @@ def test_a_one_shot_iterator_is_read_once_or_refused_before_reading(estimator):
         assert reads == [100] and not hasattr(est, "n_features_in_")
         return
     assert reads == [100, 100, 40]
-    if not isinstance(est, PARTITIONED_CLASSES):
+    if type(est).__name__ not in PARTITIONED:
         expected = clone(est).fit(X)
         np.testing.assert_array_equal(
             _sample(fitted, random_state=1), _sample(expected, random_state=1)
@@ -239,7 +254,7 @@ def test_sample_shape_and_values_in_the_input_domain(estimator):
     out = est.sample(7)
     assert out.shape == (7, X.shape[1])
     assert np.isfinite(out).all()
-    if est._input_domain == "boolean":
+    if get_synthesizer_tags(est).input_kind == "boolean":
         assert set(np.unique(out)) <= {0.0, 1.0}
     else:
         assert out.min() >= 0.0 and out.max() <= 1.0
@@ -261,7 +276,7 @@ def test_refit_resets_the_fitted_state(estimator):
     if isinstance(est, PrivateSampler):
         est.sample(3)
     X4 = _data(est, seed=1, p=4)
-    est.set_params(**_width_params(est, 4)).fit(X4)
+    est.set_params(**width_params(est, 4)).fit(X4)
     assert est.n_features_in_ == 4
     assert not hasattr(est, "feature_names_in_")
     if isinstance(est, BaseSynthesizer):
@@ -284,9 +299,9 @@ def test_failed_refit_leaves_the_previous_fit_intact(estimator, monkeypatch):
 
     monkeypatch.setattr(type(est), "_set_fitted", fail)
     with pytest.raises(SolverError, match="injected"):
-        est.set_params(random_state=1, **_width_params(est, 4)).fit(_data(est, seed=1, p=4))
+        est.set_params(random_state=1, **width_params(est, 4)).fit(_data(est, seed=1, p=4))
     monkeypatch.undo()
-    assert _state(est.set_params(random_state=0, **_width_params(est, 5))) == before
+    assert _state(est.set_params(random_state=0, **width_params(est, 5))) == before
     np.testing.assert_array_equal(_sample(est), expected)
 
     fresh = clone(estimator)
@@ -300,7 +315,10 @@ def test_failed_refit_leaves_the_previous_fit_intact(estimator, monkeypatch):
 
 @pytest.mark.parametrize("estimator", SYNTHESIZERS, ids=_ids(SYNTHESIZERS))
 def test_differential_privacy_is_a_class_property(estimator):
-    assert is_differentially_private(estimator) is isinstance(estimator, DP_CLASSES)
+    # A DP class states its own cost; the others keep the base's (None).
+    states_cost = type(estimator)._fit_cost is not BaseSynthesizer._fit_cost
+    assert is_differentially_private(estimator) is is_differentially_private(type(estimator))
+    assert is_differentially_private(estimator) is states_cost
     est = _fitted(estimator, random_state=0)
     if is_differentially_private(est):
         if isinstance(est, PrivateSampler):
@@ -348,7 +366,7 @@ def test_private_sampler_solver_failure_replaces_the_whole_fit(monkeypatch):
     # and weights_ always come from the same fit.
     from sklearn.exceptions import ConvergenceWarning
 
-    import skprivsynth.private_sampling as module
+    import skprivsynth.synthesizers.private_sampling as module
 
     X = _data(PrivateSampler())
     params = dict(epsilon=None, n_samples=12, m=64)
@@ -414,7 +432,7 @@ def test_verbose_prints_phase_lines_only_when_asked(estimator, capsys):
 # repr) must learn nothing beyond the noisy outputs, and what a fit, a score or a search
 # prints (warnings, log lines) must be a function of public inputs and released values.
 
-DP_SYNTHESIZERS = [est for est in SYNTHESIZERS if isinstance(est, DP_CLASSES)]
+DP_SYNTHESIZERS = [est for est in SYNTHESIZERS if is_differentially_private(est)]
 
 
 def _neighbour(X):

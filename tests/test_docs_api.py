@@ -85,14 +85,14 @@ def test_api_reference_entries_resolve_and_are_unique():
 def test_parser_reads_the_reference():
     # The names reported missing by the review of main (3a2304c), now under their paths.
     for full in [
-        "skprivsynth.private_sampling.max_samples_bound",
-        "skprivsynth.private_sampling.epsilon_for_samples",
+        "skprivsynth.synthesizers.private_sampling.max_samples_bound",
+        "skprivsynth.synthesizers.private_sampling.epsilon_for_samples",
         "skprivsynth.base.BaseSynthesizer",
         "skprivsynth.validation.check_random_generator",
         "skprivsynth.pipeline.declared_code_sizes",
-        "skprivsynth.noisy_microaggregation.cell_statistics",
-        "skprivsynth.noisy_microaggregation.vector_sensitivity_numerator",
-        "skprivsynth.gaussian.MAX_UNIVERSE",
+        "skprivsynth.synthesizers.noisy_microaggregation.cell_statistics",
+        "skprivsynth.synthesizers.noisy_microaggregation.vector_sensitivity_numerator",
+        "skprivsynth.synthesizers.gaussian.MAX_UNIVERSE",
         "skprivsynth.MarginalSynthesizer",
     ]:
         assert full in DOCUMENTED

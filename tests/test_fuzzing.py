@@ -8,7 +8,8 @@ values, empty and single-row inputs and wrong widths:
 * outputs never contain NaN or inf;
 * inputs are never mutated.
 
-Every synthesizer is fuzzed; one that cannot fit a trivial Boolean matrix fails
+Every synthesizer (:func:`~skprivsynth.synthesizers.all_synthesizers`) is fuzzed; one
+that cannot fit a trivial Boolean matrix fails
 (``test_synthesizer_fits_a_trivial_boolean_matrix``), it is never skipped.
 """
 
@@ -17,23 +18,18 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from estimator_checks import FUZZ_PARAMS, TEST_PARAMS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.exceptions import NotFittedError
 
-from skprivsynth import (
-    CorrelatedGaussianMechanism,
-    MicroaggregationSynthesizer,
-    NoisyMicroaggregation,
-    PrivateSampler,
-    ReducedSpaceLP,
-)
 from skprivsynth.auditing import clopper_pearson
 from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.metrics import covariance_loss, marginal_errors
 from skprivsynth.preprocessing import BooleanEncoder
 from skprivsynth.privacy import gaussian_mechanism, laplace_mechanism
+from skprivsynth.synthesizers import all_synthesizers
 from skprivsynth.validation import BooleanValidator, UnitIntervalValidator
 
 ACCEPTED = (ValueError, TypeError, NotFittedError)
@@ -117,11 +113,8 @@ def _unchanged(before, after):
 # ------------------------------------------------------------------ synthesizers
 
 _SYNTHESIZERS = [
-    (MicroaggregationSynthesizer, {"k": 2}),
-    (NoisyMicroaggregation, {"epsilon": 1.0}),
-    (ReducedSpaceLP, {"epsilon": 1.0, "degree": 1, "m": 16}),
-    (PrivateSampler, {"epsilon": None, "n_samples": 3, "m": 16, "degree": 1}),
-    (CorrelatedGaussianMechanism, {"epsilon": 1.0, "delta": 1e-6}),
+    (cls, {**TEST_PARAMS.get(name, {}), **FUZZ_PARAMS.get(name, {})})
+    for name, cls in all_synthesizers()
 ]
 _SYNTHESIZER_IDS = [cls.__name__ for cls, _ in _SYNTHESIZERS]
 

@@ -14,14 +14,13 @@ from skprivsynth._math.noise_allocation import noise_multipliers
 from skprivsynth._math.simplex import project_simplex
 from skprivsynth._math.solvers import solve_qp
 from skprivsynth._math.workload_operator import WorkloadOperator
-from skprivsynth.gaussian import (
+from skprivsynth.privacy import PrivacyReport, gaussian_noise_multiplier
+from skprivsynth.synthesizers.gaussian import (
     REPLACE_ONE_DELTA,
     CorrelatedGaussianMechanism,
     _correlated_noise,
-    gaussian_noise_multiplier,
     plain_gaussian_mechanism,
 )
-from skprivsynth.privacy import PrivacyReport
 
 EPS, DELTA = 1.0, 1e-6
 

@@ -70,7 +70,8 @@ def test_the_import_graph_has_no_cycle():
 
 def test_the_cycle_finder_finds_a_cycle():
     graph = _import_graph()
-    graph["skprivsynth.accountant"].add("skprivsynth.marginal")  # the old fit_cost switch
+    # the old fit_cost switch
+    graph["skprivsynth.accountant"].add("skprivsynth.synthesizers.marginal")
     assert _cycle(graph) is not None
 
 

@@ -10,7 +10,7 @@ from sklearn.base import clone
 from sklearn.preprocessing import OrdinalEncoder
 from sklearn.utils._param_validation import InvalidParameterError
 
-import skprivsynth.marginal as marginal
+import skprivsynth.synthesizers.marginal as marginal
 from skprivsynth import (
     Domain,
     MarginalSynthesizer,
@@ -330,7 +330,7 @@ def test_a_rare_one_of_a_zero_one_column_is_kept():
     # [0, 1]}, each is two numeric bins; grouped, they became one code whose shares kept
     # only the 0s.  Compressed as two levels, the 1s are a code of their own, measured
     # (on the old grouping: 1 or 2 of the 6 columns kept any 1, at 0.7-1.7 % on average).
-    from skprivsynth.marginal import _Compression
+    from skprivsynth.synthesizers.marginal import _Compression
 
     # Two bins, the second at 1.6 sd: a code of its own, weighed by its noisy count.
     # Three bins: the rare two are one code, drawn by their clipped noisy counts.
@@ -384,7 +384,7 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
     # Noisy 1-way counts of 40 numeric bins, sigma = 50 each: bins 10..39 hold 50 rows
     # each (1,500 rows, out of the noise of their sum, 50 sqrt(30) = 274) or none.
     # The sparse tail comes back, the empty one does not.
-    from skprivsynth.marginal import _Compression
+    from skprivsynth.synthesizers.marginal import _Compression
 
     rng = np.random.default_rng(0)
     noise = rng.normal(0, 50, (2, 40))
@@ -399,7 +399,7 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
 def test_numeric_bins_are_grouped_in_order_to_the_group_mass():
     # 64 bins of 100 rows (noise-free): groups of consecutive bins of about the group
     # mass, in order; every code a group; the levels after the bins untouched.
-    from skprivsynth.marginal import _Compression
+    from skprivsynth.synthesizers.marginal import _Compression
 
     y = np.r_[np.full(64, 100.0), [500.0, 5.0]]  # a missing level kept, a rare one
     comp = _Compression([y], 30.0, [64], 10.0, 800.0)
@@ -427,7 +427,7 @@ def test_a_sparse_group_beside_an_empty_range_keeps_its_code():
     # 240: judged whole it joins the zeros in 47 % of draws, and the column becomes one
     # code (no relation to any other column survives).  Its first 4 bins stand at 600:
     # it keeps a code of its own (99 %; the rest, noise that hides a whole group).
-    from skprivsynth.marginal import _bin_groups
+    from skprivsynth.synthesizers.marginal import _bin_groups
 
     rng = np.random.default_rng(0)
     sigma, truth = 80.0, np.r_[19_500.0, np.full(4, 300.0), np.zeros(20)]
@@ -452,7 +452,7 @@ def test_group_shares_give_an_empty_stretch_little():
     # test of an empty range at 1.5 sd is a false positive with probability 0.067, and
     # then gives it the projection's small share: the empty bins get a fraction of what
     # shares in proportion to the clipped noisy counts give them (7 %).
-    from skprivsynth.marginal import _significant_shares
+    from skprivsynth.synthesizers.marginal import _significant_shares
 
     rng = np.random.default_rng(1)
     empty, naive = [], []
@@ -476,7 +476,7 @@ def test_group_shares_keep_the_excess_of_the_half_at_the_range_end():
     # projection of a half inside the range gives it twice that).  Real, 80 rows (2.8
     # sd, 7.4 % of the group): a test at 3 sd dropped every one of them in 57 % of the
     # draws (2.9 % on average); its excess keeps 4.8 %.
-    from skprivsynth.marginal import _significant_shares
+    from skprivsynth.synthesizers.marginal import _significant_shares
 
     rng = np.random.default_rng(0)
     draws = rng.normal(0, 20, (2000, 4))
@@ -497,7 +497,7 @@ def test_group_shares_do_not_hand_a_dropped_bin_to_its_neighbour():
     # Three bins of 400 rows and an empty one whose noise (+60, below 1.5 sd = 75) is
     # dropped: the last full bin, its sibling in the top-down split, must not receive
     # that noise (it would get 460 of 1,260 rows: the end of a tail inflated).
-    from skprivsynth.marginal import _significant_shares
+    from skprivsynth.synthesizers.marginal import _significant_shares
 
     w = _significant_shares(np.array([400.0, 400.0, 400.0, 60.0]), 50.0)
     np.testing.assert_allclose(w, [1 / 3, 1 / 3, 1 / 3, 0.0])
@@ -761,7 +761,7 @@ def test_the_rounds_cost_the_split_of_merged_levels_they_never_measure():
 
 
 def test_the_margin_is_read_from_the_pairs_of_columns_without_numeric_bins():
-    from skprivsynth.marginal import _margin_pairs, _workload_closure
+    from skprivsynth.synthesizers.marginal import _margin_pairs, _workload_closure
 
     candidates = _workload_closure([(0, 1, 2), (1, 2, 3)], 3)
     # Columns 1 and 3 hold numeric bins: their groups follow the rounds' noise.

@@ -56,7 +56,6 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from skprivsynth import marginal
 from skprivsynth.auditing import (
     audit_mechanism,
     clopper_pearson,
@@ -64,6 +63,7 @@ from skprivsynth.auditing import (
     moved_record_neighbours,
 )
 from skprivsynth.privacy import zcdp_rho
+from skprivsynth.synthesizers import marginal
 
 DELTA = 1e-6
 CONFIDENCE = 0.95

@@ -10,7 +10,6 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skprivsynth import MarginalSynthesizer
 from skprivsynth.exceptions import PrivacyLeakWarning
-from skprivsynth.marginal import _workload_closure
 from skprivsynth.metrics import (
     categorical_marginal_errors,
     categorical_marginal_tvd,
@@ -19,6 +18,7 @@ from skprivsynth.metrics import (
     marginal_errors,
 )
 from skprivsynth.privacy import PrivacyReport
+from skprivsynth.synthesizers.marginal import _workload_closure
 
 K, D = 4, 8
 

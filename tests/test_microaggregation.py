@@ -6,7 +6,7 @@ from sklearn.exceptions import NotFittedError
 
 from skprivsynth import MicroaggregationSynthesizer
 from skprivsynth.metrics import covariance_loss
-from skprivsynth.microaggregation import covering_parameters
+from skprivsynth.synthesizers.microaggregation import covering_parameters
 
 
 def test_group_sizes_and_exact_mean_on_adult(adult_boolean):

@@ -7,21 +7,21 @@ import math
 import numpy as np
 import pytest
 
-import skprivsynth.noisy_microaggregation as nm_module
 import skprivsynth.privacy as privacy
+import skprivsynth.synthesizers.noisy_microaggregation as nm_module
 from skprivsynth._math.lattice import (
     enumerate_lattice_ball,
     lattice_point_index,
     round_to_lattice,
 )
-from skprivsynth.noisy_microaggregation import (
+from skprivsynth.privacy import PrivacyReport
+from skprivsynth.synthesizers.noisy_microaggregation import (
     NoisyMicroaggregation,
     cell_statistics,
     noisy_microaggregation_parameters,
     rescale_rows_l1,
     vector_sensitivity_numerator,
 )
-from skprivsynth.privacy import PrivacyReport
 
 # --------------------------------------------------------------------------- lattice
 
@@ -522,8 +522,8 @@ def test_bad_data():
 def test_adult_utility_improves_with_epsilon_towards_microaggregation(adult):
     from skprivsynth import make_synthesis_pipeline
     from skprivsynth.metrics import categorical_marginal_tvd
-    from skprivsynth.microaggregation import MicroaggregationSynthesizer
     from skprivsynth.preprocessing import BooleanEncoder
+    from skprivsynth.synthesizers.microaggregation import MicroaggregationSynthesizer
 
     data, domain = adult.data, adult.domain
     # Decoding weights of coarsened columns: exact level frequencies, the same for

@@ -7,14 +7,14 @@ from scipy.optimize import linprog
 from scipy.stats import chisquare
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
-import skprivsynth.private_sampling as ps
+import skprivsynth.synthesizers.private_sampling as ps
 from skprivsynth._math.solvers import QPResult
 from skprivsynth._math.walsh import boolean_to_signs, walsh_matrix, walsh_subsets
 from skprivsynth.auditing import cube_corner_neighbours
 from skprivsynth.chunks import Chunks, reduce_chunks
 from skprivsynth.exceptions import SolverError
 from skprivsynth.privacy import PrivacyReport
-from skprivsynth.private_sampling import (
+from skprivsynth.synthesizers.private_sampling import (
     PrivateSampler,
     epsilon_for_samples,
     max_samples_bound,

@@ -6,7 +6,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 
 import skprivsynth.privacy as privacy
-import skprivsynth.reduced_space as rs
+import skprivsynth.synthesizers.reduced_space as rs
 from skprivsynth._math.reweighting_lp import ReweightingLP
 from skprivsynth._math.workload import BlockMarginalWorkload, FunctionWorkload, MarginalWorkload
 from skprivsynth.exceptions import PrivacyLeakWarning, SolverError
@@ -14,7 +14,7 @@ from skprivsynth.metrics import make_marginal_scorer
 from skprivsynth.pipeline import make_synthesis_pipeline
 from skprivsynth.preprocessing import BooleanEncoder
 from skprivsynth.privacy import PrivacyReport
-from skprivsynth.reduced_space import ReducedSpaceLP
+from skprivsynth.synthesizers.reduced_space import ReducedSpaceLP
 
 # The estimator accepts only {0,1} data; these checks feed real-valued floats.
 

@@ -2,10 +2,10 @@
 
 Each test fits on ``D`` recording every release (:mod:`skprivsynth.releases`) and on a
 replace-one neighbour ``D'`` replaying them; everything else must be identical
-(:func:`replay.assert_replays`).  The entry points: every DP synthesizer on Boolean
-data and on codes that reach selection and compression, the private pipeline on a
-table with every column kind, the DP scorer, private selection, and the command line
-on neighbouring CSV files.
+(:func:`replay.assert_replays`).  The entry points: every DP synthesizer
+(:func:`~skprivsynth.synthesizers.all_synthesizers`) on Boolean data, and on codes that
+reach selection and compression, the private pipeline on a table with every column
+kind, the DP scorer, private selection, and the command line on neighbouring CSV files.
 """
 
 import json
@@ -14,22 +14,24 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from estimator_checks import TEST_PARAMS
 from replay import assert_replays, observe
 
 from skprivsynth import (
-    CorrelatedGaussianMechanism,
     MarginalSynthesizer,
     NoisyMicroaggregation,
-    PrivateSampler,
     ReducedSpaceLP,
     make_private_pipeline,
     make_synthesis_pipeline,
 )
+from skprivsynth.base import get_synthesizer_tags
 from skprivsynth.cli import main
 from skprivsynth.metrics import make_marginal_scorer
 from skprivsynth.model_selection import PrivateSelectionSearch
 from skprivsynth.preprocessing import BooleanEncoder
 from skprivsynth.releases import RELEASE_PRIMITIVES, ReplayMismatch, record_releases
+from skprivsynth.synthesizers import all_synthesizers
+from skprivsynth.validation import is_differentially_private
 
 
 def _boolean(n=240, p=5, seed=0):
@@ -85,43 +87,35 @@ def _fit_and_sample(estimator, released_state=True):
 
 SEEDS = {"int": lambda: 0, "Generator": lambda: np.random.default_rng(0)}
 
-BOOLEAN = {
-    "NoisyMicroaggregation": lambda seed: NoisyMicroaggregation(
-        epsilon=2.0, verbose=1, random_state=seed()
-    ),
-    "NoisyMicroaggregation-discrete": lambda seed: NoisyMicroaggregation(
-        epsilon=2.0, noise="discrete", random_state=seed()
-    ),
-    "ReducedSpaceLP": lambda seed: ReducedSpaceLP(
-        epsilon=2.0, m=128, verbose=1, random_state=seed()
-    ),
-    "CorrelatedGaussianMechanism": lambda seed: CorrelatedGaussianMechanism(
-        epsilon=1.0, delta=1e-6, verbose=1, random_state=seed()
-    ),
-    "CorrelatedGaussianMechanism-discrete": lambda seed: CorrelatedGaussianMechanism(
-        epsilon=1.0, delta=1e-6, noise="discrete", random_state=seed()
-    ),
-    "MarginalSynthesizer": lambda seed: MarginalSynthesizer(
-        epsilon=2.0, domain=[2] * 5, verbose=1, random_state=seed()
-    ),
-}
+#: Synthesizers whose fitted state is private (never shared): the release is the sample.
+PRIVATE_STATE = {"PrivateSampler"}
+
+
+def _dp_synthesizers():
+    """``{id: (class, parameters)}``: every DP synthesizer with its test parameters and
+    phase lines, and, for those with a ``noise`` option, with discrete noise."""
+    found = {}
+    for name, cls in all_synthesizers():
+        params = TEST_PARAMS.get(name, {})
+        if not is_differentially_private(cls):
+            continue
+        found[name] = cls, {**params, "verbose": 1}
+        if get_synthesizer_tags(cls(**params)).noise:
+            found[f"{name}-discrete"] = cls, {**params, "noise": "discrete"}
+    return found
+
+
+BOOLEAN = _dp_synthesizers()
 
 
 @pytest.mark.parametrize("seed", list(SEEDS))
 @pytest.mark.parametrize("name", list(BOOLEAN))
 def test_replay_a_synthesizer_on_boolean_data(name, seed):
     X = _boolean()
-    run = _fit_and_sample(lambda: BOOLEAN[name](SEEDS[seed]))
-    assert_replays(run, X, _flipped(X), seeded=True)
-
-
-@pytest.mark.parametrize("seed", list(SEEDS))
-def test_replay_private_sampling(seed):
-    # The fitted density is private (never shared); the release is the sample.
-    X = _boolean()
+    cls, params = BOOLEAN[name]
     run = _fit_and_sample(
-        lambda: PrivateSampler(epsilon=None, n_samples=12, m=64, random_state=SEEDS[seed]()),
-        released_state=False,
+        lambda: cls(**params, random_state=SEEDS[seed]()),
+        released_state=cls.__name__ not in PRIVATE_STATE,
     )
     assert_replays(run, X, _flipped(X), seeded=True)
 

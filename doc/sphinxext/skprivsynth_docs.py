@@ -9,7 +9,7 @@
   per-object pages live in ``generated/``).
 - ``missing-reference``: a name re-exported by :mod:`skprivsynth` has one page, under
   ``skprivsynth.Name``; a reference through its defining module
-  (``skprivsynth.marginal.MarginalSynthesizer``) resolves to that page.
+  (``skprivsynth.synthesizers.marginal.MarginalSynthesizer``) resolves to that page.
 - ``autodoc-process-docstring``: a constant re-exported from ``skprivsynth._math``
   (``MAX_UNIVERSE``) shows the ``#:`` comment where it is defined, never the docstring
   of ``int``.
@@ -180,7 +180,7 @@ def _resolve_short_name(app, env, node, contnode):
     if node.get("refdomain") != "py" or target.startswith(("skprivsynth.", ".", "~")):
         return None
     domain = env.get_domain("py")
-    matches = [  # not the canonical aliases autodoc adds (skprivsynth.marginal.Name)
+    matches = [  # not the canonical aliases autodoc adds (skprivsynth.synthesizers.marginal.Name)
         name
         for name, entry in domain.objects.items()
         if name.startswith("skprivsynth.") and name.endswith("." + target) and not entry.aliased

@@ -214,7 +214,7 @@ def private_pca(A, t, rng):
     draw changes its density by a factor at most ``e^{2β}`` (``e^β`` from the exponent
     ``vᵀAv`` and ``e^β`` from the normalising constant), so by sequential composition
     the output is ``2tβ``-differentially private.  With the calibration of
-    :class:`~skprivsynth.noisy_microaggregation.NoisyMicroaggregation`,
+    :class:`~skprivsynth.synthesizers.noisy_microaggregation.NoisyMicroaggregation`,
     ``β = ε/(6t)`` and PROJ spends ``ε/3``.
 
     Parameters

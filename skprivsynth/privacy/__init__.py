@@ -60,6 +60,7 @@ __all__ = [
     "discrete_laplace_calibration",
     "exponential_mechanism",
     "gaussian_mechanism",
+    "gaussian_noise_multiplier",
     "gaussian_sigma_for_rho",
     "gaussian_noise",
     "laplace_mechanism",
@@ -367,7 +368,7 @@ def discrete_gaussian_calibration(sigma, sensitivity, n_coordinates, integer=Fal
     ``ρ = Δ²/(2σ²)`` (CKS 2020, Thm. 14), and is sub-Gaussian with variance proxy
     ``σ²``, so (ε, δ) calibrations proven from zCDP or from a Chernoff tail bound of the
     privacy loss hold unchanged -- among them the multiplier ``c(ε, δ)`` of
-    :func:`skprivsynth.gaussian.gaussian_noise_multiplier` used by
+    :func:`gaussian_noise_multiplier` used by
     :class:`~skprivsynth.CorrelatedGaussianMechanism` (its proof needs only
     ``E exp(λY) <= exp(λ²σ²/2)``; Nikolov–Talwar–Zhang's ``(1 + sqrt(2 ln(1/δ)))/ε``
     satisfies it when ``c >= 1/2``, i.e. ``ε <= 2(1 + sqrt(2 ln(1/δ)))``, and the
@@ -688,6 +689,26 @@ def gaussian_sigma_for_rho(sensitivity, rho):
     """
     sensitivity = _check_sensitivity(sensitivity)
     return sensitivity / math.sqrt(2 * check_rho(rho))
+
+
+def gaussian_noise_multiplier(epsilon, delta):
+    """Noise multiplier ``c(ε, δ)`` of the Gaussian mechanism (std = ``c`` × L2 sensitivity).
+
+    ``c = max((1 + s)/ε, (s + sqrt(s² + 2ε))/(2ε))`` with ``s = sqrt(2 ln(1/δ))``; the
+    first term is the paper's ``(1 + sqrt(2 ln(1/δ)))/ε`` and is the larger one
+    whenever ``ε ≤ 2(1 + s)`` (e.g. every ``ε ≤ 12.5`` at ``δ = 1e-6``).
+
+    The Chernoff root covers large ε, where the paper's Lemma 4 (Nikolov, Talwar and
+    Zhang) silently needs ``c ≥ 1/2``; the proof needs only a sub-Gaussian tail, so it
+    holds for the discrete Gaussian too.  Derivation in the
+    :doc:`User Guide </user_guide/correlated_gaussian>`.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    s = math.sqrt(2.0 * math.log(1.0 / delta))
+    paper = (1.0 + s) / epsilon
+    chernoff = (s + math.sqrt(s * s + 2.0 * epsilon)) / (2.0 * epsilon)
+    return max(paper, chernoff)
 
 
 @release_primitive("exponential mechanism", public=("sensitivity", "rho"), shapes=("scores",))

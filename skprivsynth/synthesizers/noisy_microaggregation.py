@@ -15,11 +15,11 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._math.bingham import private_pca
-from ._math.lattice import enumerate_lattice_ball, lattice_point_index, round_to_lattice
-from .base import BaseSynthesizer
-from .privacy import NOISE_OPTIONS, PrivacyCost, PrivacyReport, check_epsilon
-from .releases import release_primitive
+from .._math.bingham import private_pca
+from .._math.lattice import enumerate_lattice_ball, lattice_point_index, round_to_lattice
+from ..base import BaseSynthesizer
+from ..privacy import NOISE_OPTIONS, PrivacyCost, PrivacyReport, check_epsilon
+from ..releases import release_primitive
 
 __all__ = [
     "NoisyMicroaggregation",
@@ -406,7 +406,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth.noisy_microaggregation import NoisyMicroaggregation
+    >>> from skprivsynth.synthesizers.noisy_microaggregation import NoisyMicroaggregation
     >>> X = (np.random.default_rng(0).random((5000, 6)) < 0.3).astype(float)
     >>> est = NoisyMicroaggregation(epsilon=2.0, random_state=0).fit(X)
     >>> est.sample(4).shape, est.epsilon_
@@ -421,8 +421,8 @@ class NoisyMicroaggregation(BaseSynthesizer):
     12.0
     """
 
-    _input_domain = "unit"
     _differentially_private = True
+    _cli_name = "noisy-microaggregation"
 
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
@@ -482,6 +482,11 @@ class NoisyMicroaggregation(BaseSynthesizer):
         b = auto_b if self.b == "auto" else float(self.b)
         return t, alpha, b
 
+    def _synthesizer_tags(self):
+        tags = super()._synthesizer_tags()
+        tags.input_kind, tags.noise = "unit", True
+        return tags
+
     def _fit_cost(self, n_samples, n_features):
         """Pure ``epsilon``: the report's total."""
         return PrivacyCost(epsilon=check_epsilon(self.epsilon))
@@ -511,7 +516,6 @@ class NoisyMicroaggregation(BaseSynthesizer):
         ``‖x_i‖₁ = B`` (:func:`rescale_rows_l1`) silently — neither an error nor a
         warning, since either would reveal that one row violates the bound.
         """
-        epsilon = check_epsilon(self.epsilon)
         data = self._validate_fit_source(X)
         p = data.n_features
         data.check_reiterable()  # two passes: before and after the private projection
@@ -525,6 +529,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         self._log("Gram matrix of the rows (pass 1 over the data)")
         state, rng = data.fitted_state()
         n = data.n_samples
+        epsilon = self._fit_cost(n, p).epsilon
         t, alpha, b = self._resolve_parameters(n, p, epsilon, bound)
         eps_step = epsilon / 3.0
 

@@ -23,16 +23,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted
 
-from ._math.bounded_density import (
+from .._math.bounded_density import (
     conjunction_transpose_csc,
     proximal_qp,
     released_density,
     shrinkage_lp,
 )
-from ._math.row_keys import row_keys
-from ._math.sampling import sample_weighted_records
-from ._math.solvers import solve_lp, solve_qp
-from ._math.walsh import (
+from .._math.row_keys import row_keys
+from .._math.sampling import sample_weighted_records
+from .._math.solvers import solve_lp, solve_qp
+from .._math.walsh import (
     fourier_sums,
     n_walsh_functions,
     signs_to_boolean,
@@ -42,11 +42,11 @@ from ._math.walsh import (
     walsh_to_conjunction,
     well_conditioning_threshold,
 )
-from .base import BaseSynthesizer
-from .exceptions import SolverError
-from .privacy import PrivacyCost, PrivacyReport, check_epsilon
-from .releases import release_primitive
-from .validation import check_n_samples
+from ..base import BaseSynthesizer
+from ..exceptions import SolverError
+from ..privacy import PrivacyCost, PrivacyReport, check_epsilon
+from ..releases import release_primitive
+from ..validation import check_n_samples
 
 __all__ = [
     "MAX_WALSH_ENTRIES",
@@ -176,7 +176,7 @@ def max_samples_bound(epsilon, *, n, m, p, degree, density_bounds):
 
     Examples
     --------
-    >>> from skprivsynth.private_sampling import max_samples_bound
+    >>> from skprivsynth.synthesizers.private_sampling import max_samples_bound
     >>> round(max_samples_bound(1.0, n=10**8, m=1000, p=10, degree=2,
     ...                         density_bounds=(0.5, 1.5)), 4)
     0.2573
@@ -347,7 +347,7 @@ class PrivateSampler(BaseSynthesizer):
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth.private_sampling import PrivateSampler
+    >>> from skprivsynth.synthesizers.private_sampling import PrivateSampler
     >>> X = np.random.default_rng(0).integers(0, 2, size=(2000, 6))
     >>> est = PrivateSampler(epsilon=1.0, m=64, random_state=0).fit(X)
     >>> est.max_samples_          # the honest answer: no record may be released
@@ -357,8 +357,8 @@ class PrivateSampler(BaseSynthesizer):
     ((5, 6), True)
     """
 
-    _input_domain = "boolean"
     _differentially_private = True
+    _cli_name = "private-sampler"
 
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
@@ -464,8 +464,6 @@ class PrivateSampler(BaseSynthesizer):
                 "epsilon=None needs n_samples (the privacy cost is then that of releasing "
                 "n_samples records); set epsilon to a positive budget or give n_samples."
             )
-        if self.epsilon is not None:
-            check_epsilon(self.epsilon)  # finite and > 0, before any work
         low, high = _check_density_bounds(self.density_bounds)
         data = self._validate_fit_source(X)
         p = data.n_features
@@ -511,13 +509,12 @@ class PrivateSampler(BaseSynthesizer):
 
         # Budget (Theorem 12.2): k ≤ C·ε with C from public quantities only.
         constant = _sample_constant(n, m, p, d, (low, high))
+        epsilon_budget = self._fit_cost(n, p).epsilon
         if self.epsilon is not None:
-            epsilon_budget = check_epsilon(self.epsilon)
             samples_bound = epsilon_budget * constant
             max_samples = int(math.floor(samples_bound))
         else:
             max_samples = int(self.n_samples)
-            epsilon_budget = max_samples / constant
             samples_bound = float(max_samples)
         fitted = {
             **state,

@@ -12,26 +12,26 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.budget import (
+from .._math.budget import (
     MST_SHARE,
     one_way_share,
     one_way_split,
     pairs_error,
     rounds_gain,
 )
-from ._math.graphical_model import Measurement, estimate, model_size
-from ._math.private_binning import split_mass
-from ._math.residuals import allocate
-from ._math.workload import check_column_sets
-from .base import BaseSynthesizer
-from .privacy import (
+from .._math.graphical_model import Measurement, estimate, model_size
+from .._math.private_binning import split_mass
+from .._math.residuals import allocate
+from .._math.workload import check_column_sets
+from ..base import BaseSynthesizer
+from ..privacy import (
     NOISE_OPTIONS,
     PrivacyCost,
     PrivacyReport,
     gaussian_sigma_for_rho,
     zcdp_rho,
 )
-from .privacy.residuals import measure_residuals
+from ..privacy.residuals import measure_residuals
 
 __all__ = ["MarginalSynthesizer"]
 
@@ -441,7 +441,7 @@ class MarginalSynthesizer(BaseSynthesizer):
     """
 
     _differentially_private = True
-    _input_domain = "real"
+    _cli_name = "marginal"
 
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
@@ -529,9 +529,12 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
         return tuple(int(k) for k in numeric)
 
-    def _table_encoding(self):
-        """Integer codes, one column each."""
-        return "ordinal", None
+    def _synthesizer_tags(self):
+        """Integer codes, one column each, of the encoder's declared domain."""
+        tags = super()._synthesizer_tags()
+        tags.input_kind, tags.encoding = "real", "ordinal"
+        tags.code_domain = tags.noise = True
+        return tags
 
     def _fit_cost(self, n_samples, n_features):
         """``rho = zcdp_rho(epsilon, delta)``: every release of the fit is budgeted in it."""

@@ -17,11 +17,11 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._math.covering import divide_and_merge, lattice_cells, spatial_order_key
-from ._math.threads import one_blas_thread
-from .base import BaseSynthesizer
-from .privacy import warn_privacy_leak
-from .validation import check_enough_rows
+from .._math.covering import divide_and_merge, lattice_cells, spatial_order_key
+from .._math.threads import one_blas_thread
+from ..base import BaseSynthesizer
+from ..privacy import warn_privacy_leak
+from ..validation import check_enough_rows
 
 __all__ = ["MicroaggregationSynthesizer", "covering_parameters"]
 
@@ -178,6 +178,8 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
     (True, (3, 5))
     """
 
+    _cli_name = "microaggregation"
+
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
         "k": [Interval(Integral, 1, None, closed="left")],
@@ -195,6 +197,12 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         self.rounding = rounding
         self.random_state = random_state
         self.verbose = verbose
+
+    def _synthesizer_tags(self):
+        """Data in [0, 1] to round the samples back to; any real data without rounding."""
+        tags = super()._synthesizer_tags()
+        tags.input_kind = "unit" if self.rounding else "real"
+        return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
     @one_blas_thread()  # see _moments
@@ -215,7 +223,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         self
         """
         rounding = bool(self.rounding)
-        data = self._validate_fit_source(X, domain="unit" if rounding else "real")
+        data = self._validate_fit_source(X)
         data.check_reiterable()  # two passes: the moments, then the groups
         self._log()
         moments = data.reduce(_moments, _merge_moments)

@@ -18,7 +18,6 @@ query matrix ``A ∈ R^{q×N}`` (column ``a_j`` = answers of one record ``t_j``)
 
 from __future__ import annotations
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,27 +25,26 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._math.noise_allocation import in_span, noise_multipliers, public_complement
-from ._math.sampling import sample_weighted_records
-from ._math.simplex import simplex_least_squares
-from ._math.workload import FunctionWorkload, MarginalWorkload
-from ._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
-from .base import BaseSynthesizer
-from .privacy import (
+from .._math.noise_allocation import in_span, noise_multipliers, public_complement
+from .._math.sampling import sample_weighted_records
+from .._math.simplex import simplex_least_squares
+from .._math.workload import FunctionWorkload, MarginalWorkload
+from .._math.workload_operator import MAX_DENSE_ENTRIES, MAX_UNIVERSE, WorkloadOperator
+from ..base import BaseSynthesizer
+from ..privacy import (
     PrivacyCost,
     PrivacyReport,
-    check_delta,
     check_epsilon,
     gaussian_mechanism,
     gaussian_noise,
+    gaussian_noise_multiplier,
 )
-from .releases import release_primitive
-from .validation import check_boolean_matrix, check_random_generator
+from ..releases import release_primitive
+from ..validation import check_boolean_matrix, check_random_generator
 
 __all__ = [
     "MAX_UNIVERSE",
     "CorrelatedGaussianMechanism",
-    "gaussian_noise_multiplier",
     "plain_gaussian_mechanism",
 ]
 
@@ -54,26 +52,6 @@ __all__ = [
 #: ``2·sym conv{a_j - c}`` for any centre ``c``: the factor Δ = 2 (paper: Δ = 1 for
 #: add/remove neighbours).
 REPLACE_ONE_DELTA = 2.0
-
-
-def gaussian_noise_multiplier(epsilon, delta):
-    """Noise multiplier ``c(ε, δ)`` of the Gaussian mechanism (std = ``c`` × L2 sensitivity).
-
-    ``c = max((1 + s)/ε, (s + sqrt(s² + 2ε))/(2ε))`` with ``s = sqrt(2 ln(1/δ))``; the
-    first term is the paper's ``(1 + sqrt(2 ln(1/δ)))/ε`` and is the larger one
-    whenever ``ε ≤ 2(1 + s)`` (e.g. every ``ε ≤ 12.5`` at ``δ = 1e-6``).
-
-    The Chernoff root covers large ε, where the paper's Lemma 4 (Nikolov, Talwar and
-    Zhang) silently needs ``c ≥ 1/2``; the proof needs only a sub-Gaussian tail, so it
-    holds for the discrete Gaussian too.  Derivation in the
-    :doc:`User Guide </user_guide/correlated_gaussian>`.
-    """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    s = math.sqrt(2.0 * math.log(1.0 / delta))
-    paper = (1.0 + s) / epsilon
-    chernoff = (s + math.sqrt(s * s + 2.0 * epsilon)) / (2.0 * epsilon)
-    return max(paper, chernoff)
 
 
 def _correlated_noise(bases, scales, n_queries, rng, n_draws=1):
@@ -251,7 +229,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth.gaussian import CorrelatedGaussianMechanism
+    >>> from skprivsynth.synthesizers.gaussian import CorrelatedGaussianMechanism
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((500, 6)) < 0.3).astype(float)
     >>> cgm = CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-6, random_state=0).fit(X)
@@ -261,8 +239,8 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
     500
     """
 
-    _input_domain = "boolean"
     _differentially_private = True
+    _cli_name = "correlated-gaussian"
 
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
@@ -311,12 +289,15 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _table_encoding(self):
+    def _synthesizer_tags(self):
         """Binary codes that fit the whole cube of ``max_universe`` records, unless an
         explicit ``universe`` is given (one-hot blocks then)."""
-        if self.universe is not None:
-            return "onehot", None
-        return "binary", int(self.max_universe).bit_length() - 1
+        tags = super()._synthesizer_tags()
+        tags.noise = True
+        if self.universe is None:
+            tags.encoding = "binary"
+            tags.max_bits = int(self.max_universe).bit_length() - 1
+        return tags
 
     def _fit_cost(self, n_samples, n_features):
         """``(epsilon, delta)``: the correlated Gaussian mechanism's guarantee."""
@@ -342,7 +323,6 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         self._log()
         data = self._validate_fit_source(X)
         p = data.n_features
-        epsilon, delta = float(self.epsilon), float(self.delta)
         allocation, noise_kind = self.noise_allocation, self.noise
         wl = WorkloadOperator(p, self.degree, self.workload, self.universe, self.max_universe)
         # The one pass over the data: the exact histogram on the universe (its size N is
@@ -350,6 +330,8 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         counts = data.reduce(wl.counter()).astype(np.float64)
         state, rng = data.fitted_state()
         n = data.n_samples
+        cost = self._fit_cost(n, p)
+        epsilon, delta = cost.epsilon, cost.delta
         self._log(f"histogram over {wl.N} candidate records, {wl.q} queries")
         dec = wl.decompose(eta=0.05)
         self._log(f"base decomposition ({dec.method}): {len(dec.bases)} noise blocks")
@@ -540,7 +522,7 @@ def plain_gaussian_mechanism(
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth.gaussian import plain_gaussian_mechanism
+    >>> from skprivsynth.synthesizers.gaussian import plain_gaussian_mechanism
     >>> X = np.array([[0, 1], [1, 1], [0, 0]])
     >>> answers, scale = plain_gaussian_mechanism(X, 1.0, 1e-6, degree=1, random_state=0)
     >>> answers.shape, round(scale, 3)      # 2 one-way tables: max ||a_j|| = sqrt(2)

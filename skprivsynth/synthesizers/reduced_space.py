@@ -17,8 +17,8 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._math.reweighting_lp import ReweightingLP, solve_column_generation
-from ._math.workload import (
+from .._math.reweighting_lp import ReweightingLP, solve_column_generation
+from .._math.workload import (
     BlockMarginalWorkload,
     FunctionWorkload,
     MarginalWorkload,
@@ -26,8 +26,8 @@ from ._math.workload import (
     check_workload,
     project_one_hot,
 )
-from .base import BaseSynthesizer
-from .privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak
+from ..base import BaseSynthesizer
+from ..privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak
 
 __all__ = ["MAX_LP_NONZEROS", "MAX_PRICING_ENTRIES", "ReducedSpaceLP"]
 
@@ -196,7 +196,7 @@ class ReducedSpaceLP(BaseSynthesizer):
     Examples
     --------
     >>> import numpy as np
-    >>> from skprivsynth.reduced_space import ReducedSpaceLP
+    >>> from skprivsynth.synthesizers.reduced_space import ReducedSpaceLP
     >>> rng = np.random.default_rng(0)
     >>> X = (rng.random((2000, 5)) < [0.2, 0.5, 0.7, 0.4, 0.9]).astype(float)
     >>> model = ReducedSpaceLP(epsilon=1.0, degree=2, m=500, random_state=0).fit(X)
@@ -208,8 +208,8 @@ class ReducedSpaceLP(BaseSynthesizer):
     1.0
     """
 
-    _input_domain = "boolean"
     _differentially_private = True
+    _cli_name = "reduced-space-lp"
 
     _parameter_constraints = {
         **BaseSynthesizer._parameter_constraints,
@@ -265,12 +265,17 @@ class ReducedSpaceLP(BaseSynthesizer):
         self.random_state = random_state
         self.verbose = verbose
 
+    def _synthesizer_tags(self):
+        tags = super()._synthesizer_tags()
+        tags.feature_blocks = tags.noise = True
+        return tags
+
     def _fit_cost(self, n_samples, n_features):
         """Pure ``epsilon``: the report's total."""
         return PrivacyCost(epsilon=check_epsilon(self.epsilon))
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, feature_blocks=None):
         """Release the noisy statistics of ``X`` and solve the LP for the weights.
 
         Parameters
@@ -282,13 +287,15 @@ class ReducedSpaceLP(BaseSynthesizer):
             marginal workloads (function workloads: to floating-point rounding).
         y : None
             Ignored.
+        feature_blocks : list of slice or (start, stop) pairs, optional
+            Public one-hot blocks, used when the ``feature_blocks`` parameter is None (a
+            :class:`~skprivsynth.SynthesisPipeline` passes its encoder's).
 
         Returns
         -------
         self
         """
         self._log()
-        epsilon = check_epsilon(self.epsilon)
         data = self._validate_fit_source(X)
         p = data.n_features
         if (
@@ -304,7 +311,9 @@ class ReducedSpaceLP(BaseSynthesizer):
                 "independently of X.",
                 stacklevel=4,
             )
-        blocks = check_feature_blocks(self.feature_blocks, p)
+        if self.feature_blocks is not None:
+            feature_blocks = self.feature_blocks
+        blocks = check_feature_blocks(feature_blocks, p)
         workload = self._resolve_workload(p, blocks)
         report = PrivacyReport(
             mechanism="ReducedSpaceLP (Boedihardjo-Strohmer-Vershynin, 'Privacy of synthetic "
@@ -320,6 +329,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         state, rng = data.fitted_state()
         space_rng, noise_rng, marg_rng = rng.spawn(3)
         n = data.n_samples
+        epsilon = self._fit_cost(n, p).epsilon
         eps_lp, eps_marg, space_means = epsilon, 0.0, None
         if independent:
             eps_marg = self.independent_fraction * epsilon
