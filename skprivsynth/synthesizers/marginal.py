@@ -104,8 +104,7 @@ class _Compression:
     3,292-row table lost all their 124–155 ones, a count of children its 114 ones and
     4 twos); as a level of its own, or among the rare levels, a rare value keeps its
     noisy count.  Wider columns keep their groups: among the rare levels, the empty
-    end of a range would be drawn in proportion to its clipped noise (up to eight bins
-    as levels: more tails above three times the real ones, benchmarks/RESULTS.md).
+    end of a range would be drawn in proportion to its clipped noise.
     """
 
     def __init__(self, noisy_one_way, threshold, numeric, sigma, group_mass):
@@ -280,8 +279,7 @@ def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
     range's mass goes to its two halves by
     :func:`~skprivsynth._math.private_binning.split_mass`, a half being kept when it
     reaches ``cutoff`` of its standard deviations (the sub-bin weights also ask the
-    halves to differ by ``2·cutoff``; here that raised the tails: benchmarks/RESULTS.md,
-    "Sub-bin weights"), and the shares are normalised at the end.  An empty stretch of the
+    halves to differ by ``2·cutoff``; here that raised the tails), and the shares are normalised at the end.  An empty stretch of the
     group (the empty tail of a generous public range) thus gets mass only when its
     noisy total stands out of its noise, and a sparse tail that does keeps it.  A
     group whose total is not positive is uniform.  Post-processing.
@@ -294,8 +292,7 @@ def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
     projection would follow the difference of two noises.  A real end half keeps all
     but ``cutoff`` sd of its rows, where a test at 3 sd dropped every row of a half
     that fell short of it: on tables of a few thousand rows, a third of a column's
-    first group, or a count's whole sparse tail (benchmarks/RESULTS.md, "Group shares
-    at the range's end").  A split of the whole range (a column of one group) asks
+    first group, or a count's whole sparse tail.  A split of the whole range (a column of one group) asks
     both halves for ``2·cutoff`` sd.
     """
     shares = np.zeros(y.size)
