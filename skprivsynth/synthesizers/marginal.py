@@ -279,8 +279,8 @@ def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
     range's mass goes to its two halves by
     :func:`~skprivsynth._math.private_binning.split_mass`, a half being kept when it
     reaches ``cutoff`` of its standard deviations (the sub-bin weights also ask the
-    halves to differ by ``2·cutoff``; here that raised the tails), and the shares are normalised at the end.  An empty stretch of the
-    group (the empty tail of a generous public range) thus gets mass only when its
+    halves to differ by ``2·cutoff``; here that raised the tails), and the shares are
+    normalised at the end.  An empty stretch of the group (the empty tail of a generous public range) thus gets mass only when its
     noisy total stands out of its noise, and a sparse tail that does keeps it.  A
     group whose total is not positive is uniform.  Post-processing.
 
@@ -292,8 +292,8 @@ def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
     projection would follow the difference of two noises.  A real end half keeps all
     but ``cutoff`` sd of its rows, where a test at 3 sd dropped every row of a half
     that fell short of it: on tables of a few thousand rows, a third of a column's
-    first group, or a count's whole sparse tail.  A split of the whole range (a column of one group) asks
-    both halves for ``2·cutoff`` sd.
+    first group, or a count's whole sparse tail.  A split of the whole range (a column
+    of one group) asks both halves for ``2·cutoff`` sd.
     """
     shares = np.zeros(y.size)
     total = y.sum()
