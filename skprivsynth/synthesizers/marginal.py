@@ -280,9 +280,10 @@ def _significant_shares(y, sigma, cutoff=1.5, ends=(False, False)):
     :func:`~skprivsynth._math.private_binning.split_mass`, a half being kept when it
     reaches ``cutoff`` of its standard deviations (the sub-bin weights also ask the
     halves to differ by ``2·cutoff``; here that raised the tails), and the shares are
-    normalised at the end.  An empty stretch of the group (the empty tail of a generous public range) thus gets mass only when its
-    noisy total stands out of its noise, and a sparse tail that does keeps it.  A
-    group whose total is not positive is uniform.  Post-processing.
+    normalised at the end.  An empty stretch of the group (the empty tail of a generous
+    public range) thus gets mass only when its noisy total stands out of its noise, and
+    a sparse tail that does keeps it.  A group whose total is not positive is uniform.
+    Post-processing.
 
     ``ends`` (first, last): the group holds that end of the column's range.  There the
     half holding the end is estimated by its excess over ``cutoff`` sd (soft
