@@ -18,7 +18,8 @@ Data larger than memory: :class:`Chunks` (and Dask collections) in any ``fit``; 
 :mod:`skprivsynth.chunks`.
 Pipelines: :class:`SynthesisPipeline`, :func:`make_synthesis_pipeline`,
 :func:`make_private_pipeline`.
-Public domains (column kinds, missing values) in :mod:`skprivsynth.domain`; encoders in
+Public domains (column kinds, missing values) in :mod:`skprivsynth.domain`, drafted by
+:func:`draft_domain`; CSV files read by a domain and written in :mod:`skprivsynth.io`; encoders in
 :mod:`skprivsynth.preprocessing`, metrics and scorers in
 :mod:`skprivsynth.metrics`, the quality report in :mod:`skprivsynth.report`, noise and
 accounting in :mod:`skprivsynth.privacy`.
@@ -27,7 +28,9 @@ accounting in :mod:`skprivsynth.privacy`.
 from .accountant import PrivacyAccountant
 from .chunks import Chunks
 from .domain import Domain
+from .draft import draft_domain
 from .exceptions import BudgetExceededError, PrivacyLeakWarning, SolverError
+from .io import read_csv, write_csv
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .pipeline import SynthesisPipeline, make_private_pipeline, make_synthesis_pipeline
 from .privacy import PrivacyReport
@@ -48,6 +51,9 @@ __all__ = [
     # domain, pipelines, data in chunks
     "Chunks",
     "Domain",
+    "draft_domain",
+    "read_csv",
+    "write_csv",
     "SynthesisPipeline",
     "make_private_pipeline",
     "make_synthesis_pipeline",

@@ -28,6 +28,8 @@ from numbers import Integral
 
 import numpy as np
 
+from .io import _CsvSchema
+
 __all__ = ["Chunks", "add_statistics", "is_chunk_source", "reduce_chunks"]
 
 
@@ -148,20 +150,28 @@ class Chunks:
         return cls(factory)
 
     @classmethod
-    def from_csv(cls, path, chunksize, **read_csv_kwargs):
+    def from_csv(cls, path, chunksize, domain=None, **read_csv_kwargs):
         """Chunks of ``chunksize`` rows of the CSV file ``path``, as DataFrames.
 
         Each pass reads the file again with ``pandas.read_csv(path,
         chunksize=chunksize, **read_csv_kwargs)``; memory holds one chunk at a time.
+        With a ``domain``, each chunk is read as :func:`~skprivsynth.read_csv` reads
+        the file, every declared column by its kind (``undeclared_missing`` is
+        :func:`~skprivsynth.read_csv`'s).
         """
         import pandas as pd
 
         chunksize = _check_chunksize(chunksize)
+        schema = None
+        if domain is not None:
+            missing = read_csv_kwargs.pop("undeclared_missing", "error")
+            schema = _CsvSchema(path, domain, missing, read_csv_kwargs)
+            read_csv_kwargs = schema.options
 
         def factory():
             return pd.read_csv(path, chunksize=chunksize, **read_csv_kwargs)
 
-        return cls(factory)
+        return cls(factory) if schema is None else cls(factory).map(schema)
 
     @classmethod
     def from_dask(cls, X):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import math
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from .base import BaseSynthesizer, get_synthesizer_tags
-from .chunks import as_chunks
+from .chunks import _close, _OneShot, as_chunks
 from .domain import Bins, DatetimePart, Domain, Levels, Range, _part_values
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
@@ -120,6 +121,17 @@ class SynthesisPipeline(Pipeline):
         synthesizer, transformers that learned a domain from the data raise
         ``ValueError`` before the synthesizer's release (see ``allow_learned_domain``).
 
+        Behind a :class:`~skprivsynth.preprocessing.BooleanEncoder`, two checks run
+        before any work.  *Identifier-like columns*, of more levels than half the
+        ``n`` rows, are refused (``ValueError``) for a differentially private
+        synthesizer and warned about (:class:`~skprivsynth.PrivacyLeakWarning`)
+        otherwise: their tables carry no signal and their decoded levels copy real
+        values.  A one-hot encoding of more than 2,048 features is refused (memory
+        ``n`` x ``p`` and a fit in ``p**2``).  A declared column is counted
+        in its declared domain and ``n`` is public (replace-one neighbours), so
+        neither check reads a private value there; a column whose domain is learned
+        from the data is counted in the data (no guarantee covers it).
+
         ``X`` may be a source of chunks (:class:`~skprivsynth.Chunks`, a Dask
         DataFrame, an iterator of DataFrames): the transformers must then learn
         nothing from the data (a :class:`~skprivsynth.preprocessing.BooleanEncoder`
@@ -139,6 +151,8 @@ class SynthesisPipeline(Pipeline):
         if private and not self.allow_learned_domain:
             schema = X if chunks is None else chunks._peek()
             self._refuse_learned_domain(_undeclared_columns(self._first_transformer(), schema))
+        if isinstance(self._first_transformer(), BooleanEncoder):
+            _check_table(self._first_transformer(), X, chunks, private)
         prefix = f"{name}__"
         head = {k: v for k, v in params.items() if not k.startswith(prefix)}
         last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
@@ -194,6 +208,49 @@ class SynthesisPipeline(Pipeline):
             if getattr(step, "privacy_report_", None) is not None
         ]
         return report.compose(*others) if others else report
+
+    def privacy_statement(self):
+        """The guarantee of the fitted pipeline, in one line.
+
+        The synthesizer's guarantee (its ``privacy_report_``, or the ``k`` of a
+        k-anonymous synthesizer) composed with the releases of the first transformer
+        (private bins of declared ranges, decoding weights).
+
+        Returns
+        -------
+        str
+            For instance ``"privacy: epsilon = 1.1 (1 synthesizer + 0.1 decoding
+            weights), replace-one neighbours"``.
+        """
+        check_is_fitted(self)
+        synthesizer = self[-1]
+        decode_report = getattr(self._first_transformer(), "privacy_report_", None)
+        report = getattr(synthesizer, "privacy_report_", None)
+        if decode_report is not None:
+            names = {"private bins": "private bins", "level frequencies": "decoding weights"}
+            encoder = " and ".join(names.get(m, m) for m in decode_report.mechanism.split(" + "))
+        if report is None:
+            k = getattr(synthesizer, "k", None)
+            text = f"privacy: k-anonymous microaggregation, k = {k} (not differential privacy)"
+            if decode_report is not None:
+                text += f"; {encoder}: epsilon = {decode_report.epsilon:.4g} (replace-one)"
+            return text
+        if decode_report is not None:
+            total = report.compose(decode_report)
+            if math.isclose(total.epsilon, report.epsilon + decode_report.epsilon):
+                parts = (
+                    f" ({report.epsilon:.4g} synthesizer + {decode_report.epsilon:.4g} {encoder})"
+                )
+            else:  # their zCDP parts compose before the conversion: less than the sum
+                parts = (
+                    f" (synthesizer {report.epsilon:.4g} and {encoder} {decode_report.epsilon:.4g}"
+                    " alone, composed in zCDP)"
+                )
+        else:
+            total, parts = report, ""
+        text = f"privacy: epsilon = {total.epsilon:.4g}{parts}"
+        delta = f", delta = {total.delta:.3g}" if total.delta else ""
+        return f"{text}{delta}, replace-one neighbours"
 
     def score(self, X, y=None):
         """Minus the mean total variation distance of the decoded 2-way tables.
@@ -311,6 +368,138 @@ class SynthesisPipeline(Pipeline):
             if step is not None and step != "passthrough":
                 return step
         return None
+
+
+#: Largest one-hot width a fit encodes: a fit on one-hot rows holds the n x p table
+#: (8 bytes an entry) and microaggregation a p x p second moment that it diagonalises
+#: (p^3); a 10,000-level column ran 600 s and 8 GB before this bound.
+_MAX_ONEHOT_FEATURES = 2048
+
+
+def _check_table(encoder, X, chunks, private):
+    """The identifier and width checks of :meth:`SynthesisPipeline.fit` (see there).
+
+    Only declared specs and the public ``n`` are read for a declared column; a source
+    of chunks has every column declared (the encoder refuses it otherwise), and its
+    rows are counted only as far as a declared column could be identifier-like.
+    """
+    first = X if chunks is None else chunks._peek()
+    frame = first if isinstance(first, pd.DataFrame) else None
+    if first is None or np.ndim(first) != 2 or len(first) == 0:
+        return  # the encoder's fit names what is wrong with X
+    if frame is not None and not frame.columns.is_unique:
+        return  # likewise duplicated columns
+    labels = list(frame.columns) if frame is not None else list(range(np.shape(first)[1]))
+    specs = _declared_specs(encoder.categories, labels)
+    if specs is None:
+        return  # a malformed domain: the encoder's fit names it
+    data = frame if chunks is None else None  # columns counted in the data
+    sizes = {c: len(s) for c, s in specs.items() if not isinstance(s, Range)}  # Range:
+    limit = 2 * max(sizes.values(), default=0)  # bins chosen at fit, never identifier-like
+    n = len(first) if chunks is None else _count_rows(chunks, limit)
+    if n is not None:
+        _check_identifiers(labels, specs, sizes, data, n, private)
+    if encoder.encoding == "onehot":
+        _check_onehot_width(labels, specs, data, encoder)
+
+
+def _declared_specs(categories, labels):
+    """Label -> parsed spec of the columns ``categories`` declares (None if malformed)."""
+    if isinstance(categories, str):
+        return {}
+    if isinstance(categories, list):
+        if len(categories) != len(labels):
+            return None
+        categories = dict(zip(labels, categories, strict=True))
+    declared = {c: s for c, s in categories.items() if s is not None and not isinstance(s, str)}
+    try:
+        domain = Domain(declared)
+    except (TypeError, ValueError):
+        return None
+    return {c: domain[c] for c in labels if c in domain}
+
+
+def _count_rows(chunks, limit):
+    """The rows of ``chunks`` counted up to ``limit + 1``; None for a one-shot source
+    whose first chunk has no more than ``limit`` rows (it cannot be read ahead)."""
+    rows, iterator = 0, iter([chunks._peek()] if isinstance(chunks, _OneShot) else chunks)
+    try:
+        for chunk in iterator:
+            rows += len(chunk)
+            if rows > limit:
+                return rows
+    finally:
+        _close(iterator)
+    return None if isinstance(chunks, _OneShot) else rows
+
+
+def _check_identifiers(labels, declared, sizes, data, n, private):
+    """Refuse (DP) or warn about (otherwise) columns of more levels than ``n / 2``:
+    ``declared`` columns by their declared ``sizes`` (ranges not), undeclared ones (bool and float
+    columns aside) counted in ``data`` when it is given."""
+    found = []
+    for column in labels:
+        if column in sizes:
+            levels = sizes[column]
+        elif data is not None and column not in declared and not _float_or_bool(data[column]):
+            levels = data[column].nunique()
+        else:
+            continue
+        if levels > n / 2:
+            found.append(f"{column!r} ({levels} levels)")
+    if not found:
+        return
+    text = (
+        f"columns {', '.join(found)} have more than half as many levels as the {n} rows: "
+        "they look like identifiers, which synthetic data cannot reproduce without "
+        "copying them. Leave them out of X (on the command line, --drop), or declare "
+        'coarser levels or {"bins": [...]} in the domain.'
+    )
+    if private:
+        raise ValueError(text)
+    warn_privacy_leak(text + " Microaggregation proceeds.", stacklevel=5)
+
+
+def _float_or_bool(series):
+    return pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_float_dtype(series.dtype)
+
+
+def _check_onehot_width(labels, specs, data, encoder):
+    """Refuse a one-hot encoding wider than ``_MAX_ONEHOT_FEATURES``: a declared column
+    counts its levels or bins (coarsened to ``max_bins``), a range its bins chosen at
+    fit (not known here: not counted); an undeclared one its levels in ``data`` (floats
+    ``n_bins`` quantile bins)."""
+    widths = {}
+    for column in labels:
+        spec = specs.get(column)
+        if spec is not None:
+            if isinstance(spec, Range):
+                continue
+            width = len(spec)
+            if not isinstance(spec, Bins) and encoder.max_bins is not None:
+                width = min(width, encoder.max_bins)
+        elif data is None:
+            continue
+        elif pd.api.types.is_float_dtype(data[column].dtype):
+            width = encoder.n_bins
+        else:
+            width = data[column].nunique(dropna=False)
+            if encoder.max_bins is not None:
+                width = min(width, encoder.max_bins)
+        widths[column] = int(width)
+    total = sum(widths.values())
+    if total <= _MAX_ONEHOT_FEATURES:
+        return
+    widest = sorted(widths, key=widths.get, reverse=True)[:3]
+    named = ", ".join(f"{c!r} ({widths[c]} levels)" for c in widest if widths[c] > 64)
+    raise ValueError(
+        f"the one-hot encoding of this fit would have {total} features, more than "
+        f"{_MAX_ONEHOT_FEATURES} (memory n x {total} x 8 bytes, and a fit in "
+        f"{total}^2 memory): widest columns {named}. Declare coarser levels or "
+        '{"bins": [...]} for them in the domain, group their levels into N ranges with '
+        "the encoder's max_bins=N (--max-bins N), or encode levels as integer codes "
+        "for MarginalSynthesizer (--method marginal)."
+    )
 
 
 # Transformers that learn nothing from the data beyond the first chunk's schema (the

@@ -24,7 +24,9 @@ import pandas as pd
 from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.releases import record_releases, replay_releases
 
-_TIMING = re.compile(r"(?<=[(, ])\d+(\.\d+)? s\b")  # "(0.1 s)", ", 0.1 s"
+#: Elapsed times: a synthesizer's phase lines "(0.1 s)", the command's progress lines
+#: "..., 0.1 s" (clock readings, not outputs of the data).
+_TIMING = re.compile(r"(?<=[(, ])\d+(\.\d+)? s\b")
 
 
 class _Records(logging.Handler):

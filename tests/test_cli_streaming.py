@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skprivsynth import Domain
-from skprivsynth.cli import _CsvSchema, main
+from skprivsynth import Chunks, Domain
+from skprivsynth.cli import main
 from skprivsynth.exceptions import PrivacyLeakWarning
 
 N_ROWS = 2000
@@ -155,11 +155,10 @@ def test_streamed_chunks_are_read_by_the_declared_kinds(tmp_path, capsys):
     data.to_csv(source, index=False)
     spec = {"answer": ["NA", "no"], "delay": {"type": "integer", "range": [0, 4], "missing": True}}
     domain.write_text(json.dumps(spec))
-    schema = _CsvSchema(Domain(spec), ["answer", "delay"], "input CSV", refuse_missing=True)
-    first = schema(pd.read_csv(source, nrows=300, **schema.read_kwargs()))
+    first = next(iter(Chunks.from_csv(source, 300, Domain(spec))))
     assert first["delay"].dtype == "Int64" and not first["delay"].isna().any()
     out = tmp_path / "out.csv"
-    with pytest.warns(PrivacyLeakWarning, match="--seed 0"):
+    with pytest.warns(PrivacyLeakWarning, match=r"random_state=0\) seed"):
         status, err = _run(capsys, source, "-o", out, "--domain", domain, "--chunksize", 300,
                            "--seed", 0, "-q")  # fmt: skip
     assert status == 0, err

@@ -1,0 +1,153 @@
+"""``skprivsynth synthesize``: a CSV in, a synthetic CSV out."""
+
+import contextlib
+import itertools
+import logging
+import sys
+import time
+
+import numpy as np
+
+from ..chunks import Chunks
+from ..io import write_csv
+from ..validation import is_differentially_private
+from . import _check_output, _load_domain, _make_synthesizer, _parse_params, _pipeline, _read_table
+
+# Rows per batch of the sample written by ``synthesize --dask`` without --chunksize.
+_SAMPLE_BATCH = 100_000
+
+
+def run(args):
+    _check_output(args.output, [args.input])
+    if args.chunksize is not None or args.dask is not None:
+        return _synthesize_streaming(args)
+    data, domain = _read_table(args.input, _load_domain(args.domain), args.drop)
+    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
+    private = is_differentially_private(synthesizer)
+    undeclared = [c for c in data.columns if domain is None or c not in domain]
+    if undeclared and private and not args.allow_learned_domain:
+        raise ValueError(
+            f"--method {args.method} is differentially private only over a declared domain; "
+            f"declare the columns {undeclared} in --domain (levels, a number of codes or "
+            "bin edges; `skprivsynth domain data.csv > domain.json` drafts a file to "
+            "review), leave them out with --drop, or pass --allow-learned-domain to accept "
+            "a release whose domain is learned from the data (not covered by the guarantee)."
+        )
+    pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain).fit(data)
+    # The stream of the streamed run's batches: one batch of it is this sample.
+    synthetic = pipe.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
+    write_csv(synthetic, args.output)
+    print(
+        f"wrote {len(synthetic)} synthetic rows to {args.output}; {pipe.privacy_statement()}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+class _Progress:
+    """Progress lines of a streamed run on standard error (none with ``--quiet``)."""
+
+    def __init__(self, quiet):
+        self.quiet, self.start = quiet, time.perf_counter()
+
+    def __call__(self, text):
+        if not self.quiet:
+            elapsed = time.perf_counter() - self.start
+            print(f"skprivsynth synthesize: {text}, {elapsed:.1f} s", file=sys.stderr)
+
+
+def _reported(chunks, progress):
+    """``chunks`` with a progress line after each chunk (the pass, the rows so far)."""
+    passes = itertools.count(1)
+
+    def factory():
+        number, rows = None, 0
+        for chunk in chunks:
+            yield chunk
+            if number is None:  # a pass counts once a chunk has been used
+                number = next(passes)
+            rows += len(chunk)
+            progress(f"pass {number}: {rows} rows read")
+
+    return Chunks(factory)
+
+
+def _blocksize(args, rows=1000):
+    """Bytes of about ``--chunksize`` rows of the input, from its first ``rows`` lines
+    (Dask partitions are cut by bytes); "default" without --chunksize, or when the file
+    cannot be opened here (a path that only the workers see)."""
+    if args.chunksize is None:
+        return "default"
+    try:
+        with open(args.input, "rb") as stream:
+            stream.readline()  # the header
+            lengths = [len(line) for line in itertools.islice(stream, rows)]
+    except OSError:
+        return "default"
+    return max(1, args.chunksize * sum(lengths) // max(1, len(lengths)))
+
+
+def _fit_on_dask(pipe, args, domain, progress):
+    """Fit ``pipe`` on the input CSV read by Dask on the ``--dask`` cluster."""
+    try:
+        import dask.dataframe  # noqa: F401  (read_csv's blocksize reads with it)
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise RuntimeError(
+            f"--dask {args.dask} needs Dask, an optional extra: pip install skprivsynth[dask]"
+        ) from exc
+    with contextlib.ExitStack() as stack:
+        if args.dask == "local":
+            cluster = stack.enter_context(LocalCluster(silence_logs=logging.ERROR))
+            client = stack.enter_context(Client(cluster))
+        else:
+            client = stack.enter_context(Client(args.dask))
+        progress(f"fitting on the Dask cluster at {client.scheduler.address}")
+        frame, _ = _read_table(args.input, domain, args.drop, blocksize=_blocksize(args))
+        pipe.fit(frame)
+    progress(f"fitted on {pipe[-1].n_samples_fit_} rows")
+
+
+def _synthesize_streaming(args):
+    """``synthesize --chunksize N`` or ``--dask``: the fit reads the input in chunks (or
+    on a Dask cluster) and the sample is drawn and written in batches, so memory holds
+    one chunk, the statistics and the model, whatever the number of rows."""
+    option = "--dask" if args.dask is not None else "--chunksize"
+    if args.chunksize is not None and args.chunksize < 1:
+        raise ValueError(f"--chunksize must be a positive integer; got {args.chunksize}.")
+    if args.n_samples is not None and args.n_samples < 1:
+        raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
+    domain = _load_domain(args.domain)
+    head, domain = _read_table(args.input, domain, args.drop, nrows=0)
+    undeclared = [c for c in head.columns if domain is None or c not in domain]
+    if undeclared:
+        raise ValueError(
+            f"{option} reads the input in pieces, so the encoder must learn nothing from "
+            f"the data: declare every column in --domain, or leave it out with --drop; "
+            f"undeclared: {undeclared} (`skprivsynth domain sample.csv > domain.json` "
+            "drafts a file to review)."
+        )
+    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
+    pipe = _pipeline(args, domain, synthesizer)
+    progress = _Progress(args.quiet)
+    if args.dask is None:
+        chunks, _ = _read_table(args.input, domain, args.drop, chunksize=args.chunksize)
+        pipe.fit(_reported(chunks, progress))
+    else:
+        _fit_on_dask(pipe, args, domain, progress)
+    n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
+    batch = args.chunksize or _SAMPLE_BATCH
+    rng = np.random.default_rng(args.seed)  # one stream through the batches
+
+    def batches():
+        done = 0
+        while done < n_samples:
+            size = min(batch, n_samples - done)
+            yield pipe.sample(size, random_state=rng)
+            done += size
+            progress(f"{done} synthetic rows written")
+
+    written = write_csv(batches(), args.output)
+    print(f"wrote {written} synthetic rows to {args.output}; {pipe.privacy_statement()}",
+          file=sys.stderr)  # fmt: skip
+    return 0
