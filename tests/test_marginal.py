@@ -330,11 +330,11 @@ def test_a_rare_one_of_a_zero_one_column_is_kept():
     # [0, 1]}, each is two numeric bins; grouped, they became one code whose shares kept
     # only the 0s.  Compressed as two levels, the 1s are a code of their own, measured
     # (on the old grouping: 1 or 2 of the 6 columns kept any 1, at 0.7-1.7 % on average).
-    from skprivsynth.synthesizers.marginal import _Compression
+    from skprivsynth._math.compression import Compression
 
     # Two bins, the second at 1.6 sd: a code of its own, weighed by its noisy count.
     # Three bins: the rare two are one code, drawn by their clipped noisy counts.
-    comp = _Compression([np.array([2850.0, 150.0]), np.array([2850.0, 150.0, -40.0])],
+    comp = Compression([np.array([2850.0, 150.0]), np.array([2850.0, 150.0, -40.0])],
                         270.0, [2, 3], 90.0, 800.0)  # fmt: skip
     assert comp.sizes == (2, 2)
     assert comp.frequencies(1, np.array([0.95, 0.05])) == pytest.approx([0.95, 0.05, 0.0])
@@ -384,13 +384,13 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
     # Noisy 1-way counts of 40 numeric bins, sigma = 50 each: bins 10..39 hold 50 rows
     # each (1,500 rows, out of the noise of their sum, 50 sqrt(30) = 274) or none.
     # The sparse tail comes back, the empty one does not.
-    from skprivsynth.synthesizers.marginal import _Compression
+    from skprivsynth._math.compression import Compression
 
     rng = np.random.default_rng(0)
     noise = rng.normal(0, 50, (2, 40))
     sparse = np.r_[np.full(10, 1000.0), np.full(30, 50.0)] + noise[0]
     empty = np.r_[np.full(10, 1000.0), np.zeros(30)] + noise[1]
-    comp = _Compression([sparse, empty], 150.0, [40, 40], 50.0, 2000.0)
+    comp = Compression([sparse, empty], 150.0, [40, 40], 50.0, 2000.0)
     tails = [comp.frequencies(j, np.ones(comp.sizes[j]))[10:].sum() for j in range(2)]
     assert tails[0] > 0.1 and tails[1] == 0
     assert np.all(comp.one_way(0, sparse, 50.0).sigma > 0)  # no empty compressed code
@@ -399,10 +399,10 @@ def test_a_sparse_tail_that_holds_rows_is_kept():
 def test_numeric_bins_are_grouped_in_order_to_the_group_mass():
     # 64 bins of 100 rows (noise-free): groups of consecutive bins of about the group
     # mass, in order; every code a group; the levels after the bins untouched.
-    from skprivsynth.synthesizers.marginal import _Compression
+    from skprivsynth._math.compression import Compression
 
     y = np.r_[np.full(64, 100.0), [500.0, 5.0]]  # a missing level kept, a rare one
-    comp = _Compression([y], 30.0, [64], 10.0, 800.0)
+    comp = Compression([y], 30.0, [64], 10.0, 800.0)
     groups = [levels for levels, _ in comp.members[0]][:-2]
     assert np.array_equal(np.concatenate(groups), np.arange(64))  # in order, each once
     assert [g.size for g in groups] == [8] * 8  # the group of each bin's middle row
@@ -416,7 +416,7 @@ def test_numeric_bins_are_grouped_in_order_to_the_group_mass():
     assert np.all(np.diff(first) >= 0) and first[0] < 1 / first.size
     assert np.all(np.diff(last) <= 0) and last[-1] < 1 / last.size
     # a group below the threshold joins its neighbour
-    small = _Compression([np.r_[1000.0, 1000.0, 20.0, 0.0]], 30.0, [4], 10.0, 1000.0)
+    small = Compression([np.r_[1000.0, 1000.0, 20.0, 0.0]], 30.0, [4], 10.0, 1000.0)
     assert [g.tolist() for g, _ in small.members[0]] == [[0], [1, 2, 3]]
 
 
@@ -427,12 +427,12 @@ def test_a_sparse_group_beside_an_empty_range_keeps_its_code():
     # 240: judged whole it joins the zeros in 47 % of draws, and the column becomes one
     # code (no relation to any other column survives).  Its first 4 bins stand at 600:
     # it keeps a code of its own (99 %; the rest, noise that hides a whole group).
-    from skprivsynth.synthesizers.marginal import _bin_groups
+    from skprivsynth._math.compression import bin_groups
 
     rng = np.random.default_rng(0)
     sigma, truth = 80.0, np.r_[19_500.0, np.full(4, 300.0), np.zeros(20)]
     kept = [
-        len(_bin_groups(truth + rng.normal(0, sigma, 25), 3 * sigma, sigma, 1500.0)) > 1
+        len(bin_groups(truth + rng.normal(0, sigma, 25), 3 * sigma, sigma, 1500.0)) > 1
         for _ in range(400)
     ]
     assert np.mean(kept) > 0.95
@@ -441,7 +441,7 @@ def test_a_sparse_group_beside_an_empty_range_keeps_its_code():
     # 0.2 % when judged whole).
     truth = np.r_[20_000.0, np.zeros(24)]
     noise = [
-        len(_bin_groups(truth + rng.normal(0, sigma, 25), 3 * sigma, sigma, 1500.0)) > 1
+        len(bin_groups(truth + rng.normal(0, sigma, 25), 3 * sigma, sigma, 1500.0)) > 1
         for _ in range(4000)
     ]
     assert np.mean(noise) < 0.01
@@ -452,13 +452,13 @@ def test_group_shares_give_an_empty_stretch_little():
     # test of an empty range at 1.5 sd is a false positive with probability 0.067, and
     # then gives it the projection's small share: the empty bins get a fraction of what
     # shares in proportion to the clipped noisy counts give them (7 %).
-    from skprivsynth.synthesizers.marginal import _significant_shares
+    from skprivsynth._math.compression import significant_shares
 
     rng = np.random.default_rng(1)
     empty, naive = [], []
     for _ in range(400):
         y = np.r_[400.0, 300.0, np.zeros(14)] + rng.normal(0, 10, 16)
-        w = _significant_shares(y, 10.0)
+        w = significant_shares(y, 10.0)
         assert w.sum() == pytest.approx(1.0) and np.all(w >= 0)
         assert w[0] == pytest.approx(400 / 700, abs=0.08)
         empty.append(w[2:].sum())
@@ -466,7 +466,7 @@ def test_group_shares_give_an_empty_stretch_little():
         naive.append(clipped[2:].sum() / clipped.sum())
     assert np.mean(np.array(empty) == 0) > 0.75
     assert np.mean(empty) < 0.2 * np.mean(naive)
-    assert np.array_equal(_significant_shares(np.array([-5.0, -1.0]), 1.0), [0.5, 0.5])
+    assert np.array_equal(significant_shares(np.array([-5.0, -1.0]), 1.0), [0.5, 0.5])
 
 
 def test_group_shares_keep_the_excess_of_the_half_at_the_range_end():
@@ -476,20 +476,20 @@ def test_group_shares_keep_the_excess_of_the_half_at_the_range_end():
     # projection of a half inside the range gives it twice that).  Real, 80 rows (2.8
     # sd, 7.4 % of the group): a test at 3 sd dropped every one of them in 57 % of the
     # draws (2.9 % on average); its excess keeps 4.8 %.
-    from skprivsynth.synthesizers.marginal import _significant_shares
+    from skprivsynth._math.compression import significant_shares
 
     rng = np.random.default_rng(0)
     draws = rng.normal(0, 20, (2000, 4))
     empty = np.array([500.0, 500.0, 0.0, 0.0]) + draws
-    at_end = [_significant_shares(y, 20.0, ends=(False, True))[2:].sum() for y in empty]
-    inside = [_significant_shares(y, 20.0)[2:].sum() for y in empty]
+    at_end = [significant_shares(y, 20.0, ends=(False, True))[2:].sum() for y in empty]
+    inside = [significant_shares(y, 20.0)[2:].sum() for y in empty]
     assert np.mean(at_end) < 0.002 and np.mean(np.array(at_end) == 0) > 0.9
     assert np.mean(at_end) < 0.7 * np.mean(inside)
     real = np.array([500.0, 500.0, 40.0, 40.0]) + draws
-    kept = np.array([_significant_shares(y, 20.0, ends=(False, True))[2:].sum() for y in real])
+    kept = np.array([significant_shares(y, 20.0, ends=(False, True))[2:].sum() for y in real])
     assert np.mean(kept) > 0.04 and np.mean(kept == 0) < 0.15
     # The same at the first end, mirrored.
-    first = [_significant_shares(y[::-1], 20.0, ends=(True, False))[:2].sum() for y in real]
+    first = [significant_shares(y[::-1], 20.0, ends=(True, False))[:2].sum() for y in real]
     assert np.mean(first) == pytest.approx(np.mean(kept))
 
 
@@ -497,9 +497,9 @@ def test_group_shares_do_not_hand_a_dropped_bin_to_its_neighbour():
     # Three bins of 400 rows and an empty one whose noise (+60, below 1.5 sd = 75) is
     # dropped: the last full bin, its sibling in the top-down split, must not receive
     # that noise (it would get 460 of 1,260 rows: the end of a tail inflated).
-    from skprivsynth.synthesizers.marginal import _significant_shares
+    from skprivsynth._math.compression import significant_shares
 
-    w = _significant_shares(np.array([400.0, 400.0, 400.0, 60.0]), 50.0)
+    w = significant_shares(np.array([400.0, 400.0, 400.0, 60.0]), 50.0)
     np.testing.assert_allclose(w, [1 / 3, 1 / 3, 1 / 3, 0.0])
 
 
