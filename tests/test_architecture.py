@@ -71,3 +71,8 @@ def test_no_import_cycle():
 def test_no_library_file_cites_the_benchmark_results():
     citing = [str(p) for p in PACKAGE.rglob("*.py") if "RESULTS.md" in p.read_text()]
     assert not citing
+
+
+def test_the_command_line_is_a_thin_shell():
+    lines = sum(len(p.read_text().splitlines()) for p in (PACKAGE / "cli").glob("*.py"))
+    assert lines <= 800, f"skprivsynth/cli/ has {lines} lines"
