@@ -817,7 +817,8 @@ def make_private_pipeline(
     seeded = _seeded_releases(pipe)
     if seeded:
         warn_privacy_leak(
-            f"{' and '.join(seeded)} seed differentially private releases with a known "
+            f"{' and '.join(seeded)} {'seeds a' if len(seeded) == 1 else 'seed'} "
+            f"differentially private release{'' if len(seeded) == 1 else 's'} with a known "
             "seed: anyone who knows it can regenerate the privacy noise and subtract it, "
             "which voids the guarantee. Seed for tests only; leave random_state=None "
             "for a release.",
