@@ -14,7 +14,8 @@ import tempfile
 import numpy as np
 import pandas as pd
 
-from .domain import _NA_MARKERS, MISSING, Domain, _is_missing_code
+from .domain import MISSING, Domain
+from .kinds import NA_MARKERS, kind_of
 
 __all__ = ["read_csv", "write_csv", "write_text"]
 
@@ -139,7 +140,7 @@ def _write_atomically(path, write, **open_kwargs):
 
 
 #: The text pandas reads as missing by default (``pandas.read_csv``'s ``na_values``).
-_NA_TEXT = frozenset(_NA_MARKERS)
+_NA_TEXT = frozenset(NA_MARKERS)
 #: Among numbers and dates, also the "?" of UCI files and questionnaires (never a value).
 _NA_VALUE_TEXT = _NA_TEXT | {"?"}
 _TRUE_TEXT, _FALSE_TEXT = (
@@ -203,7 +204,7 @@ class _CsvSchema:
             na_text = _NA_TEXT - declared if kind == "categorical" else _NA_VALUE_TEXT
             absent = (text.isna() | text.isin(na_text)).to_numpy()
             # "missing": [98, 99] or ["?"]: those cells are missing too
-            absent = absent | _is_missing_code(text, spec)
+            absent = absent | kind_of(spec).is_missing_code(text)
             if absent.any() and not missing and self.refuse_missing:
                 raise ValueError(
                     f"column {column!r} of {self.what} has missing cells (empty, or text "

@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .base import BaseSynthesizer, get_synthesizer_tags
 from .chunks import _close, _OneShot, as_chunks
-from .domain import Bins, DatetimePart, Domain, Levels, Range, _part_values
+from .domain import Bins, DatetimePart, Domain, Levels, Range
+from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
 from .privacy import warn_privacy_leak
@@ -787,7 +788,7 @@ def make_private_pipeline(
     encoded = domain  # the codes the encoder gives each column
     if datetime_parts == "modelled":  # parts but the date are the levels they can take
         encoded = {
-            c: _part_values(s, domain[s.of])
+            c: kind_of(s).values_spec(domain)
             if isinstance(s, DatetimePart) and s.part != "date"
             else s
             for c, s in domain.items()

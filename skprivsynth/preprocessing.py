@@ -35,26 +35,19 @@ from sklearn.utils.validation import (
 from ._math.tails import decay_rate, decaying_positions
 from .accountant import charge_active
 from .chunks import as_chunks, reduce_chunks
-from .domain import (
+from .domain import Domain, as_domain, codes_as_missing, fitted_domain
+from .kinds import (
     MISSING,
     RESOLUTIONS,
     Bins,
     DatetimePart,
-    Domain,
     Levels,
     Range,
-    _as_domain,
-    _codes,
-    _fitted_domain,
-    _isna,
-    _iso,
-    _kind,
-    _labels,
-    _nullable,
-    _numbers,
-    _object_array,
-    _part_values,
-    codes_as_missing,
+    isna,
+    iso,
+    kind_of,
+    nullable_dtype,
+    object_array,
     observed_levels,
     quantile_bins,
 )
@@ -153,7 +146,7 @@ class _Column:
         self.kind = "bins" if isinstance(spec, Bins | Range) else "levels"
         if isinstance(spec, DatetimePart):
             self.kind = "part"
-        self.value_kind = _kind(spec)  # categorical, integer, float, datetime, boolean
+        self.value_kind = kind_of(spec).name  # categorical, integer, float, datetime, boolean
         self.missing = bool(getattr(spec, "missing", False))
         self.levels = None  # ndarray of the levels (kind "levels"), missing level excluded
         self.edges = None  # float ndarray of bin edges (kind "bins")
@@ -170,9 +163,9 @@ class _Column:
             self.levels = np.arange(len(spec), dtype=np.int64)
         elif isinstance(spec, Levels):
             levels = np.asarray(spec.levels) if spec.kind == "integer" else None
-            self.levels = levels if levels is not None else _object_array(spec.levels)
+            self.levels = levels if levels is not None else object_array(spec.levels)
         else:
-            self.levels = _object_array(spec)
+            self.levels = object_array(spec)
         self.ranges = None  # None or int ndarray of range boundaries into levels
         self.learned = learned  # domain learned from the data
         self.level_weights = None  # public weights of the codes of len(spec) (decoding)
@@ -219,7 +212,7 @@ class _Column:
     def labels(self):
         """Text label of each output bit (the part after ``name=``)."""
         if self.ranges is None:
-            return _labels(self.spec)
+            return kind_of(self.spec).labels()
         r = self.ranges
         return [
             str(self.levels[r[k]])
@@ -270,7 +263,7 @@ def _ranged_columns(categories):
             isinstance(spec, dict) and "range" in spec and "bins" not in spec
         ):
             try:
-                parsed = _as_domain({label: spec}, "categories")[label]
+                parsed = as_domain({label: spec}, "categories")[label]
             except (TypeError, ValueError):
                 continue  # the encoder's fit names the error
             if isinstance(parsed, Range):
@@ -469,6 +462,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     level_ranges_ : list of ndarray or None
         For a coarsened column, the boundaries ``r`` such that output bit ``k`` stands
         for ``categories_[j][r[k]:r[k+1]]``; None otherwise.
+    domain_ : Domain
+        The domain of the codes, column by column: the declared spec, a declared
+        range with its released bins, a learned column with its learned levels or
+        bins, a part modelled as its values with those values' levels.
+    modelled_parts_ : dict
+        The parts of datetime columns modelled as their values
+        (``datetime_parts="modelled"``): column -> its declared
+        :class:`~skprivsynth.domain.DatetimePart`.
     n_codes_ : list of int
         Number of codes ``K`` of each column: its levels, coarsened ranges or bins
         (in every encoding); 0 for a part of a datetime column (see Notes).
@@ -676,7 +677,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         declared = {
             k: v for k, v in cats.items() if not (v is None or isinstance(v, str) and v == "auto")
         }
-        return _as_domain(declared, "categories")
+        return as_domain(declared, "categories")
 
     # ------------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -770,7 +771,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             )
         self.learned_columns_ = learned
         self.privacy_report_ = report
-        self.domain_ = _fitted_domain(zip(self._columns, (c.spec for c in columns), strict=True))
+        self.domain_ = fitted_domain(zip(self._columns, (c.spec for c in columns), strict=True))
+        self.modelled_parts_ = {
+            label: c.part for label, c in zip(self._columns, columns, strict=True) if c.part
+        }
         self.categories_ = [c.levels if c.kind == "levels" else None for c in columns]
         self.bin_edges_ = [c.edges if c.kind == "bins" else None for c in columns]
         self.level_ranges_ = [c.ranges for c in columns]
@@ -806,7 +810,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             and self.datetime_parts == "modelled"
             and getattr(frame[spec.of].dtype, "tz", None) is None
         ):
-            values = _part_values(spec, domain[spec.of])
+            values = kind_of(spec).values_spec(domain)
             if spec.part != "date" and isinstance(values, Levels):
                 column = _Column(values)
                 column.part = spec
@@ -1153,7 +1157,7 @@ def _output_dtype(dtype, column):
         return pd.CategoricalDtype(list(spec), ordered=dtype.ordered)
     if kind == "integer" and not (_is_integer_dtype(dtype) or _is_bool_dtype(dtype)):
         dtype = np.dtype(np.int64)  # declared integers read as floats or text
-    return _nullable(dtype) if column.missing else dtype
+    return nullable_dtype(dtype) if column.missing else dtype
 
 
 def _encode_column(series, column, label, handle_unknown):
@@ -1164,7 +1168,7 @@ def _encode_column(series, column, label, handle_unknown):
                 f"categories[{label!r}] declares numeric bins, but the column has dtype "
                 f"{series.dtype}; bins need a numeric column."
             )
-    codes = _codes(series, column.spec)
+    codes = kind_of(column.spec).codes(series)
     if column.ranges is not None:
         inside = (codes >= 0) & (codes < column.levels.size)
         ranged = np.searchsorted(column.ranges, codes, side="right") - 1
@@ -1183,7 +1187,7 @@ def _accepted(spec):
     """What a parsed column spec accepts, for messages: its bin edges' bounds, or its
     first levels (never a value of the data)."""
     if isinstance(spec, Bins):
-        shown = [_iso(e) if spec.kind == "datetime" else _fmt(e) for e in spec.edges]
+        shown = [iso(e) if spec.kind == "datetime" else _fmt(e) for e in spec.edges]
         return f"the bin edges [{shown[0]}, {shown[-1]}]"
     levels = [v for v in spec if v is not MISSING]
     return f"the categories {[_show(v) for v in levels[:10]] + ['...'] * (len(levels) > 10)}"
@@ -1441,7 +1445,7 @@ def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
     to the resolution, and a row that would leave the declared range keeps its
     decoded datetime.  Post-processing of decoded codes: no data read.
     """
-    seconds = _numbers(datetimes, column.spec)
+    seconds = kind_of(column.spec).numbers(datetimes)
     edges, step = column.edges, column.step
     known = ~np.isnan(seconds)
     idx = np.clip(np.searchsorted(edges, seconds, side="right") - 1, 0, edges.size - 2)
@@ -1738,15 +1742,13 @@ class _FineCounts:
                     f"categories[{label!r}] declares a numeric range, but the column has dtype "
                     f"{series.dtype}; a range needs a numeric column."
                 )
-            values = _numbers(series, spec)
-            known = ~_isna(series)
+            values = kind_of(spec).numbers(series)
+            known = ~isna(series)
             if spec.clip:
                 values = np.clip(values, spec.lo, spec.hi)
             inside = (values >= spec.lo) & (values <= spec.hi)
             if (known & ~inside).any():
-                shown = [
-                    _iso(v) if spec.kind == "datetime" else _fmt(v) for v in (spec.lo, spec.hi)
-                ]
+                shown = [iso(v) if spec.kind == "datetime" else _fmt(v) for v in (spec.lo, spec.hi)]
                 raise ValueError(
                     f"Column {_column_name(label)} has values outside its declared range "
                     f'[{shown[0]}, {shown[1]}]; widen the range or declare "clip": true.'
@@ -1784,7 +1786,7 @@ class _LevelCounts:
                 values = pd.to_numeric(values, errors="coerce")
             if not getattr(spec, "missing", False) and values.isna().any():
                 _check_declared_missing(values, label, _Column(spec))
-            codes = _codes(values, spec)
+            codes = kind_of(spec).codes(values)
             if (codes < 0).any():
                 raise ValueError(
                     f"Column {label!r} has values outside the declared domain "
@@ -1855,7 +1857,7 @@ def private_level_frequencies(
         raise TypeError(
             f"X must be a pandas DataFrame or a source of DataFrame chunks; got {type(X).__name__}."
         )
-    domain = _as_domain(categories, "categories")
+    domain = as_domain(categories, "categories")
     if not domain:
         raise ValueError("categories must declare at least one column.")
     parts = [label for label, spec in domain.items() if isinstance(spec, DatetimePart)]

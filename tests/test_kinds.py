@@ -16,10 +16,10 @@ from skprivsynth.domain import (
     DatetimePart,
     Levels,
     Range,
-    _codes,
-    _values_domain,
+    value_domain,
 )
 from skprivsynth.exceptions import PrivacyLeakWarning
+from skprivsynth.kinds import kind_of
 from skprivsynth.pipeline import declared_code_sizes
 from skprivsynth.preprocessing import (
     BooleanEncoder,
@@ -183,16 +183,18 @@ def test_bad_kind_specs_raise_naming_the_column(spec, error, match):
 def test_codes_give_missing_values_the_last_code():
     domain = Domain(EVERY_FORM)
     values = pd.Series(["NA", None, "no", np.nan], dtype=object)
-    np.testing.assert_array_equal(_codes(values, domain["answer"]), [0, 3, 2, 3])
-    np.testing.assert_array_equal(_codes(values, domain["color"]), [-1, -1, -1, -1])
+    np.testing.assert_array_equal(kind_of(domain["answer"]).codes(values), [0, 3, 2, 3])
+    np.testing.assert_array_equal(kind_of(domain["color"]).codes(values), [-1, -1, -1, -1])
     visits = pd.array([0, None, 100, 101], dtype="Int64")
-    np.testing.assert_array_equal(_codes(visits, domain["visits"]), [0, 3, 2, -1])
+    np.testing.assert_array_equal(kind_of(domain["visits"]).codes(visits), [0, 3, 2, -1])
     days = pd.Series(pd.to_datetime(["2013-01-01", None, "2013-08-01"])).astype("datetime64[us]")
-    np.testing.assert_array_equal(_codes(days, domain["day"]), [0, 2, 1])
+    np.testing.assert_array_equal(kind_of(domain["day"]).codes(days), [0, 2, 1])
     text = pd.Series(["2013-01-01", None, "not a date"], dtype=object)
-    np.testing.assert_array_equal(_codes(text, domain["day"]), [0, 2, -1])  # unreadable: outside
     np.testing.assert_array_equal(
-        _codes(pd.Series([1, 12, 13, 1.5]), domain["month"]), [0, 11, -1, 0]
+        kind_of(domain["day"]).codes(text), [0, 2, -1]
+    )  # unreadable: outside
+    np.testing.assert_array_equal(
+        kind_of(domain["month"]).codes(pd.Series([1, 12, 13, 1.5])), [0, 11, -1, 0]
     )  # an integer column's value is its integer part: 1.5 is 1
 
 
@@ -277,7 +279,9 @@ def test_encoder_round_trip_of_every_kind(encoding):
     # Numbers come back in their bin.
     for column in ["income", "visits", "when"]:
         spec = enc.domain_[column]
-        np.testing.assert_array_equal(_codes(back[column], spec), _codes(real[column], spec))
+        np.testing.assert_array_equal(
+            kind_of(spec).codes(back[column]), kind_of(spec).codes(real[column])
+        )
 
 
 def test_missing_level_names_and_coarsening():
@@ -803,7 +807,7 @@ def test_a_part_of_a_datetime_round_trips_and_has_no_codes(tmp_path):
     assert domain.sizes == (2, 0, 0, None, 0, 0, 0, 0, 14)
     assert domain.labels("month") == [] and len(domain["month"]) == 0
     with pytest.raises(TypeError, match=r"month of 'time_hour'\) has no codes"):
-        _codes(pd.Series([1]), domain["month"])
+        kind_of(domain["month"]).codes(pd.Series([1]))
     spec = domain.to_dict()
     assert spec["month"] == {"part_of": "time_hour", "part": "month", "missing": True}
     assert Domain(spec) == domain and eval(repr(domain)) == domain
@@ -967,7 +971,7 @@ def test_the_values_of_a_part_are_read_from_its_datetime_declaration():
             }
         }
     )
-    values = _values_domain(domain)
+    values = value_domain(domain)
     assert values["carrier"] == domain["carrier"] and values["time_hour"] == domain["time_hour"]
     assert values.to_dict()["year"] == {"type": "integer", "range": [2012, 2014], "missing": True}
     assert values["month"] == Levels(tuple(range(1, 13)), True, "integer", True)
@@ -1165,7 +1169,7 @@ def test_missing_codes_are_declared_on_numbers_and_round_trip():
     assert job["job"] == Levels(("clerk", "nurse"), False, "categorical", True, ("?", "unknown"))
     assert Domain(job.to_dict()) == job
     values = pd.Series(["nurse", "?", None, "unknown", "cook"], dtype=object)
-    np.testing.assert_array_equal(_codes(values, job["job"]), [1, 2, 2, 2, -1])
+    np.testing.assert_array_equal(kind_of(job["job"]).codes(values), [1, 2, 2, 2, -1])
     for spec, error, match in [
         ({"levels": ["a", "?"], "missing": ["?"]}, ValueError, "also levels"),
         ({"type": "boolean", "missing": [0]}, TypeError, "integer, float or levels column"),
@@ -1203,7 +1207,7 @@ def test_missing_codes_are_missing_values_wherever_the_column_is_read():
     real = coded_table()
     domain = Domain(CODED)
     coded = real["kids"].isin([98, 99])
-    np.testing.assert_array_equal(_codes(real["kids"], domain["kids"]) == 21, coded)
+    np.testing.assert_array_equal(kind_of(domain["kids"]).codes(real["kids"]) == 21, coded)
     enc = BooleanEncoder(categories=CODED, encoding="ordinal", random_state=0).fit(real)
     codes = enc.transform(real)
     np.testing.assert_array_equal(codes[:, 0] == 21, coded)  # the missing level

@@ -7,7 +7,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, _codes
+from ..domain import Bins
+from ..kinds import kind_of
 from ._boolean import _STATISTICS, MarginalErrors, _clip_round_off
 from ._combinations import _metric_sets
 from ._domain import _as_numbers, _ranges_in_bins
@@ -24,9 +25,9 @@ def _domain_codes(values, spec, column, name):
     second value returned, the number of codes, is ``len(spec) + 1`` when there is one.
     """
     if isinstance(spec, range) or (isinstance(spec, Bins) and spec.kind != "datetime"):
-        codes = _codes(_as_numbers(values), spec)  # CSV text "3" or 3.0 is 3
+        codes = kind_of(spec).codes(_as_numbers(values))  # CSV text "3" or 3.0 is 3
     else:  # levels, and datetime bins (read from datetimes or ISO text)
-        codes = _codes(values, spec)
+        codes = kind_of(spec).codes(values)
     missing = (codes < 0) & pd.isna(values).to_numpy()
     codes[missing] = len(spec)
     outside = codes < 0

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 
-from ..domain import _as_domain, _values_domain
+from ..domain import as_domain, value_domain
 from ..validation import check_unit_interval
 
 
@@ -128,4 +128,4 @@ def _check_noise_random_state(noise_random_state):
 def _as_values_domain(domain, name):
     """``domain`` as a :class:`~skprivsynth.Domain` whose columns are all compared by
     their values: a part of a datetime column becomes the levels it can take."""
-    return _values_domain(_as_domain(domain, name))
+    return value_domain(as_domain(domain, name))

@@ -1,0 +1,65 @@
+"""The kinds of a table's columns: what their values are and how they are coded.
+
+A column's spec in a :class:`~skprivsynth.Domain` says how it is coded (levels, bins,
+a range whose bins are chosen at fit time, a part of a datetime column); its kind,
+:func:`kind_of`, says what its values are (categorical, integer, float, datetime,
+boolean, a datetime part) and owns everything that depends on it: codes and labels,
+the JSON form, how a CSV cell is read.  Code outside this package asks a kind rather
+than switching on it.
+
+Read more in the :ref:`User Guide <domain_file>`.
+"""
+
+from ._base import Kind, kind_of
+from ._infer import observed_levels, quantile_bins
+from ._parse import parse_column, parse_columns
+from ._values import (
+    DATETIME_PARTS,
+    MAX_INTEGER_LEVELS,
+    MISSING,
+    NA_MARKERS,
+    RESOLUTIONS,
+    as_int,
+    isna,
+    iso,
+    nullable_dtype,
+    object_array,
+    to_seconds,
+)
+from .boolean import Boolean
+from .categorical import Categorical
+from .datetime import Datetime
+from .floating import Float
+from .integer import Integer
+from .part import Part
+from .specs import Bins, DatetimePart, Levels, Range
+
+__all__ = [
+    "DATETIME_PARTS",
+    "MAX_INTEGER_LEVELS",
+    "MISSING",
+    "NA_MARKERS",
+    "RESOLUTIONS",
+    "Bins",
+    "Boolean",
+    "Categorical",
+    "Datetime",
+    "DatetimePart",
+    "Float",
+    "Integer",
+    "Kind",
+    "Levels",
+    "Part",
+    "Range",
+    "as_int",
+    "isna",
+    "iso",
+    "kind_of",
+    "nullable_dtype",
+    "object_array",
+    "observed_levels",
+    "parse_column",
+    "parse_columns",
+    "quantile_bins",
+    "to_seconds",
+]

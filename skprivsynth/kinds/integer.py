@@ -1,0 +1,72 @@
+"""Integer columns: integer codes ``range(K)``, one level per integer of a short range,
+or bins of a wide one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._numeric import Numeric
+from ._values import MAX_INTEGER_LEVELS, as_int
+from .specs import Levels
+
+
+class Integer(Numeric):
+    """A column of integers.  A value is read as its integer part, rounded down (2.5 is
+    2); decoded values are integers."""
+
+    key = "integer"
+    step = 1
+
+    def numbers(self, values):
+        return np.floor(super().numbers(values))
+
+    def _json_number(self, number):
+        return as_int(number)
+
+    def _precision_json(self):
+        return {}
+
+    def to_json(self):
+        spec = self.spec
+        if isinstance(spec, range):
+            return len(spec)
+        if isinstance(spec, Levels):
+            bounds = [spec.levels[0], spec.levels[-1]]
+            return {"type": "integer", "range": bounds, **self._missing_json()}
+        return super().to_json()
+
+    def _level_codes(self, values):
+        spec = self.spec
+        if isinstance(spec, range):
+            return pd.Index(np.arange(len(spec))).get_indexer(_plain_values(values))
+        codes = self.numbers(values) - spec.levels[0]
+        inside = (codes >= 0) & (codes < len(spec.levels))
+        return np.where(inside, codes, -1).astype(np.int64)
+
+    def _cast(self, numbers, nullable):
+        numbers = np.floor(numbers)  # as the encoder reads an integer column: 2.5 is 2
+        return numbers.astype("Int64") if nullable else numbers.astype(np.int64)
+
+    @property
+    def integer_levels(self):
+        """Whether the codes are one level per integer of a declared range."""
+        return isinstance(self.spec, Levels)
+
+    @classmethod
+    def _range_levels(cls, lo, hi, spec, where, missing, codes):
+        if hi - lo + 1 > MAX_INTEGER_LEVELS:
+            return None
+        if spec.get("clip", False):
+            raise ValueError(
+                f"{where}: an integer range of at most {MAX_INTEGER_LEVELS} values is "
+                f"one level per integer, which has no 'clip'; got {spec!r}."
+            )
+        return Levels(tuple(range(int(lo), int(hi) + 1)), True, "integer", missing, codes)
+
+
+def _plain_values(values):
+    values = pd.Series(values, copy=False)
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.astype(object)
+    return values.to_numpy()
