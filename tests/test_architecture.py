@@ -76,3 +76,76 @@ def test_no_library_file_cites_the_benchmark_results():
 def test_the_command_line_is_a_thin_shell():
     lines = sum(len(p.read_text().splitlines()) for p in (PACKAGE / "cli").glob("*.py"))
     assert lines <= 800, f"skprivsynth/cli/ has {lines} lines"
+
+
+#: The forms of a parsed column spec, and the words that name a column's kind or coding.
+_SPEC_CLASSES = {"Bins", "Range", "Levels", "DatetimePart"}
+_KIND_WORDS = {"categorical", "integer", "float", "datetime", "boolean", "part", "levels", "bins"}
+
+
+def _kind_switches(path):
+    """Lines of ``path`` that switch on a column's kind: ``isinstance`` against a spec
+    form, or a comparison of a ``kind`` (a name or an attribute) with a kind's word."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "isinstance":
+            classes = node.args[1]
+            names = {getattr(n, "id", getattr(n, "attr", None)) for n in ast.walk(classes)}
+            if names & _SPEC_CLASSES:
+                found.append(node.lineno)
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = any(getattr(s, "id", getattr(s, "attr", "")).endswith("kind") for s in sides)
+            words = {
+                c.value
+                for s in sides
+                for c in ast.walk(s)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str)
+            }
+            if named and words & _KIND_WORDS:
+                found.append(node.lineno)
+    return found
+
+
+def test_no_kind_switch_outside_kinds():
+    switches = {
+        name: lines
+        for name, path in _modules().items()
+        if not name.startswith("skprivsynth.kinds") and (lines := _kind_switches(path))
+    }
+    assert not switches, switches
+
+
+def _private_imports(path):
+    """``(module, name)`` of the private names ``path`` imports from another package."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        base = package.split(".")
+        base = base[: len(base) - node.level + 1]
+        target = ".".join(base + ([node.module] if node.module else []))
+        path_of = PACKAGE.parent / target.replace(".", "/")
+        home = target if (path_of / "__init__.py").exists() else target.rpartition(".")[0]
+        if home == package:
+            continue
+        found += [
+            (target, a.name)
+            for a in node.names
+            if a.name.startswith("_") and not a.name.endswith("__")  # dunders are public
+        ]
+    return found
+
+
+def test_no_private_name_crosses_a_package():
+    crossing = {
+        name: found for name, path in _modules().items() if (found := _private_imports(path))
+    }
+    assert not crossing, crossing
+
+
+def test_no_module_over_a_thousand_lines():
+    long = {n: k for n, p in _modules().items() if (k := len(p.read_text().splitlines())) > 1000}
+    assert not long, long
