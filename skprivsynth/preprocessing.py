@@ -773,7 +773,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.privacy_report_ = report
         self.domain_ = fitted_domain(zip(self._columns, (c.spec for c in columns), strict=True))
         self.modelled_parts_ = {
-            label: c.part for label, c in zip(self._columns, columns, strict=True) if c.part
+            label: c.part
+            for label, c in zip(self._columns, columns, strict=True)
+            if c.part is not None
         }
         self.categories_ = [c.levels if c.kind == "levels" else None for c in columns]
         self.bin_edges_ = [c.edges if c.kind == "bins" else None for c in columns]

@@ -96,6 +96,12 @@ class Kind:
         """Whether the codes are ordered (all but unordered categorical levels)."""
         return True
 
+    @property
+    def numeric_codes(self):
+        """Whether the codes are numbers in order, each a number of the column: bins
+        (and one level per integer of a declared integer range)."""
+        return self.binned
+
     def width(self, max_bins):
         """Codes of the column when levels are coarsened to ``max_bins`` (None: no
         limit): a range gets at most ``max_bins`` bins at fit, declared bins keep
@@ -105,6 +111,11 @@ class Kind:
         if self.binned or max_bins is None:
             return len(self.spec)
         return min(len(self.spec), max_bins)
+
+    def modelled_spec(self, domain):
+        """The spec the column is encoded as when parts of datetimes are modelled
+        (``datetime_parts="modelled"``): its own (a part: the levels it can take)."""
+        return self.spec
 
     def values_spec(self, domain):
         """The spec of the values this column takes, as a column of its own (a part

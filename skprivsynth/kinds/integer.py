@@ -53,6 +53,10 @@ class Integer(Numeric):
         """Whether the codes are one level per integer of a declared range."""
         return isinstance(self.spec, Levels)
 
+    @property
+    def numeric_codes(self):
+        return self.binned or self.integer_levels
+
     @classmethod
     def _range_levels(cls, lo, hi, spec, where, missing, codes):
         if hi - lo + 1 > MAX_INTEGER_LEVELS:
