@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._values import MISSING, NA_MARKERS, isna, object_array
+from ._values import MISSING, MISSING_TEXT, NA_MARKERS, isna, object_array
 from .specs import Bins, DatetimePart, Levels, Range
 
 __all__ = ["Kind", "kind_of"]
@@ -166,6 +166,14 @@ class Kind:
         labels = [f"[{e[k]}, {e[k + 1]}{']' if k == last else ')'}" for k in range(last + 1)]
         return labels + [str(MISSING)] * spec.missing
 
+    def describe(self):
+        """A short text of what the codes stand for (``"bins from 17 to 102"``), or
+        None where the levels speak for themselves."""
+        if self.binned and not self.bins_at_fit:
+            edges = self.spec.edges
+            return f"bins from {self.show(edges[0])} to {self.show(edges[-1])}"
+        return None
+
     def show(self, number):
         """Text of a number of the column (a bin edge)."""
         return f"{number:g}"
@@ -196,6 +204,10 @@ class Kind:
         """Text that :func:`pandas.read_csv` reads as missing in this column: pandas'
         usual markers and the ``"?"`` of UCI files (never a number or a date)."""
         return [*NA_MARKERS, "?"]
+
+    def missing_text(self):
+        """The text of a CSV cell that stands for a missing value in this column."""
+        return MISSING_TEXT
 
     #: Whether :func:`~skprivsynth.read_csv` reads the cells as text and parses them
     #: with :meth:`parse_csv` (else pandas reads them with :meth:`csv_dtype`).

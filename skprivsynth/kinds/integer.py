@@ -27,6 +27,11 @@ class Integer(Numeric):
     def _precision_json(self):
         return {}
 
+    def describe(self):
+        if isinstance(self.spec, range):
+            return f"integer codes 0..{len(self.spec) - 1}"
+        return super().describe()
+
     def to_json(self):
         spec = self.spec
         if isinstance(spec, range):
@@ -38,7 +43,7 @@ class Integer(Numeric):
 
     def _level_codes(self, values):
         spec = self.spec
-        if isinstance(spec, range):
+        if isinstance(spec, range):  # text "3" or 3.0 is 3
             return pd.Index(np.arange(len(spec))).get_indexer(_plain_values(values))
         codes = self.numbers(values) - spec.levels[0]
         inside = (codes >= 0) & (codes < len(spec.levels))
@@ -73,4 +78,6 @@ def _plain_values(values):
     values = pd.Series(values, copy=False)
     if isinstance(values.dtype, pd.CategoricalDtype):
         values = values.astype(object)
+    if not pd.api.types.is_numeric_dtype(values.dtype):
+        values = pd.to_numeric(values, errors="coerce")
     return values.to_numpy()
