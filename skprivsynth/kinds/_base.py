@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._specs import Bins, DatetimePart, Levels, Range
 from ._values import MISSING, MISSING_TEXT, NA_MARKERS, isna, object_array
-from .specs import Bins, DatetimePart, Levels, Range
 
 __all__ = ["Kind", "kind_of"]
 

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind
+from ._specs import Bins, Range
 from ._values import check_flag, parse_numbers, to_seconds
-from .specs import Bins, Range
 
 
 class Numeric(Kind):

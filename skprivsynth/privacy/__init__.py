@@ -45,7 +45,7 @@ from .._math.discrete_noise import (
 )
 from ..exceptions import PrivacyLeakWarning
 from ..releases import release_primitive
-from .calibration import (
+from ._calibration import (
     _check_sensitivity,
     check_delta,
     check_epsilon,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Kind
-from .specs import Levels
+from ._specs import Levels
 
 #: The CSV text of True and of False.
 TRUE_TEXT = frozenset({"True", "true", "TRUE", "1"})

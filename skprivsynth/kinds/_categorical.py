@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind
+from ._specs import Levels
 from ._values import MISSING, NA_MARKERS, check_flag, object_array
-from .specs import Levels
 
 
 class Categorical(Kind):

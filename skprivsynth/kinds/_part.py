@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind
+from ._datetime import Datetime
+from ._integer import Integer
+from ._specs import DatetimePart, Levels, Range
 from ._values import DATETIME_PARTS, check_flag, iso
-from .datetime import Datetime
-from .integer import Integer
-from .specs import DatetimePart, Levels, Range
 
 #: The values of the integer parts of a datetime (a year's are those of its range).
 PART_VALUES = {"month": (1, 12), "day": (1, 31), "hour": (0, 23), "minute": (0, 59),

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from ._numeric import Numeric
+from ._specs import Levels
 from ._values import MAX_INTEGER_LEVELS, as_int
-from .specs import Levels
 
 
 class Integer(Numeric):
