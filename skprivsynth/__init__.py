@@ -28,9 +28,9 @@ accounting in :mod:`skprivsynth.privacy`.
 from .accountant import PrivacyAccountant
 from .chunks import Chunks
 from .domain import Domain
-from .draft import draft_domain
 from .exceptions import BudgetExceededError, PrivacyLeakWarning, SolverError
 from .io import read_csv, write_csv
+from .kinds import draft_domain
 from .metrics import categorical_marginal_tvd, covariance_loss, make_marginal_scorer
 from .pipeline import SynthesisPipeline, make_private_pipeline, make_synthesis_pipeline
 from .privacy import PrivacyReport

@@ -19,7 +19,10 @@ from .kinds import (
     DatetimePart,
     Levels,
     Range,
+    draft_domain,
+    evaluation_spec,
     kind_of,
+    learned_spec,
     nullable_dtype,
     observed_levels,
     parse_columns,
@@ -34,6 +37,7 @@ __all__ = [
     "Domain",
     "Levels",
     "Range",
+    "infer_domain",
     "observed_levels",
     "quantile_bins",
 ]
@@ -383,6 +387,59 @@ def value_domain(domain):
     Domain
     """
     return fitted_domain((c, kind_of(s).values_spec(domain)) for c, s in domain.items())
+
+
+def infer_domain(frame, rule="draft", *, n_bins=10, max_levels=20):
+    """The domain of ``frame`` read from its values, by one of the package's rules.
+
+    Every door that reads a column without a declaration reads it by one of these:
+
+    * ``"draft"``: the domain a user would declare (:func:`~skprivsynth.draft_domain`:
+      levels, integer, float and date ranges, missing values, parts of a date), to
+      review; columns it leaves out (identifier-like, unreadable dates) are left out.
+    * ``"learned"``: what :class:`~skprivsynth.preprocessing.BooleanEncoder` learns
+      for an undeclared column: the levels of a bool or categorical dtype, ``n_bins``
+      quantile bins of floats, the observed levels of anything else.
+    * ``"evaluation"``: what :func:`~skprivsynth.metrics.evaluation_domain` compares
+      an undeclared column in: ``n_bins`` quantile bins of a column of numbers or
+      datetimes with more than ``max_levels`` distinct values, else its levels.
+
+    The result is read from private values: never a release's declaration (the draft
+    warns :class:`~skprivsynth.PrivacyLeakWarning`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    rule : {"draft", "learned", "evaluation"}, default="draft"
+    n_bins : int, default=10
+        Quantile bins of the ``"learned"`` and ``"evaluation"`` rules.
+    max_levels : int, default=20
+        Largest number of distinct values a column of numbers is compared level by
+        level in (``"evaluation"``).
+
+    Returns
+    -------
+    Domain
+
+    Examples
+    --------
+    >>> import pandas as pd, warnings
+    >>> from skprivsynth.domain import infer_domain
+    >>> frame = pd.DataFrame({"day": ["2024-01-01", "2024-03-05"], "n": [1, 2]})
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     infer_domain(frame).kind("day")
+    'datetime'
+    >>> infer_domain(frame, rule="evaluation")["n"]
+    (1, 2)
+    """
+    if rule not in ("draft", "learned", "evaluation"):
+        raise ValueError(f"rule must be 'draft', 'learned' or 'evaluation'; got {rule!r}.")
+    if rule == "draft":
+        return Domain(draft_domain(frame)[0])
+    if rule == "learned":  # a constant float column has the bins (c, c): not validated
+        return fitted_domain((c, learned_spec(frame[c], n_bins)[0]) for c in frame.columns)
+    return Domain({c: evaluation_spec(frame[c], n_bins, max_levels)[0] for c in frame.columns})
 
 
 def codes_as_missing(frame, domain):

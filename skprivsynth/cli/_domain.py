@@ -3,8 +3,8 @@
 import json
 import sys
 
-from ..draft import draft_domain
 from ..io import read_csv
+from ..kinds import draft_domain
 
 
 def run(args):

@@ -1,7 +1,10 @@
 """``skprivsynth evaluate``: marginal errors, utility and an HTML report of a synthetic CSV."""
 
 import sys
+import warnings
 
+from ..domain import infer_domain
+from ..exceptions import PrivacyLeakWarning
 from ..io import read_csv, write_text
 from . import _check_output, _load_domain, _print_rows, _read_table, _tvd_table
 
@@ -13,6 +16,21 @@ def _check_matplotlib():
         raise ValueError(
             '--report draws figures with matplotlib: pip install "skprivsynth[plot]".'
         ) from None
+
+
+def _drafted(path, drop):
+    """The domain :func:`~skprivsynth.draft_domain` drafts from the CSV at ``path``
+    (less ``drop``), its kinds only: to type the cells, not to bound them."""
+    frame = read_csv(path, keep_default_na=False, na_values=[""])
+    with warnings.catch_warnings():  # an evaluation reads the real rows anyway
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        drafted = infer_domain(frame.drop(columns=list(drop)), rule="draft")
+    typed = [c for c in drafted if drafted.kind(c) != "categorical"]
+    print(
+        f"no --domain: columns {typed} read as the draft reads them (skprivsynth domain)",
+        file=sys.stderr,
+    )
+    return drafted.project(typed)
 
 
 def run(args):
@@ -32,8 +50,14 @@ def run(args):
     produced = set(read_csv(args.synthetic, nrows=0).columns)
     drop = [c for c in read_csv(args.real, nrows=0).columns if c not in produced]
     domain = _load_domain(args.domain)
-    real, domain = _read_table(args.real, domain, drop, undeclared_missing="keep")
-    synthetic, _ = _read_table(args.synthetic, domain, undeclared_missing="keep")
+    # Without a domain file the cells are typed by the draft's rule, as the release's
+    # domain would be drafted (dates as dates, numbers as numbers), and compared by
+    # the evaluation's own rule for columns without a declaration.
+    reading = domain if domain is not None else _drafted(args.real, drop)
+    real, reading = _read_table(args.real, reading, drop, undeclared_missing="keep")
+    synthetic, _ = _read_table(args.synthetic, reading, undeclared_missing="keep")
+    if domain is not None:
+        domain = reading
     if drop:
         print(f"columns of the real CSV not synthesized, left out: {drop}", file=sys.stderr)
     if list(real.columns) != list(synthetic.columns):

@@ -14,8 +14,15 @@ from ._base import Kind, kind_of
 from ._boolean import Boolean
 from ._categorical import Categorical
 from ._datetime import Datetime
+from ._draft import draft_domain
 from ._floating import Float
-from ._infer import observed_levels, quantile_bins
+from ._infer import (
+    evaluation_spec,
+    learned_spec,
+    observed_levels,
+    quantile_bins,
+    reads_as_numbers,
+)
 from ._integer import Integer
 from ._parse import parse_column, parse_columns
 from ._part import Part
@@ -51,13 +58,17 @@ __all__ = [
     "Levels",
     "Part",
     "Range",
+    "draft_domain",
+    "evaluation_spec",
     "isna",
     "iso",
     "kind_of",
+    "learned_spec",
     "nullable_dtype",
     "object_array",
     "observed_levels",
     "parse_column",
     "parse_columns",
     "quantile_bins",
+    "reads_as_numbers",
 ]

@@ -90,3 +90,52 @@ def quantile_bins(values, n_bins):
     if edges.size == 1:  # a constant column: one bin holding its value
         edges = np.repeat(edges, 2)
     return Bins(tuple(edges.tolist()), clip=True)
+
+
+def learned_spec(series, n_bins):
+    """``(spec, learned)``: the domain the encoder learns for an undeclared column, and
+    whether it was read from the values (a bool dtype fixes ``(False, True)``; a
+    categorical dtype its categories; floats get ``n_bins`` quantile bins; other values
+    their observed levels)."""
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return (False, True), False
+    if isinstance(dtype, pd.CategoricalDtype):
+        return tuple(dtype.categories), True
+    if pd.api.types.is_float_dtype(dtype):
+        return quantile_bins(series.to_numpy(dtype=np.float64), n_bins), True
+    return tuple(observed_levels(series.to_numpy())), True
+
+
+def reads_as_numbers(values):
+    """Whether a column's values are numbers or datetimes (also numbers in an object
+    column, as a DataFrame built from a mixed array has; not booleans)."""
+    if pd.api.types.is_bool_dtype(values):
+        return False
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_datetime64_any_dtype(values):
+        return True
+    inferred = pd.api.types.infer_dtype(values, skipna=False)
+    return inferred in ("integer", "floating", "mixed-integer-float", "decimal")
+
+
+def evaluation_spec(values, n_bins, max_levels, also=None, numbers=None):
+    """``(spec, binned)``: the evaluation domain of an undeclared column: ``n_bins``
+    quantile bins of the numbers (datetimes in seconds) of a column of numbers or
+    datetimes with more than ``max_levels`` distinct values, else the levels observed
+    in ``values`` and ``also`` (the other table's values).  ``numbers``: whether the
+    values are numbers (None: read from them; a declared range: True)."""
+    numbers = reads_as_numbers(values) if numbers is None else numbers
+    if numbers and values.nunique() > max_levels:
+        read = _as_numbers(values)
+        return quantile_bins(read[~np.isnan(read)], n_bins), True
+    if also is not None:
+        values = pd.concat([values, also], ignore_index=True)
+    return observed_levels(values.dropna()) or [0], False
+
+
+def _as_numbers(values):
+    if pd.api.types.is_datetime64_any_dtype(values):
+        tz = getattr(values.dt, "tz", None)
+        seconds = (values - pd.Timestamp(0, tz=tz)) / pd.Timedelta(1, "s")
+        return seconds.to_numpy(np.float64, na_value=np.nan)
+    return pd.to_numeric(values, errors="coerce").to_numpy(np.float64, na_value=np.nan)

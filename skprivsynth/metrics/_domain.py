@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..domain import Domain
-from ..kinds import kind_of, observed_levels, quantile_bins
+from ..kinds import evaluation_spec, kind_of
 from ._validation import _as_frame, _as_values_domain, _check_count
 
 
@@ -30,10 +30,6 @@ def _is_numeric(values):
         return True
     inferred = pd.api.types.infer_dtype(values, skipna=False)
     return inferred in ("integer", "floating", "mixed-integer-float", "decimal")
-
-
-def _is_numeric_or_datetime(values):
-    return _is_numeric(values) or pd.api.types.is_datetime64_any_dtype(values)
 
 
 def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_bins=10):
@@ -102,16 +98,12 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
         values = real[column]
         if column in declared and not kind_of(declared[column]).bins_at_fit:
             specs[column] = declared[column]
-        elif (column in declared or _is_numeric_or_datetime(values)) and (
-            values.nunique() > max_levels
-        ):
-            numbers = _as_numbers(values)
-            specs[column] = quantile_bins(numbers[~np.isnan(numbers)], n_bins)
-            binned.append(column)
-        else:
-            if synth is not None and column in synth.columns:
-                values = pd.concat([values, synth[column]], ignore_index=True)
-            specs[column] = observed_levels(values.dropna()) or [0]
+        else:  # undeclared, or a range whose bins are chosen at fit
+            also = synth[column] if synth is not None and column in synth.columns else None
+            numbers = True if column in declared else None
+            specs[column], was_binned = evaluation_spec(values, n_bins, max_levels, also, numbers)
+            if was_binned:
+                binned.append(column)
     if binned:
         warnings.warn(
             f"columns {binned} are numeric with more than {max_levels} distinct values and "

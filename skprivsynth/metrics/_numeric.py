@@ -5,8 +5,8 @@ every numeric column (:func:`numeric_column_errors`) and the missing rates
 import numpy as np
 import pandas as pd
 
-from ..kinds import kind_of
-from ._domain import _as_numbers, _is_numeric_or_datetime
+from ..kinds import kind_of, reads_as_numbers
+from ._domain import _as_numbers
 from ._validation import _as_frame, _as_table_pair, _as_values_domain, _check_count
 
 #: The real quantile above which ``tail_ratio`` counts synthetic values.
@@ -54,7 +54,7 @@ def distribution_columns(real_df, domain, max_levels=20):
     return [
         c
         for c in real.columns
-        if _is_numeric_or_datetime(real[c].dropna())
+        if reads_as_numbers(real[c].dropna())
         and (kind_of(eval_domain[c]).binned or real[c].nunique() > max_levels)
     ]
 
@@ -133,7 +133,7 @@ def numeric_column_errors(real_df, synth_df):
     real, synth = _as_table_pair(real_df, synth_df, "real_df", "synth_df")
     rows = {}
     for column in real.columns:
-        if not _is_numeric_or_datetime(real[column].dropna()):
+        if not reads_as_numbers(real[column].dropna()):
             continue
         a, b = _as_numbers(real[column]), _as_numbers(synth[column])
         present_a, present_b = np.sort(a[~np.isnan(a)]), np.sort(b[~np.isnan(b)])

@@ -15,8 +15,9 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .exceptions import PrivacyLeakWarning
-from .kinds import MAX_INTEGER_LEVELS, MISSING_TEXT, observed_levels
+from ..exceptions import PrivacyLeakWarning
+from ._infer import observed_levels
+from ._values import MAX_INTEGER_LEVELS, MISSING_TEXT
 
 __all__ = ["draft_domain"]
 
