@@ -9,6 +9,7 @@ import pytest
 from skprivsynth import Domain
 from skprivsynth.datasets import load_adult
 from skprivsynth.domain import Bins
+from skprivsynth.kinds import kind_of, parse_column
 
 SPEC = {
     "sex": ["F", "M"],
@@ -176,3 +177,50 @@ def test_marginal_metrics_bin_numeric_columns_by_the_domain():
         categorical_marginal_errors(real, synth, domain={"x": {"bins": [0, 10]}, "c": 2})
     with pytest.raises(TypeError, match=r"domain\['c'\] must be an int K"):
         categorical_marginal_errors(real, synth, domain={"x": {"bins": [0, 10]}, "c": "ab"})
+
+
+#: One spec of every form and kind, as a user writes it.
+EVERY_FORM = {
+    "codes": 4,
+    "levels": ["a", "b"],
+    "ordered": {"levels": ["low", "high"], "ordered": True, "missing": ["?"]},
+    "flag": {"type": "boolean", "missing": True},
+    "small": {"type": "integer", "range": [1, 12], "missing": [98, 99]},
+    "wide": {"type": "integer", "range": [0, 1000]},
+    "integer bins": {"type": "integer", "bins": [0, 10, 100], "clip": True},
+    "float range": {"type": "float", "range": [0.0, 5.0], "decimals": 1},
+    "float bins": {"bins": [0.0, 0.5, 1.0], "missing": True},
+    "t": {"type": "datetime", "range": ["2024-01-01", "2024-12-31"], "resolution": "D"},
+    "t bins": {
+        "type": "datetime",
+        "bins": ["2024-01-01", "2024-07-01", "2025-01-01"],
+        "resolution": "h",
+    },
+    "month": {"part_of": "t", "part": "month"},
+}
+
+
+@pytest.mark.parametrize("column", list(EVERY_FORM))
+def test_every_kind_round_trips_its_json_form(column):
+    domain = Domain(EVERY_FORM)
+    kind = kind_of(domain[column])
+    assert kind.to_json() == EVERY_FORM[column]
+    assert parse_column(kind.to_json(), column) == domain[column]
+    assert kind.name == domain.kind(column)
+    if kind.size is not None:  # the labels name every code
+        assert len(kind.labels()) == kind.size == len(domain[column])
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "codes"),
+    [
+        ("codes", ["3", 2.0, 7, None], [3, 2, -1, -1]),  # CSV text "3" is code 3
+        ("ordered", ["high", "?", None, "mid"], [1, 2, 2, -1]),
+        ("small", [1, 12.7, 98, None, 13], [0, 11, 12, 12, -1]),  # 12.7 is 12
+        ("float bins", [0.25, 1.0, None, 2.0], [0, 1, 2, -1]),
+        ("t bins", ["2024-03-01", pd.Timestamp("2024-12-31"), "2026-01-01"], [0, 1, -1]),
+    ],
+)
+def test_a_kind_codes_values_of_every_dtype(column, values, codes):
+    kind = kind_of(Domain(EVERY_FORM)[column])
+    np.testing.assert_array_equal(kind.codes(pd.Series(values, dtype=object)), codes)
