@@ -17,6 +17,7 @@ from ._datetime import Datetime
 from ._draft import draft_domain
 from ._floating import Float
 from ._infer import (
+    as_numbers,
     evaluation_spec,
     learned_spec,
     observed_levels,
@@ -58,6 +59,7 @@ __all__ = [
     "Levels",
     "Part",
     "Range",
+    "as_numbers",
     "draft_domain",
     "evaluation_spec",
     "isna",

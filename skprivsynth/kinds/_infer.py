@@ -126,14 +126,16 @@ def evaluation_spec(values, n_bins, max_levels, also=None, numbers=None):
     values are numbers (None: read from them; a declared range: True)."""
     numbers = reads_as_numbers(values) if numbers is None else numbers
     if numbers and values.nunique() > max_levels:
-        read = _as_numbers(values)
+        read = as_numbers(values)
         return quantile_bins(read[~np.isnan(read)], n_bins), True
     if also is not None:
         values = pd.concat([values, also], ignore_index=True)
     return observed_levels(values.dropna()) or [0], False
 
 
-def _as_numbers(values):
+def as_numbers(values):
+    """A column of numbers as float64: datetimes in seconds since 1970-01-01 (whatever
+    their unit or time zone), text such as a CSV's "3" as 3; missing values NaN."""
     if pd.api.types.is_datetime64_any_dtype(values):
         tz = getattr(values.dt, "tz", None)
         seconds = (values - pd.Timestamp(0, tz=tz)) / pd.Timedelta(1, "s")

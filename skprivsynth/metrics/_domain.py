@@ -3,33 +3,9 @@ with the real one (:func:`evaluation_domain`), and the column kinds it reads."""
 
 import warnings
 
-import numpy as np
-import pandas as pd
-
 from ..domain import Domain
 from ..kinds import evaluation_spec, kind_of
 from ._validation import _as_frame, _as_values_domain, _check_count
-
-
-def _as_numbers(values):
-    """A numeric column as float64: datetimes in seconds since the epoch (whatever
-    their unit), text such as the CSV's "3" as 3; missing values NaN."""
-    if pd.api.types.is_datetime64_any_dtype(values):
-        seconds = (values - pd.Timestamp(0, tz=getattr(values.dt, "tz", None))) / pd.Timedelta(
-            1, "s"
-        )
-        return seconds.to_numpy(np.float64, na_value=np.nan)
-    return pd.to_numeric(values, errors="coerce").to_numpy(np.float64, na_value=np.nan)
-
-
-def _is_numeric(values):
-    """Numbers, also in an object column (e.g. a DataFrame built from a mixed array)."""
-    if pd.api.types.is_bool_dtype(values):
-        return False
-    if pd.api.types.is_numeric_dtype(values):
-        return True
-    inferred = pd.api.types.infer_dtype(values, skipna=False)
-    return inferred in ("integer", "floating", "mixed-integer-float", "decimal")
 
 
 def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_bins=10):

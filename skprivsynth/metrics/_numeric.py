@@ -5,8 +5,7 @@ every numeric column (:func:`numeric_column_errors`) and the missing rates
 import numpy as np
 import pandas as pd
 
-from ..kinds import kind_of, reads_as_numbers
-from ._domain import _as_numbers
+from ..kinds import as_numbers, kind_of, reads_as_numbers
 from ._validation import _as_frame, _as_table_pair, _as_values_domain, _check_count
 
 #: The real quantile above which ``tail_ratio`` counts synthetic values.
@@ -135,7 +134,7 @@ def numeric_column_errors(real_df, synth_df):
     for column in real.columns:
         if not reads_as_numbers(real[column].dropna()):
             continue
-        a, b = _as_numbers(real[column]), _as_numbers(synth[column])
+        a, b = as_numbers(real[column]), as_numbers(synth[column])
         present_a, present_b = np.sort(a[~np.isnan(a)]), np.sort(b[~np.isnan(b)])
         if present_a.size and present_b.size:
             row = _numeric_errors(present_a, present_b)

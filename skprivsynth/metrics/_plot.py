@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ..domain import codes_as_missing
-from ..kinds import kind_of
+from ..kinds import as_numbers, kind_of
 from ._categorical import _encode_categorical, categorical_marginal_errors
-from ._domain import _as_numbers, evaluation_domain
+from ._domain import evaluation_domain
 from ._numeric import distribution_columns, missing_rates, numeric_column_errors
 from ._utility import train_synthetic_test_real
 from ._validation import _as_table_pair, _as_values_domain, _check_count
@@ -35,7 +35,7 @@ _QUANTILE_LEVELS = np.linspace(0.0, 1.0, 201)
 def _quantiles(values):
     """Quantiles of the non-missing values at ``_QUANTILE_LEVELS`` (datetimes as
     ``datetime64[s]``); NaN when every value is missing."""
-    numbers = _as_numbers(values)
+    numbers = as_numbers(values)
     numbers = numbers[~np.isnan(numbers)]
     if numbers.size == 0:
         return np.full(_QUANTILE_LEVELS.size, np.nan)

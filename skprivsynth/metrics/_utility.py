@@ -4,9 +4,9 @@
 import numpy as np
 import pandas as pd
 
-from ..kinds import kind_of, observed_levels
+from ..kinds import kind_of, observed_levels, reads_as_numbers
 from ._categorical import _domain_codes
-from ._domain import _is_numeric, _ranges_in_bins, evaluation_domain
+from ._domain import _ranges_in_bins, evaluation_domain
 from ._scorer import warn_if_differentially_private
 from ._validation import (
     _as_table_pair,
@@ -19,6 +19,11 @@ from ._validation import (
 _UTILITY_METRICS = ("accuracy", "balanced_accuracy", "roc_auc")
 # HistGradientBoostingClassifier's limit on the levels of a categorical feature.
 _MAX_CATEGORIES = 255
+
+
+def _is_numeric(values):
+    """Numbers, not datetimes: a feature the classifier reads as it is."""
+    return reads_as_numbers(values) and not pd.api.types.is_datetime64_any_dtype(values)
 
 
 def _utility_arrays(frames, names, target, domain, target_spec):
