@@ -11,7 +11,7 @@ Read more in the :ref:`User Guide <domain_file>`.
 """
 
 from ._base import Kind, kind_of
-from ._infer import observed_levels, quantile_bins
+from ._infer import learned_spec, observed_levels, quantile_bins
 from ._parse import parse_column, parse_columns
 from ._values import (
     DATETIME_PARTS,
@@ -55,6 +55,7 @@ __all__ = [
     "isna",
     "iso",
     "kind_of",
+    "learned_spec",
     "nullable_dtype",
     "object_array",
     "observed_levels",

@@ -90,3 +90,34 @@ def quantile_bins(values, n_bins):
     if edges.size == 1:  # a constant column: one bin holding its value
         edges = np.repeat(edges, 2)
     return Bins(tuple(edges.tolist()), clip=True)
+
+
+def learned_spec(values, n_bins):
+    """The spec of a column learned from its (private) values, read by its dtype.
+
+    The learned domain of :class:`~skprivsynth.preprocessing.BooleanEncoder`: a boolean
+    dtype gives ``(False, True)``, fixed by the dtype (nothing is learned); a
+    categorical dtype its categories; a float dtype ``n_bins`` :func:`quantile_bins`;
+    any other dtype the :func:`observed_levels`.  Not for a private release.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The values of one column, without missing ones.
+    n_bins : int
+        Number of quantile bins of a float column.
+
+    Returns
+    -------
+    spec : tuple or Bins
+    learned : bool
+        Whether the spec was read from the values (False for a boolean dtype).
+    """
+    dtype = values.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return (False, True), False
+    if isinstance(dtype, pd.CategoricalDtype):
+        return tuple(dtype.categories), True
+    if pd.api.types.is_float_dtype(dtype):
+        return quantile_bins(values.to_numpy(dtype=np.float64), n_bins), True
+    return tuple(observed_levels(values.to_numpy())), True
