@@ -166,12 +166,12 @@ class _CountedMerge:
         return a[0] + b[0], self.merge(a[1], b[1])
 
 
-#: True within :func:`_seed_warned`: a caller has warned once for the seeded fits it runs.
+#: True within :func:`seed_warning_given`: a caller has warned once for the seeded fits it runs.
 _SEED_WARNED = contextvars.ContextVar("skprivsynth_seed_warned", default=False)
 
 
 @contextlib.contextmanager
-def _seed_warned():
+def seed_warning_given():
     """Within it, a seeded differentially private fit does not warn: the caller (the
     command line for ``--seed``, a seeded search) has warned once for all its fits."""
     token = _SEED_WARNED.set(True)

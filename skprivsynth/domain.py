@@ -13,10 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .kinds import (
-    DATETIME_PARTS,
     MAX_INTEGER_LEVELS,
     MISSING,
-    RESOLUTIONS,
     Bins,
     DatetimePart,
     Levels,
@@ -29,20 +27,15 @@ from .kinds import (
 )
 
 __all__ = [
-    "DATETIME_PARTS",
     "MAX_INTEGER_LEVELS",
     "MISSING",
-    "RESOLUTIONS",
     "Bins",
     "DatetimePart",
     "Domain",
     "Levels",
     "Range",
-    "as_domain",
-    "codes_as_missing",
     "observed_levels",
     "quantile_bins",
-    "value_domain",
 ]
 
 

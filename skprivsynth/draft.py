@@ -15,9 +15,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .domain import MAX_INTEGER_LEVELS, observed_levels
 from .exceptions import PrivacyLeakWarning
-from .io import _NA_VALUE_TEXT
+from .kinds import MAX_INTEGER_LEVELS, MISSING_TEXT, observed_levels
 
 __all__ = ["draft_domain"]
 
@@ -109,17 +108,17 @@ def _missing_text(series):
     if series.dtype != object and not pd.api.types.is_string_dtype(series.dtype):
         return series, ""
     text = series.dropna().astype(str)
-    na_like = text.isin(_NA_VALUE_TEXT)
+    na_like = text.isin(MISSING_TEXT)
     if not na_like.any() or na_like.all():
         return series, ""
     spellings = sorted(set(text[na_like]))
     rest = text[~na_like]
     numbers = pd.to_numeric(rest, errors="coerce")
     if numbers.notna().all():
-        converted = pd.to_numeric(series.where(~series.isin(_NA_VALUE_TEXT)), errors="coerce")
+        converted = pd.to_numeric(series.where(~series.isin(MISSING_TEXT)), errors="coerce")
         return converted, f" (empty, or {spellings} among numbers)"
     if _iso_datetimes(rest) is not None:
-        absent = series.isin(_NA_VALUE_TEXT)
+        absent = series.isin(MISSING_TEXT)
         return series.where(~absent), f" (empty, or {spellings} among dates)"
     return series, ""
 
@@ -258,7 +257,7 @@ def _draft_column(series, n):
         f"{len(levels)} text levels, sorted (if they are ordered, list them in their order "
         'with "ordered": true)'
     )
-    na_like = sorted(set(map(str, levels)) & _NA_VALUE_TEXT)
+    na_like = sorted(set(map(str, levels)) & MISSING_TEXT)
     if na_like:
         codes = json.dumps(na_like)
         why += (

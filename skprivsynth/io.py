@@ -11,10 +11,9 @@ from __future__ import annotations
 import os
 import tempfile
 
-import numpy as np
 import pandas as pd
 
-from .domain import MISSING, Domain
+from .domain import Domain
 from .kinds import NA_MARKERS, kind_of
 
 __all__ = ["read_csv", "write_csv", "write_text"]
@@ -141,12 +140,6 @@ def _write_atomically(path, write, **open_kwargs):
 
 #: The text pandas reads as missing by default (``pandas.read_csv``'s ``na_values``).
 _NA_TEXT = frozenset(NA_MARKERS)
-#: Among numbers and dates, also the "?" of UCI files and questionnaires (never a value).
-_NA_VALUE_TEXT = _NA_TEXT | {"?"}
-_TRUE_TEXT, _FALSE_TEXT = (
-    frozenset({"True", "true", "TRUE", "1"}),
-    frozenset({"False", "false", "FALSE", "0"}),
-)
 
 
 class _CsvSchema:
@@ -186,9 +179,9 @@ class _CsvSchema:
         if self.domain is not None:
             read = self.domain.read_csv_options()
             read["na_values"].update({c: sorted(_NA_TEXT) for c in columns if c not in declared})
-            # Boolean cells as text, parsed here: pandas' own guess is bool, int or float
-            # depending on the spellings and missing cells of each chunk.
-            read["dtype"].update({c: str for c in declared if self.domain.kind(c) == "boolean"})
+            read["dtype"].update(
+                {c: str for c, spec in self.domain.items() if kind_of(spec).csv_as_text}
+            )
             self.options.update(read)
 
     def __call__(self, frame):
@@ -197,15 +190,12 @@ class _CsvSchema:
             return frame
         frame = frame.copy()
         for column, spec in self.domain.items():
-            kind, missing = self.domain.kind(column), self.domain.missing(column)
-            levels = [v for v in spec if v is not MISSING] if kind == "categorical" else None
+            kind = kind_of(spec)
             text = frame[column].astype(object)
-            declared = set() if levels is None else {str(v) for v in levels}
-            na_text = _NA_TEXT - declared if kind == "categorical" else _NA_VALUE_TEXT
-            absent = (text.isna() | text.isin(na_text)).to_numpy()
+            absent = (text.isna() | text.isin(kind.missing_text())).to_numpy()
             # "missing": [98, 99] or ["?"]: those cells are missing too
-            absent = absent | kind_of(spec).is_missing_code(text)
-            if absent.any() and not missing and self.refuse_missing:
+            absent = absent | kind.is_missing_code(text)
+            if absent.any() and not kind.missing and self.refuse_missing:
                 raise ValueError(
                     f"column {column!r} of {self.what} has missing cells (empty, or text "
                     "such as NA that is not a declared level), which its domain spec does "
@@ -213,72 +203,8 @@ class _CsvSchema:
                     'becomes one more level of the column, e.g. {"levels": [...], '
                     '"missing": true}), or fill the cells before the run.'
                 )
-            frame[column] = self._parse(text, absent, kind, levels, column, missing)
+            # a column declaring missing gets a dtype with a missing value (Int64,
+            # boolean) in every chunk, missing cells or not
+            nullable = kind.missing or absent.any()
+            frame[column] = kind.parse_csv(text, absent, nullable, column, self.what)
         return frame
-
-    def _parse(self, text, absent, kind, levels, column, missing):
-        """The values of one column; a column declaring missing gets a dtype with a
-        missing value (``Int64``, ``boolean``) in every chunk, missing cells or not."""
-        nullable = missing or absent.any()
-        present = text[~absent]
-        if kind == "categorical":
-            return _parse_levels(text, absent, levels, nullable)
-        if kind == "datetime":
-            try:
-                values = pd.to_datetime(present, format="ISO8601")
-            except (ValueError, TypeError) as exc:
-                raise ValueError(
-                    f"column {column!r} of {self.what} is declared a datetime, but some "
-                    "cells are not ISO 8601 dates or timestamps."
-                ) from exc
-            return values.reindex(text.index)
-        if kind == "boolean":
-            known = present.isin(_TRUE_TEXT | _FALSE_TEXT)
-            if not known.all():
-                raise ValueError(
-                    f"column {column!r} of {self.what} is declared boolean, but some cells "
-                    f"are not one of {sorted(_TRUE_TEXT | _FALSE_TEXT)}."
-                )
-            values = present.isin(_TRUE_TEXT)
-            if nullable:
-                return values.astype("boolean").reindex(text.index)
-            return values.astype(bool)
-        numbers = pd.to_numeric(present, errors="coerce")
-        if numbers.isna().any():
-            raise ValueError(
-                f"column {column!r} of {self.what} is declared numeric ({kind}), but some "
-                "cells are not numbers."
-            )
-        numbers = numbers.astype(np.float64).reindex(text.index)
-        if kind == "float":
-            return numbers
-        numbers = np.floor(numbers)  # as the encoder reads an integer column: 2.5 is 2
-        return numbers.astype("Int64") if nullable else numbers.astype(np.int64)
-
-
-def _parse_levels(text, absent, levels, nullable):
-    """The declared level of each cell (by its text, or by its number for numeric
-    levels); missing cells NaN; other cells kept as text (outside the domain)."""
-    by_text = {str(level): level for level in levels}
-    values = text.map(by_text)
-    numeric = {
-        float(v): v
-        for v in levels
-        if isinstance(v, int | float | np.number) and not isinstance(v, bool | np.bool_)
-    }
-    unmatched = values.isna() & ~absent
-    if numeric and unmatched.any():
-        numbers = pd.to_numeric(text[unmatched], errors="coerce")
-        values[unmatched] = numbers.map(numeric)
-    unmatched = values.isna() & ~absent
-    values[unmatched] = text[unmatched]
-    values[absent] = np.nan
-    if not unmatched.any():
-        types = {type(v) for v in levels}
-        if types <= {int}:
-            return values.astype("Int64") if nullable else values.astype(np.int64)
-        if types <= {bool}:
-            return values.astype("boolean") if nullable else values.astype(bool)
-        if types <= {float, int}:
-            return values.astype(np.float64)
-    return values

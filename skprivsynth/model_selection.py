@@ -49,7 +49,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from .accountant import _cost, charge_active, fit_cost, recording
-from .base import _seed_warned
+from .base import seed_warning_given
 from .metrics import MarginalScorer
 from .privacy import PrivacyCost, PrivacyReport, check_delta, warn_privacy_leak
 from .validation import check_random_generator, is_seeded, seed_name
@@ -307,7 +307,7 @@ class PrivateSelectionSearch(MetaEstimatorMixin, BaseEstimator):
 
         def run(c):
             est = _reseeded(clone(self.estimator).set_params(**candidates[c]), seeds)
-            with recording() as charges, _seed_warned():
+            with recording() as charges, seed_warning_given():
                 try:
                     est.fit(X, y)
                     score = self.scoring(est, X)

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .base import BaseSynthesizer, get_synthesizer_tags
 from .chunks import _close, _OneShot, as_chunks
-from .domain import Bins, DatetimePart, Domain, Levels, Range
+from .domain import Domain
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
@@ -288,9 +288,9 @@ class SynthesisPipeline(Pipeline):
         domain = None
         if isinstance(encoder, BooleanEncoder):
             domain = {
-                label: column.spec
-                for label, column in zip(real.columns, encoder._encoding, strict=True)
-                if column.kind != "part"  # a function of its datetime column, left out
+                label: spec
+                for label, spec in zip(real.columns, encoder.domain_.values(), strict=True)
+                if not kind_of(spec).is_part  # a function of its datetime column, left out
             }
             real, synthetic = real[list(domain)], synthetic[list(domain)]
         return -categorical_marginal_tvd(
@@ -395,8 +395,9 @@ def _check_table(encoder, X, chunks, private):
     if specs is None:
         return  # a malformed domain: the encoder's fit names it
     data = frame if chunks is None else None  # columns counted in the data
-    sizes = {c: len(s) for c, s in specs.items() if not isinstance(s, Range)}  # Range:
-    limit = 2 * max(sizes.values(), default=0)  # bins chosen at fit, never identifier-like
+    # A range's bins are chosen at fit: never identifier-like.
+    sizes = {c: kind_of(s).size for c, s in specs.items() if not kind_of(s).bins_at_fit}
+    limit = 2 * max(sizes.values(), default=0)
     n = len(first) if chunks is None else _count_rows(chunks, limit)
     if n is not None:
         _check_identifiers(labels, specs, sizes, data, n, private)
@@ -474,11 +475,9 @@ def _check_onehot_width(labels, specs, data, encoder):
     for column in labels:
         spec = specs.get(column)
         if spec is not None:
-            if isinstance(spec, Range):
+            if kind_of(spec).bins_at_fit:
                 continue
-            width = len(spec)
-            if not isinstance(spec, Bins) and encoder.max_bins is not None:
-                width = min(width, encoder.max_bins)
+            width = kind_of(spec).width(encoder.max_bins)
         elif data is None:
             continue
         elif pd.api.types.is_float_dtype(data[column].dtype):
@@ -592,18 +591,14 @@ def declared_numeric_codes(transformer):
         and transformer.encoding == "ordinal"
         and not transformer.learned_columns_
     ):
+        modelled, codes = transformer.modelled_parts_, transformer.n_codes_
         return [
-            c.n_values if c.kind == "bins" or _integer_range(c) else 0
-            for c, k in zip(transformer._encoding, transformer.n_codes_, strict=True)
+            k - kind.missing if kind.numeric_codes and label not in modelled else 0
+            for (label, spec), k in zip(transformer.domain_.items(), codes, strict=True)
             if k  # a part of a datetime column has no code and no output column
+            for kind in [kind_of(spec)]
         ]
     return None
-
-
-def _integer_range(column):
-    """Whether the encoded ``column`` is a declared integer range of one level per
-    integer (not a part of a datetime modelled as its levels)."""
-    return isinstance(column.spec, Levels) and column.spec.kind == "integer" and column.part is None
 
 
 def _undeclared_columns(transformer, X):
@@ -659,15 +654,9 @@ def _binary_width(domain, max_bins):
     """Bits of the binary encoding of the declared ``domain`` coarsened to ``max_bins``."""
     # A declared range gets at most max_bins codes from its private bins.
     return sum(
-        _n_bits(
-            max_bins
-            if isinstance(spec, Range)
-            else len(spec)
-            if isinstance(spec, Bins)
-            else min(len(spec), max_bins)
-        )
+        _n_bits(kind_of(spec).width(max_bins))
         for spec in domain.values()
-        if not isinstance(spec, DatetimePart)  # computed from its datetime: no bits
+        if not kind_of(spec).is_part  # computed from its datetime: no bits
     )
 
 
@@ -787,21 +776,15 @@ def make_private_pipeline(
     codes = encoding == "ordinal"
     encoded = domain  # the codes the encoder gives each column
     if datetime_parts == "modelled":  # parts but the date are the levels they can take
-        encoded = {
-            c: kind_of(s).values_spec(domain)
-            if isinstance(s, DatetimePart) and s.part != "date"
-            else s
-            for c, s in domain.items()
-        }
+        encoded = {c: kind_of(s).modelled_spec(domain) for c, s in domain.items()}
     if isinstance(max_bins, str) and max_bins == "auto":
         if budget is not None:
             max_bins = _binary_max_bins(encoded, budget)
         else:
             max_bins = 8 if private and not codes else None
     weighted = any(
-        isinstance(spec, Bins)
-        or (not isinstance(spec, Range) and max_bins is not None and len(spec) > max_bins)
-        for spec in encoded.values()
+        not kind.bins_at_fit and (kind.binned or kind.width(max_bins) < kind.size)
+        for kind in map(kind_of, encoded.values())
     )
     encoder = BooleanEncoder(
         categories=domain if declared else "auto",

@@ -1240,3 +1240,20 @@ def test_private_pipeline_gives_coded_answers_their_missing_rate():
     rate = real["kids"].isin([98, 99]).mean()
     assert display.missing.loc["kids", "real"] == pytest.approx(rate)
     assert display.numeric_errors.loc["wage", "std_ratio"] == pytest.approx(1, abs=0.1)
+
+
+def test_the_encoder_publishes_the_parts_it_models():
+    domain = {
+        "t": {"type": "datetime", "range": ["2024-01-01", "2024-12-31T23:00"], "resolution": "h"},
+        "month": {"part_of": "t", "part": "month"},
+        "date": {"part_of": "t", "part": "date"},
+    }
+    t = pd.Series(pd.date_range("2024-01-01", periods=50, freq="7D"))
+    frame = pd.DataFrame({"t": t, "month": t.dt.month, "date": t.dt.normalize()})
+    modelled = BooleanEncoder(categories=domain, datetime_parts="modelled", random_state=0)
+    modelled.fit(frame)
+    assert modelled.modelled_parts_ == {"month": Domain(domain)["month"]}  # not the date
+    assert modelled.domain_["month"] == Levels(tuple(range(1, 13)), True, "integer")
+    computed = BooleanEncoder(categories=domain, datetime_parts="computed", random_state=0)
+    computed.fit(frame)
+    assert computed.modelled_parts_ == {}

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import __version__
-from ..base import _seed_warned
+from ..base import seed_warning_given
 from ..chunks import Chunks
 from ..domain import Domain
 from ..io import read_csv
@@ -392,7 +392,9 @@ def main(argv=None):
     args = _build_parser().parse_args(argv)
     format_warning, warnings.formatwarning = warnings.formatwarning, _format_warning
     # A seeded run is warned of once, by make_private_pipeline: its fits do not repeat it.
-    seeded = _seed_warned() if is_seeded(getattr(args, "seed", None)) else contextlib.nullcontext()
+    seeded = (
+        seed_warning_given() if is_seeded(getattr(args, "seed", None)) else contextlib.nullcontext()
+    )
     try:
         with seeded:
             return importlib.import_module(f"{__name__}.{args.module}").run(args)

@@ -11,33 +11,33 @@ Read more in the :ref:`User Guide <domain_file>`.
 """
 
 from ._base import Kind, kind_of
+from ._boolean import Boolean
+from ._categorical import Categorical
+from ._datetime import Datetime
+from ._floating import Float
 from ._infer import learned_spec, observed_levels, quantile_bins
+from ._integer import Integer
 from ._parse import parse_column, parse_columns
+from ._part import Part
+from ._specs import Bins, DatetimePart, Levels, Range
 from ._values import (
     DATETIME_PARTS,
     MAX_INTEGER_LEVELS,
     MISSING,
+    MISSING_TEXT,
     NA_MARKERS,
     RESOLUTIONS,
-    as_int,
     isna,
     iso,
     nullable_dtype,
     object_array,
-    to_seconds,
 )
-from .boolean import Boolean
-from .categorical import Categorical
-from .datetime import Datetime
-from .floating import Float
-from .integer import Integer
-from .part import Part
-from .specs import Bins, DatetimePart, Levels, Range
 
 __all__ = [
     "DATETIME_PARTS",
     "MAX_INTEGER_LEVELS",
     "MISSING",
+    "MISSING_TEXT",
     "NA_MARKERS",
     "RESOLUTIONS",
     "Bins",
@@ -51,7 +51,6 @@ __all__ = [
     "Levels",
     "Part",
     "Range",
-    "as_int",
     "isna",
     "iso",
     "kind_of",
@@ -62,5 +61,4 @@ __all__ = [
     "parse_column",
     "parse_columns",
     "quantile_bins",
-    "to_seconds",
 ]

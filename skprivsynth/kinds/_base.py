@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._values import MISSING, NA_MARKERS, isna, nullable_dtype, object_array
-from .specs import Bins, DatetimePart, Levels, Range
+from ._specs import Bins, DatetimePart, Levels, Range
+from ._values import MISSING, MISSING_TEXT, NA_MARKERS, isna, nullable_dtype, object_array
 
 __all__ = ["Kind", "kind_of"]
 
@@ -96,6 +96,12 @@ class Kind:
         """Whether the codes are ordered (all but unordered categorical levels)."""
         return True
 
+    @property
+    def numeric_codes(self):
+        """Whether the codes are numbers in order, each a number of the column: bins
+        (and one level per integer of a declared integer range)."""
+        return self.binned
+
     def width(self, max_bins):
         """Codes of the column when levels are coarsened to ``max_bins`` (None: no
         limit): a range gets at most ``max_bins`` bins at fit, declared bins keep
@@ -105,6 +111,11 @@ class Kind:
         if self.binned or max_bins is None:
             return len(self.spec)
         return min(len(self.spec), max_bins)
+
+    def modelled_spec(self, domain):
+        """The spec the column is encoded as when parts of datetimes are modelled
+        (``datetime_parts="modelled"``): its own (a part: the levels it can take)."""
+        return self.spec
 
     def values_spec(self, domain):
         """The spec of the values this column takes, as a column of its own (a part
@@ -154,6 +165,14 @@ class Kind:
         last = len(e) - 2
         labels = [f"[{e[k]}, {e[k + 1]}{']' if k == last else ')'}" for k in range(last + 1)]
         return labels + [str(MISSING)] * spec.missing
+
+    def describe(self):
+        """A short text of what the codes stand for (``"bins from 17 to 102"``), or
+        None where the levels speak for themselves."""
+        if self.binned and not self.bins_at_fit:
+            edges = self.spec.edges
+            return f"bins from {self.show(edges[0])} to {self.show(edges[-1])}"
+        return None
 
     def show(self, number):
         """Text of a number of the column (a bin edge)."""
@@ -223,6 +242,10 @@ class Kind:
         """Text that :func:`pandas.read_csv` reads as missing in this column: pandas'
         usual markers and the ``"?"`` of UCI files (never a number or a date)."""
         return [*NA_MARKERS, "?"]
+
+    def missing_text(self):
+        """The text of a CSV cell that stands for a missing value in this column."""
+        return MISSING_TEXT
 
     #: Whether :func:`~skprivsynth.read_csv` reads the cells as text and parses them
     #: with :meth:`parse_csv` (else pandas reads them with :meth:`csv_dtype`).

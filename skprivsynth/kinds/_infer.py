@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .specs import Bins
+from ._specs import Bins
 
 
 def observed_levels(values):

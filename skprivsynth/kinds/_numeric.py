@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind
-from ._values import check_flag, parse_numbers
-from .specs import Bins, Range
+from ._specs import Bins, Range
+from ._values import check_flag, parse_numbers, to_seconds
 
 
 class Numeric(Kind):
@@ -17,6 +17,8 @@ class Numeric(Kind):
 
     def numbers(self, values):
         values = pd.Series(values, copy=False)
+        if pd.api.types.is_datetime64_any_dtype(values.dtype):  # seconds since 1970
+            return to_seconds(values)
         if not pd.api.types.is_numeric_dtype(values.dtype):  # text or objects: "3" is 3
             values = pd.to_numeric(values, errors="coerce")
         return values.to_numpy(dtype=np.float64, na_value=np.nan)

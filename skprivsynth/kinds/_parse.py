@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind, kind_of
+from ._categorical import Categorical, parse_levels
+from ._part import Part
+from ._specs import Bins, DatetimePart, Levels, Range
 from ._values import check_flag
-from .categorical import Categorical, parse_levels
-from .part import Part
-from .specs import Bins, DatetimePart, Levels, Range
 
 #: The keys of each dict form (``None``: bins or a range without a type: floats).
 _KEYS = {

@@ -25,6 +25,10 @@ NA_MARKERS = (
     "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
 )  # fmt: skip
 
+#: The text of a cell that stands for a missing number, date or truth value: pandas'
+#: markers and the "?" of UCI files and questionnaires (never a number or a date).
+MISSING_TEXT = frozenset(NA_MARKERS) | {"?"}
+
 
 class _Missing:
     """The missing level of a column declared with ``"missing": true`` (a singleton)."""

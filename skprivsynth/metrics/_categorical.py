@@ -7,11 +7,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins
 from ..kinds import kind_of
 from ._boolean import _STATISTICS, MarginalErrors, _clip_round_off
 from ._combinations import _metric_sets
-from ._domain import _as_numbers, _ranges_in_bins
+from ._domain import _ranges_in_bins
 from ._validation import _as_frame, _as_values_domain, _check_option
 
 # Largest number of cells counted with a dense bincount for one categorical marginal.
@@ -24,20 +23,13 @@ def _domain_codes(values, spec, column, name):
     A missing value (NaN, None, NaT) is one more level, code ``len(spec)``, so the
     second value returned, the number of codes, is ``len(spec) + 1`` when there is one.
     """
-    if isinstance(spec, range) or (isinstance(spec, Bins) and spec.kind != "datetime"):
-        codes = kind_of(spec).codes(_as_numbers(values))  # CSV text "3" or 3.0 is 3
-    else:  # levels, and datetime bins (read from datetimes or ISO text)
-        codes = kind_of(spec).codes(values)
+    kind = kind_of(spec)
+    codes = kind.codes(values)  # CSV text "3" or 3.0 is 3
     missing = (codes < 0) & pd.isna(values).to_numpy()
     codes[missing] = len(spec)
     outside = codes < 0
     if outside.any():
-        if isinstance(spec, range):
-            declared = f" = {len(spec)} (integer codes 0..{len(spec) - 1})"
-        elif isinstance(spec, Bins):
-            declared = f" (bins from {spec.edges[0]:g} to {spec.edges[-1]:g})"
-        else:
-            declared = ""
+        declared = f" ({kind.describe()})" if kind.describe() else ""
         value = values.iloc[int(np.argmax(outside))]
         value = value.item() if isinstance(value, np.generic) else value
         raise ValueError(

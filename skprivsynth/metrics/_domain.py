@@ -6,7 +6,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Domain, Range, observed_levels, quantile_bins
+from ..domain import Domain
+from ..kinds import kind_of, observed_levels, quantile_bins
 from ._validation import _as_frame, _as_values_domain, _check_count
 
 
@@ -27,8 +28,8 @@ def _is_numeric(values):
         return False
     if pd.api.types.is_numeric_dtype(values):
         return True
-    kind = pd.api.types.infer_dtype(values, skipna=False)
-    return kind in ("integer", "floating", "mixed-integer-float", "decimal")
+    inferred = pd.api.types.infer_dtype(values, skipna=False)
+    return inferred in ("integer", "floating", "mixed-integer-float", "decimal")
 
 
 def _is_numeric_or_datetime(values):
@@ -99,7 +100,7 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
     specs, binned = {}, []
     for column in real.columns:
         values = real[column]
-        if column in declared and not isinstance(declared[column], Range):
+        if column in declared and not kind_of(declared[column]).bins_at_fit:
             specs[column] = declared[column]
         elif (column in declared or _is_numeric_or_datetime(values)) and (
             values.nunique() > max_levels
@@ -127,7 +128,7 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
 def _ranges_in_bins(domain, real, synth):
     """``domain`` with each column declared by a range only (no codes before a fit) in
     the quantile bins of :func:`evaluation_domain`."""
-    ranged = [c for c, spec in domain.items() if isinstance(spec, Range)]
+    ranged = [c for c, spec in domain.items() if kind_of(spec).bins_at_fit]
     if not ranged:
         return domain
     binned = evaluation_domain(real[ranged], synth[ranged], {c: domain[c] for c in ranged})

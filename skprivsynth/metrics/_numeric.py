@@ -5,7 +5,7 @@ every numeric column (:func:`numeric_column_errors`) and the missing rates
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins
+from ..kinds import kind_of
 from ._domain import _as_numbers, _is_numeric_or_datetime
 from ._validation import _as_frame, _as_table_pair, _as_values_domain, _check_count
 
@@ -55,7 +55,7 @@ def distribution_columns(real_df, domain, max_levels=20):
         c
         for c in real.columns
         if _is_numeric_or_datetime(real[c].dropna())
-        and (isinstance(eval_domain[c], Bins) or real[c].nunique() > max_levels)
+        and (kind_of(eval_domain[c]).binned or real[c].nunique() > max_levels)
     ]
 
 

@@ -12,7 +12,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, Range, codes_as_missing
+from ..domain import codes_as_missing
+from ..kinds import kind_of
 from ._categorical import _encode_categorical, categorical_marginal_errors
 from ._domain import _as_numbers, evaluation_domain
 from ._numeric import distribution_columns, missing_rates, numeric_column_errors
@@ -66,7 +67,7 @@ def _short_number(value):
 
 def _level_labels(spec):
     """One short label per code of a column spec (levels, integer codes or bins)."""
-    if isinstance(spec, Bins):
+    if kind_of(spec).binned:
         edges = [_short_number(e) for e in spec.edges]
         return [f"{a}–{b}" for a, b in zip(edges[:-1], edges[1:], strict=True)]
     labels = [str(level) for level in spec]
@@ -241,8 +242,8 @@ class MarginalErrorDisplay:
         quantile_binned = [
             c
             for c in real.columns
-            if isinstance(eval_domain[c], Bins)
-            and (domain is None or c not in domain or isinstance(domain[c], Range))
+            if kind_of(eval_domain[c]).binned
+            and (domain is None or c not in domain or kind_of(domain[c]).bins_at_fit)
         ]
         rng = np.random.default_rng(random_state)
         bootstrap = real.iloc[rng.integers(0, len(real), len(synthetic))]
@@ -323,11 +324,9 @@ class MarginalErrorDisplay:
         synthetic = self.synthetic_frequencies[column]
         positions = np.arange(real.size)
         # Codes of the values; a last one beyond them counts the missing values.
-        if isinstance(spec, Bins):
-            n_codes = len(spec.edges) - 1
-        else:
-            n_codes = len(spec) - getattr(spec, "missing", False)
-        if isinstance(spec, Bins):
+        kind = kind_of(spec)
+        n_codes = kind.size - kind.missing
+        if kind.binned:
             # Ticks on the bin boundaries, labelled with the edges (thinned out).
             step = max(1, math.ceil((n_codes + 1) / 12))
             ticks = np.arange(0, n_codes + 1, step)

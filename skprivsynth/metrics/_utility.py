@@ -4,7 +4,7 @@
 import numpy as np
 import pandas as pd
 
-from ..domain import Bins, observed_levels
+from ..kinds import kind_of, observed_levels
 from ._categorical import _domain_codes
 from ._domain import _is_numeric, _ranges_in_bins, evaluation_domain
 from ._scorer import warn_if_differentially_private
@@ -34,7 +34,9 @@ def _utility_arrays(frames, names, target, domain, target_spec):
     categorical = np.zeros(len(columns), dtype=bool)
     for j, column in enumerate(columns):
         spec = domain.get(column)
-        if isinstance(spec, Bins) or (spec is None and _is_numeric(frames[0][column])):
+        if (spec is None and _is_numeric(frames[0][column])) or (
+            spec is not None and kind_of(spec).binned
+        ):
             for out, frame in zip(features, frames, strict=True):
                 out[:, j] = pd.to_numeric(frame[column], errors="coerce").to_numpy(np.float64)
             continue

@@ -41,10 +41,6 @@ class _Column:
         Whether the spec was learned from the data.
     """
 
-    #: ``"levels"``, ``"bins"`` or ``"part"``: read by ``skprivsynth.pipeline`` until it
-    #: reads the encoder's public attributes only; not for switching on.
-    kind = None
-
     #: Whether the column has output columns (a computed part has none).
     encoded = True
 
@@ -157,8 +153,6 @@ class _Column:
 class _LevelsColumn(_Column):
     """Levels: one code per level, or per contiguous range of levels (``ranges``)."""
 
-    kind = "levels"
-
     def __init__(self, spec, learned=False):
         super().__init__(spec, learned)
         self.levels = self.value_kind.level_array()
@@ -240,8 +234,6 @@ class _BinsColumn(_Column):
     """Numeric bins ``[e_k, e_{k+1})`` (the last one closed); a declared range gets its
     edges when its bins are released (:meth:`release`)."""
 
-    kind = "bins"
-
     def __init__(self, spec, learned=False):
         super().__init__(spec, learned)
         kind = self.value_kind
@@ -289,7 +281,6 @@ class _PartColumn(_Column):
     """A part of a datetime column, computed from its decoded datetime: no codes, no
     output columns, and its values are never read."""
 
-    kind = "part"
     encoded = False
 
     @property

@@ -531,7 +531,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         self.privacy_report_ = report
         self.domain_ = fitted_domain(zip(self._columns, (c.spec for c in columns), strict=True))
         self.modelled_parts_ = {
-            label: c.part for label, c in zip(self._columns, columns, strict=True) if c.part
+            label: c.part
+            for label, c in zip(self._columns, columns, strict=True)
+            if c.part is not None
         }
         self.categories_ = [c.levels for c in columns]
         self.bin_edges_ = [c.edges for c in columns]
@@ -569,9 +571,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             and self.datetime_parts == "modelled"
             and getattr(frame[spec.of].dtype, "tz", None) is None
         ):
-            values = kind.values_spec(domain)
-            if spec.part != "date" and not kind_of(values).binned:
-                column = _Column.of(values)
+            modelled = kind.modelled_spec(domain)
+            if modelled is not spec:
+                column = _Column.of(modelled)
                 column.part = spec
                 return column
         return _Column.of(spec)

@@ -110,9 +110,10 @@ def _margin_pairs(candidates, numeric):
     """The candidates whose median size sets the 1-way share (:mod:`~skprivsynth._math.budget`):
     the smallest ones with more than one column (the pairs, unless a workload has
     none), those of columns without numeric bins where there are any.  Groups of
-    numeric bins are sized to the rounds' noise (:func:`~skprivsynth._math.compression.bin_groups`), so a pair of
-    numeric columns stands just above that noise by construction and says nothing of
-    the table's margin."""
+    numeric bins are sized to the rounds' noise
+    (:func:`~skprivsynth._math.compression.bin_groups`), so a pair of numeric columns
+    stands just above that noise by construction and says nothing of the table's
+    margin."""
     small = min((len(c) for c in candidates if len(c) > 1), default=1)
     pairs = [c for c in candidates if len(c) == small]
     return [c for c in pairs if not any(numeric[a] for a in c)] or pairs

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind
+from ._datetime import Datetime
+from ._integer import Integer
+from ._specs import DatetimePart, Levels, Range
 from ._values import DATETIME_PARTS, check_flag, iso
-from .datetime import Datetime
-from .integer import Integer
-from .specs import DatetimePart, Range
 
 #: The values of the integer parts of a datetime (a year's are those of its range).
 PART_VALUES = {"month": (1, 12), "day": (1, 31), "hour": (0, 23), "minute": (0, 59),
@@ -62,6 +62,14 @@ class Part(Kind):
 
     def parse_csv(self, text, absent, nullable, column, what):
         return self._values_kind.parse_csv(text, absent, nullable, column, what)
+
+    def modelled_spec(self, domain):
+        """The levels the part can take (not the date, nor a year range too wide to be
+        levels, which stay computed)."""
+        values = self.values_spec(domain)
+        if self.spec.part != "date" and isinstance(values, Levels):
+            return values
+        return self.spec
 
     def values_spec(self, domain):
         """The spec of the values the part can take, read from the declaration only: its

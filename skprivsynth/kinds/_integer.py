@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from ._numeric import Numeric
+from ._specs import Levels
 from ._values import MAX_INTEGER_LEVELS, as_int
-from .specs import Levels
 
 
 class Integer(Numeric):
@@ -38,6 +38,11 @@ class Integer(Numeric):
     def _precision_json(self):
         return {}
 
+    def describe(self):
+        if isinstance(self.spec, range):
+            return f"integer codes 0..{len(self.spec) - 1}"
+        return super().describe()
+
     def to_json(self):
         spec = self.spec
         if isinstance(spec, range):
@@ -49,7 +54,7 @@ class Integer(Numeric):
 
     def _level_codes(self, values):
         spec = self.spec
-        if isinstance(spec, range):
+        if isinstance(spec, range):  # text "3" or 3.0 is 3
             return pd.Index(np.arange(len(spec))).get_indexer(_plain_values(values))
         codes = self.numbers(values) - spec.levels[0]
         inside = (codes >= 0) & (codes < len(spec.levels))
@@ -63,6 +68,10 @@ class Integer(Numeric):
     def integer_levels(self):
         """Whether the codes are one level per integer of a declared range."""
         return isinstance(self.spec, Levels)
+
+    @property
+    def numeric_codes(self):
+        return self.binned or self.integer_levels
 
     @classmethod
     def _range_levels(cls, lo, hi, spec, where, missing, codes):
@@ -80,4 +89,6 @@ def _plain_values(values):
     values = pd.Series(values, copy=False)
     if isinstance(values.dtype, pd.CategoricalDtype):
         values = values.astype(object)
+    if not pd.api.types.is_numeric_dtype(values.dtype):
+        values = pd.to_numeric(values, errors="coerce")
     return values.to_numpy()

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind
-from ._values import MISSING, check_flag, object_array
-from .specs import Levels
+from ._specs import Levels
+from ._values import MISSING, NA_MARKERS, check_flag, object_array
 
 
 class Categorical(Kind):
@@ -40,6 +40,10 @@ class Categorical(Kind):
     def csv_na_values(self):
         """Only an empty cell: a level ``"NA"`` or ``"null"`` stays that string."""
         return [""]
+
+    def missing_text(self):
+        """pandas' usual missing markers (``"NA"``, ``"null"``, ...) but the levels."""
+        return frozenset(NA_MARKERS) - {str(v) for v in self.levels}
 
     def csv_dtype(self):
         """Text when every level is text (a level ``"01"`` stays ``"01"``)."""

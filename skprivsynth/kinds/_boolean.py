@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ._base import Kind
-from .specs import Levels
+from ._specs import Levels
 
 #: The CSV text of True and of False.
 TRUE_TEXT = frozenset({"True", "true", "TRUE", "1"})
