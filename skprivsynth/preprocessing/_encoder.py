@@ -172,10 +172,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``privacy_report_``; in a :class:`~skprivsynth.SynthesisPipeline` its ρ adds
         to a zCDP synthesizer's, which costs less than ``binning_epsilon``: behind
         ``MarginalSynthesizer(epsilon=1)`` the total is ε = 1.014 with the default
-        (1.107 with 0.5).  On 20,000 rows of four ranged columns (a zero-inflated
-        income, an age, a measurement, an hourly timestamp) the median KS statistic
-        of the decoded columns was 0.02-0.03 (0.014 with 0.5, 0.008 with 1).
-        Integer and datetime ranges get bins of whole grid points; with ``max_bins``
+        (1.107 with 0.5).  Integer and datetime ranges get bins of whole grid points; with ``max_bins``
         a column gets at most ``max_bins`` codes.  Read more in the
         :ref:`User Guide <private_binning>`.
     noise : {"continuous", "discrete"}, default="continuous"
@@ -187,9 +184,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         How the parts of a datetime column (:class:`~skprivsynth.domain.DatetimePart`)
         are synthesized; decoded parts always agree with their datetime.  The
         default keeps the relations of parts finer than the datetime's bins (hour,
-        weekday) to the other columns: on 20,000-row flights-like and daily-sales
-        tables at ε = 1, 2-way TVD of (hour, carrier) 0.048 modelled vs 0.293
-        computed, (weekday, store) 0.013 vs 0.204, (month, carrier) 0.026 vs 0.038:
+        weekday) to the other columns, which ``"computed"`` loses (User Guide):
 
         - ``"computed"``: not encoded; computed from the decoded datetime, so they
           cost nothing but are only as accurate as the datetime's bins (an hour of
@@ -201,9 +196,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
           when no day of the bin matches them all, the coarsest are dropped, which
           the bin then decides), at the decoded hour and minute; then the parts are
           computed from it.  The parts of a time-zone-aware column are computed.
-          Measured on generated tables at ε = 1 (see the User Guide),
-          it keeps the relations of the hour and the weekday to other columns that
-          ``"computed"`` loses.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks,
         fractional bits and coarsened ranges) and the noise of the private bins and
