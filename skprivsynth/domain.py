@@ -442,6 +442,28 @@ def infer_domain(frame, rule="draft", *, n_bins=10, max_levels=20):
     return Domain({c: evaluation_spec(frame[c], n_bins, max_levels)[0] for c in frame.columns})
 
 
+def ranged_columns(categories):
+    """The columns that ``categories`` (a
+    :class:`~skprivsynth.preprocessing.BooleanEncoder` ``categories``: a domain, a
+    dict or a list of specs) declares with a range and no bins, whose bins are released
+    at fit (public)."""
+    if isinstance(categories, str):
+        return []
+    items = categories.items() if isinstance(categories, dict | Domain) else enumerate(categories)
+    ranged = []
+    for label, spec in items:
+        if kind_of(spec).bins_at_fit or (
+            isinstance(spec, dict) and "range" in spec and "bins" not in spec
+        ):
+            try:
+                parsed = as_domain({label: spec}, "categories")[label]
+            except (TypeError, ValueError):
+                continue  # the encoder's fit names the error
+            if kind_of(parsed).bins_at_fit:
+                ranged.append(label)
+    return ranged
+
+
 def codes_as_missing(frame, domain):
     """``frame`` with the cells its columns' specs in ``domain`` declare as codes for
     missing set missing, in a dtype that holds a missing value (``Int64`` for

@@ -382,13 +382,14 @@ def _encoder_releases(step):
     for them (empty if none): a :class:`~skprivsynth.preprocessing.BooleanEncoder`
     with private decoding weights or a declared range in ``categories``, in any form
     (dict, list, Domain; its bins are chosen privately).  From its parameters only."""
-    from .preprocessing import BooleanEncoder, _ranged_columns
+    from .domain import ranged_columns
+    from .preprocessing import BooleanEncoder
 
     if not isinstance(step, BooleanEncoder):
         return ""
     if step.level_weights == "private":
         return "level_weights='private'"
-    ranged = _ranged_columns(step.categories)
+    ranged = ranged_columns(step.categories)
     if ranged:
         return f"categories declares ranges without bins for columns {ranged!r}"
     return ""

@@ -20,10 +20,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .base import BaseSynthesizer, get_synthesizer_tags
 from .chunks import _close, _OneShot, as_chunks
-from .domain import Domain
+from .domain import Domain, ranged_columns
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
-from .preprocessing import BooleanEncoder, _n_bits, _ranged_columns
+from .preprocessing import BooleanEncoder
 from .privacy import warn_privacy_leak
 from .validation import (
     BooleanValidator,
@@ -523,7 +523,7 @@ def _fit_on_chunks(transformers, chunks, y, params):
             chunks.check_reiterable(
                 f"step {step_name!r} (level_weights='private') reads X, then the synthesizer"
             )
-        if isinstance(step, BooleanEncoder) and _ranged_columns(step.categories):
+        if isinstance(step, BooleanEncoder) and ranged_columns(step.categories):
             chunks.check_reiterable(
                 f"step {step_name!r} (bins chosen from declared ranges) reads X, then the "
                 "synthesizer"
@@ -654,7 +654,7 @@ def _binary_width(domain, max_bins):
     """Bits of the binary encoding of the declared ``domain`` coarsened to ``max_bins``."""
     # A declared range gets at most max_bins codes from its private bins.
     return sum(
-        _n_bits(kind_of(spec).width(max_bins))
+        int(kind_of(spec).width(max_bins) - 1).bit_length()  # bits of a binary code
         for spec in domain.values()
         if not kind_of(spec).is_part  # computed from its datetime: no bits
     )
@@ -839,7 +839,7 @@ def _seeded_releases(pipe):
             continue
         releases = is_differentially_private(step) or (
             isinstance(step, BooleanEncoder)
-            and (step.level_weights == "private" or bool(_ranged_columns(step.categories)))
+            and (step.level_weights == "private" or bool(ranged_columns(step.categories)))
         )
         if releases:
             seeded.append(f"{type(step).__name__}(random_state={seed_name(seed)})")

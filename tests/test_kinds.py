@@ -21,13 +21,10 @@ from skprivsynth.domain import (
 from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.kinds import kind_of
 from skprivsynth.pipeline import declared_code_sizes
-from skprivsynth.preprocessing import (
-    BooleanEncoder,
-    _Column,
-    _datetimes_with_parts,
-    _FineCounts,
-    _FineGrid,
-)
+from skprivsynth.preprocessing import BooleanEncoder
+from skprivsynth.preprocessing._columns import _Column
+from skprivsynth.preprocessing._counts import _FineCounts, _FineGrid
+from skprivsynth.preprocessing._decode import _datetimes_with_parts
 from skprivsynth.privacy import zcdp_rho
 
 EVERY_FORM = {
@@ -987,7 +984,7 @@ def test_the_values_of_a_part_are_read_from_its_datetime_declaration():
 # ------------------------------------------------- parts modelled with the others
 def test_a_datetime_is_drawn_in_its_bin_on_the_days_and_hours_of_its_parts():
     bins = {"type": "datetime", "bins": ["2013-01-01", "2013-01-15"], "resolution": "h"}
-    column = _Column(Domain({"t": bins})["t"])
+    column = _Column.of(Domain({"t": bins})["t"])
     n = 400
     decoded = pd.Series(pd.to_datetime(["2013-01-09T17:00"] * n)).astype("datetime64[us]")
     parts = {
@@ -1013,7 +1010,7 @@ def test_a_decoded_hour_is_kept_on_a_day_where_it_lies_in_the_bin():
     # lie outside it.  The hour, which the bin cannot decide, is kept; the day (which
     # the bin mostly decides) moves to one where that hour is in the bin.
     bins = {"type": "datetime", "bins": ["2013-01-01T14:00", "2013-01-03T10:00"], "resolution": "h"}
-    column = _Column(Domain({"t": bins})["t"])
+    column = _Column.of(Domain({"t": bins})["t"])
     n = 400
     decoded = pd.Series(pd.to_datetime(["2013-01-02T12:00"] * n)).astype("datetime64[us]")
     early = np.arange(n) < n // 2
@@ -1029,7 +1026,7 @@ def test_a_decoded_hour_is_kept_on_a_day_where_it_lies_in_the_bin():
         (["2013-01-02T10:00", "2013-01-02T14:00"], False),
     ):
         bins = {"type": "datetime", "bins": edges, "resolution": "h"}
-        column = _Column(Domain({"t": bins})["t"])
+        column = _Column.of(Domain({"t": bins})["t"])
         out = _datetimes_with_parts(decoded, column, parts, decoded.dtype, np.random.default_rng(0))
         assert (out.dt.day == 2).all()
         assert (out.dt.hour == (parts["hour"] if moved else 12)).all()

@@ -212,7 +212,7 @@ def test_an_end_bin_cut_at_the_range_end_with_uniform_weights_decays():
     from types import SimpleNamespace
 
     from skprivsynth._math.private_binning import truncate_weights
-    from skprivsynth.preprocessing import _decay_in_end_bins
+    from skprivsynth.preprocessing._decode import _decay_in_end_bins
 
     weights = np.full((4, 8), 1 / 8)
     weights[-1] = truncate_weights(weights[-1], 0.43)
@@ -492,7 +492,7 @@ def test_zero_weight_level_is_never_decoded_through_round_off():
     # A row whose pairwise sum exceeds its sequential cumulative sum: with u = 1 the
     # old rule (u * row.sum() against the cumsum) fell through to the last level,
     # whose weight is 0.
-    from skprivsynth.preprocessing import _draw_block
+    from skprivsynth.preprocessing._decode import _draw_block
 
     class OneMinusZero:
         def random(self, size=None):
@@ -673,7 +673,7 @@ def test_empty_and_one_dimensional_input_raise():
 
 
 def test_output_size_guard(monkeypatch):
-    import skprivsynth.preprocessing as module
+    import skprivsynth.preprocessing._encoder as module
 
     monkeypatch.setattr(module, "_MAX_OUTPUT_ENTRIES", 100)
     enc = BooleanEncoder(categories=[60]).fit(np.zeros((1, 1), dtype=int))

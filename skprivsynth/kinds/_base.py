@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ._specs import Bins, DatetimePart, Levels, Range
-from ._values import MISSING, MISSING_TEXT, NA_MARKERS, isna, object_array
+from ._values import MISSING, MISSING_TEXT, NA_MARKERS, isna, nullable_dtype, object_array
 
 __all__ = ["Kind", "kind_of"]
 
@@ -181,6 +181,44 @@ class Kind:
     def numbers(self, values):
         """Float64 values (datetimes in seconds since 1970-01-01); NaN when missing."""
         raise TypeError(f"a {self.name} column has no numbers.")
+
+    # ------------------------------------------------------------------ encoding
+    def level_array(self):
+        """The levels as an array, the missing one excluded: objects (integers for an
+        integer column of levels)."""
+        return object_array(self.levels)
+
+    def reads_dtype(self, dtype):
+        """Whether the values of a column of ``dtype`` can be read as this kind's
+        numbers (numeric bins need a numeric dtype, not bool)."""
+        return True
+
+    def coerce(self, values):
+        """The values as counted on the codes: for numeric bins, text that is no number
+        is read as missing; other kinds keep them."""
+        return values
+
+    def output_dtype(self, dtype, declared_levels):
+        """The dtype a decoded column with input ``dtype`` gets; never one that turns a
+        level into NaN.  Read from the declaration and the dtype, never the values.
+
+        The input dtype, nullable (``Int64``) when missing values are declared; a
+        categorical input dtype of a column decoded to ``declared_levels`` gets them
+        as its categories, in their order (ordered when declared so, or when the
+        input dtype is); of any other column (bins, a part, learned levels) it is
+        kept.
+        """
+        if isinstance(dtype, pd.CategoricalDtype):
+            if not declared_levels:
+                return dtype
+            ordered = getattr(self.spec, "ordered", False) or dtype.ordered
+            return pd.CategoricalDtype(list(self.levels), ordered=ordered)
+        return nullable_dtype(dtype) if self.missing else dtype
+
+    def from_numbers(self, numbers, dtype):
+        """A :class:`pandas.Series` of ``dtype`` of decoded float ``numbers`` (NaN:
+        missing)."""
+        return pd.Series(numbers).astype(dtype)
 
     def is_missing_code(self, values):
         """Boolean mask of the ``values`` that are declared codes for missing."""

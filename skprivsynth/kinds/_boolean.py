@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ._base import Kind
 from ._specs import Levels
@@ -17,6 +18,10 @@ class Boolean(Kind):
     ``(False, True)``."""
 
     key = "boolean"
+
+    def output_dtype(self, dtype, declared_levels):
+        """``bool`` whatever the input dtype (``"boolean"`` with missing values)."""
+        return pd.BooleanDtype() if self.missing else np.dtype(bool)
 
     def to_json(self):
         return {"type": "boolean", **self._missing_json()}

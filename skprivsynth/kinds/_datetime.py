@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ._numeric import Numeric
@@ -21,6 +22,28 @@ class Datetime(Numeric):
 
     def numbers(self, values):
         return to_seconds(values)
+
+    def reads_dtype(self, dtype):
+        return True  # datetimes of any dtype, or ISO text
+
+    def coerce(self, values):
+        return values
+
+    def output_dtype(self, dtype, declared_levels):
+        """The input's datetime dtype, else ``datetime64[s]`` (dates read as text)."""
+        return dtype if pd.api.types.is_datetime64_any_dtype(dtype) else np.dtype("datetime64[s]")
+
+    def from_numbers(self, numbers, dtype):
+        """Whole ``numbers`` of seconds since 1970-01-01 (NaN: NaT) in ``dtype``, a
+        datetime64 dtype of any unit, time zone aware or not."""
+        out = np.full(numbers.size, np.datetime64("NaT"), dtype="datetime64[s]")
+        known = ~np.isnan(numbers)
+        out[known] = numbers[known].astype(np.int64).astype("datetime64[s]")
+        series = pd.Series(out)
+        tz = getattr(dtype, "tz", None)
+        if tz is not None:
+            return series.dt.tz_localize("UTC").dt.tz_convert(tz).astype(dtype)
+        return series.astype(dtype)
 
     def show(self, number):
         return iso(number)

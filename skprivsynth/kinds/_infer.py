@@ -92,19 +92,35 @@ def quantile_bins(values, n_bins):
     return Bins(tuple(edges.tolist()), clip=True)
 
 
-def learned_spec(series, n_bins):
-    """``(spec, learned)``: the domain the encoder learns for an undeclared column, and
-    whether it was read from the values (a bool dtype fixes ``(False, True)``; a
-    categorical dtype its categories; floats get ``n_bins`` quantile bins; other values
-    their observed levels)."""
-    dtype = series.dtype
+def learned_spec(values, n_bins):
+    """The spec of a column learned from its (private) values, read by its dtype.
+
+    The learned domain of :class:`~skprivsynth.preprocessing.BooleanEncoder`: a boolean
+    dtype gives ``(False, True)``, fixed by the dtype (nothing is learned); a
+    categorical dtype its categories; a float dtype ``n_bins`` :func:`quantile_bins`;
+    any other dtype the :func:`observed_levels`.  Not for a private release.
+
+    Parameters
+    ----------
+    values : pandas.Series
+        The values of one column, without missing ones.
+    n_bins : int
+        Number of quantile bins of a float column.
+
+    Returns
+    -------
+    spec : tuple or Bins
+    learned : bool
+        Whether the spec was read from the values (False for a boolean dtype).
+    """
+    dtype = values.dtype
     if pd.api.types.is_bool_dtype(dtype):
         return (False, True), False
     if isinstance(dtype, pd.CategoricalDtype):
         return tuple(dtype.categories), True
     if pd.api.types.is_float_dtype(dtype):
-        return quantile_bins(series.to_numpy(dtype=np.float64), n_bins), True
-    return tuple(observed_levels(series.to_numpy())), True
+        return quantile_bins(values.to_numpy(dtype=np.float64), n_bins), True
+    return tuple(observed_levels(values.to_numpy())), True
 
 
 def reads_as_numbers(values):

@@ -21,6 +21,17 @@ class Integer(Numeric):
     def numbers(self, values):
         return np.floor(super().numbers(values))
 
+    def level_array(self):
+        return np.asarray(self.levels)
+
+    def output_dtype(self, dtype, declared_levels):
+        """Integers read as floats or text decode to ``int64`` (``Int64`` with missing
+        values); a categorical input dtype is read as for levels."""
+        integral = pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+        if not (integral or isinstance(dtype, pd.CategoricalDtype)):
+            dtype = np.dtype(np.int64)
+        return super().output_dtype(dtype, declared_levels)
+
     def _json_number(self, number):
         return as_int(number)
 

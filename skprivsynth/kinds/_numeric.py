@@ -23,6 +23,26 @@ class Numeric(Kind):
             values = pd.to_numeric(values, errors="coerce")
         return values.to_numpy(dtype=np.float64, na_value=np.nan)
 
+    def reads_dtype(self, dtype):
+        return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+    def coerce(self, values):
+        return pd.to_numeric(values, errors="coerce") if self.binned else values
+
+    def with_edges(self, edges):
+        """The :class:`~.specs.Bins` of ``edges`` with this spec's clip, kind, resolution,
+        missing values and decimals (the released bins of a :class:`~.specs.Range`)."""
+        spec = self.spec
+        return Bins(
+            edges,
+            spec.clip,
+            spec.kind,
+            spec.resolution,
+            spec.missing,
+            spec.decimals,
+            spec.missing_codes,
+        )
+
     def _json_number(self, number):
         return float(number)
 

@@ -52,6 +52,10 @@ class Part(Kind):
     def numbers(self, values):
         return self._values_kind.numbers(values)
 
+    def output_dtype(self, dtype, declared_levels):
+        """That of its values: a datetime for the date, an integer for the others."""
+        return self._values_kind.output_dtype(dtype, declared_levels)
+
     def to_json(self):
         spec = self.spec
         return {"part_of": spec.of, "part": spec.part, **self._missing_json()}
