@@ -280,6 +280,16 @@ class SynthesisPipeline(Pipeline):
         check_is_fitted(self)
         warn_if_differentially_private(self)
         synthetic = self.sample(len(X), random_state=0)
+        real, synthetic, domain = self._scored_tables(X, synthetic)
+        return -categorical_marginal_tvd(
+            real, synthetic, degree=min(2, real.shape[1]), domain=domain
+        )
+
+    def _scored_tables(self, X, synthetic):
+        """``(real, synthetic, domain)`` as :meth:`score` compares them: DataFrames
+        with ``X``'s columns and, behind a :class:`BooleanEncoder`, its fitted domain
+        with the parts of datetime columns left out (also used by
+        ``make_marginal_scorer(space="decoded")``)."""
         real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
         if not isinstance(synthetic, pd.DataFrame):
             synthetic = pd.DataFrame(np.asarray(synthetic), columns=real.columns)
@@ -292,9 +302,7 @@ class SynthesisPipeline(Pipeline):
                 if column.kind != "part"  # a function of its datetime column, left out
             }
             real, synthetic = real[list(domain)], synthetic[list(domain)]
-        return -categorical_marginal_tvd(
-            real, synthetic, degree=min(2, real.shape[1]), domain=domain
-        )
+        return real, synthetic, domain
 
     def sample(self, n_samples=None, random_state=None):
         """Draw synthetic records from the last step and decode them.
