@@ -127,3 +127,19 @@ def test_decoded_scorer_measures_what_pipeline_score_measures(mixed, degree):
             # The same tables, with one float column read value by value instead of
             # in the encoder's bins, would score near -1 on it.
             assert decoded > -0.5
+
+
+# C -------------------------------------------------------------------------------------
+def test_a_pure_budget_names_the_delta_that_admits_a_zcdp_fit(adult):
+    from skprivsynth import PrivacyAccountant
+    from skprivsynth.exceptions import BudgetExceededError
+
+    X = adult.data.iloc[:500].to_numpy()
+    fit = MarginalSynthesizer(epsilon=1.0, domain=list(adult.domain.values())).fit
+    advice = r"need a delta: give the accountant one, e\.g\. PrivacyAccountant\(epsilon=5, delta="
+    with pytest.raises(BudgetExceededError, match=advice):
+        with PrivacyAccountant(epsilon=5):
+            fit(X)
+    with PrivacyAccountant(epsilon=5, delta=1e-9) as accountant:  # the advice, as shown
+        fit(X)
+    assert 0 < accountant.spent <= 5
