@@ -148,7 +148,7 @@ class SynthesisPipeline(Pipeline):
             return super().fit(X, y, **params)
         chunks = as_chunks(X)
         private = is_differentially_private(final)
-        if private and not self.allow_learned_domain:
+        if (private and not self.allow_learned_domain) or _needs_declared_codes(final):
             schema = X if chunks is None else chunks._peek()
             self._refuse_learned_domain(_undeclared_columns(self._first_transformer(), schema))
         if isinstance(self._first_transformer(), BooleanEncoder):
@@ -162,7 +162,7 @@ class SynthesisPipeline(Pipeline):
         else:
             Xt = _fit_on_chunks(transformers, chunks, y, head)
         self.steps[:-1] = transformers.steps  # the fitted clones when memory caches them
-        if private and not self.allow_learned_domain:
+        if (private and not self.allow_learned_domain) or _needs_declared_codes(final):
             learned = [
                 column
                 for _, step in self.steps[:-1]
@@ -181,17 +181,30 @@ class SynthesisPipeline(Pipeline):
         return self
 
     def _refuse_learned_domain(self, columns):
-        if columns:
-            raise ValueError(
-                f"{type(self[-1]).__name__} is differentially private only over a "
-                f"declared domain, but the domain of columns {list(columns)!r} would be "
-                "learned from the data. Declare them, e.g. BooleanEncoder(categories="
-                "{column: spec, ...}) with spec an int K (codes 0..K-1), a list of levels, "
-                "{'bins': [e0, ..., eB]} or {'type': 'float', 'range': [lo, hi]} (see "
-                "Domain for every kind; `skprivsynth domain data.csv` drafts a domain "
-                "file to review), or pass allow_learned_domain=True to the pipeline to "
-                "accept a release that the guarantee does not cover."
+        if not columns:
+            return
+        name = type(self[-1]).__name__
+        if _needs_declared_codes(self[-1]):  # allow_learned_domain cannot help it
+            what = f"{name} models the declared codes of every column"
+            way_out = (
+                f"; allow_learned_domain=True does not apply to {name}, which needs the "
+                "public number of levels of each column."
             )
+        else:
+            what = f"{name} is differentially private only over a declared domain"
+            way_out = (
+                ", or pass allow_learned_domain=True to the pipeline to accept a release "
+                "that the guarantee does not cover."
+            )
+        raise ValueError(
+            f"{what}, but the domain of columns {list(columns)!r} would be learned from "
+            "the data. Declare them, e.g. make_private_pipeline(synthesizer, domain) or "
+            "BooleanEncoder(categories={column: spec, ...}) with spec an int K (codes "
+            "0..K-1), a list of levels, {'bins': [e0, ..., eB]} or {'type': 'float', "
+            "'range': [lo, hi]} (see Domain for every kind; "
+            "skprivsynth.draft_domain(frame) drafts one to review), or leave them out of "
+            f"X{way_out}"
+        )
 
     @property
     def privacy_report_(self):
@@ -611,6 +624,13 @@ def _integer_range(column):
     """Whether the encoded ``column`` is a declared integer range of one level per
     integer (not a part of a datetime modelled as its levels)."""
     return isinstance(column.spec, Levels) and column.spec.kind == "integer" and column.part is None
+
+
+def _needs_declared_codes(synthesizer):
+    """Whether ``synthesizer`` takes the declared number of codes of each column from the
+    encoder (``code_domain`` tag) and has no ``domain`` of its own: it cannot be fitted
+    behind a learned domain, whatever ``allow_learned_domain`` (read from parameters)."""
+    return get_synthesizer_tags(synthesizer).code_domain and synthesizer.domain is None
 
 
 def _undeclared_columns(transformer, X):

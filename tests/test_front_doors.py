@@ -143,3 +143,62 @@ def test_a_pure_budget_names_the_delta_that_admits_a_zcdp_fit(adult):
     with PrivacyAccountant(epsilon=5, delta=1e-9) as accountant:  # the advice, as shown
         fit(X)
     assert 0 < accountant.spent <= 5
+
+
+# D -------------------------------------------------------------------------------------
+def _partial_domain():
+    return {c: s for c, s in MIXED_DOMAIN.items() if c != "age"}
+
+
+def test_python_advice_on_a_learned_domain_works_in_python(mixed):
+    from skprivsynth import ReducedSpaceLP
+
+    # MarginalSynthesizer needs the declared codes: the advice does not offer
+    # allow_learned_domain, and passing it anyway gets the same advice, not another error.
+    for allow in (False, True):
+        pipe = make_private_pipeline(
+            MarginalSynthesizer(epsilon=1.0), _partial_domain(), allow_learned_domain=allow
+        )
+        with pytest.raises(ValueError, match=r"\['age'\]") as info:
+            pipe.fit(mixed)
+        message = str(info.value)
+        assert "allow_learned_domain=True does not apply to MarginalSynthesizer" in message
+        assert "--" not in message  # no command-line option in a Python message
+    # A synthesizer that can run on a learned domain: following the advice works.
+    pipe = make_private_pipeline(ReducedSpaceLP(epsilon=1.0, m=100), _partial_domain())
+    with pytest.raises(ValueError, match="pass allow_learned_domain=True to the pipeline"):
+        pipe.fit(mixed)
+    with pytest.warns(PrivacyLeakWarning, match="age"):
+        pipe.set_params(allow_learned_domain=True).fit(mixed)
+    assert pipe.sample(5).shape == (5, mixed.shape[1])
+
+
+@pytest.mark.parametrize("method", ["marginal", "reduced-space-lp"])
+def test_command_line_advice_on_a_learned_domain_works_on_the_command_line(
+    tmp_path, mixed, capsys, method
+):
+    import json
+
+    from skprivsynth.cli import main
+
+    source, out, domain = tmp_path / "in.csv", tmp_path / "out.csv", tmp_path / "d.json"
+    mixed.drop(columns="month").to_csv(source, index=False)
+    declared = {c: s for c, s in _partial_domain().items() if c != "month"}
+    domain.write_text(json.dumps(declared))
+    argv = ["synthesize", str(source), "-o", str(out), "--domain", str(domain)]
+    argv += ["--method", method, "-q"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "declare the columns ['age'] in --domain" in err and "--drop" in err
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = main([*argv, "--allow-learned-domain"])
+    err = capsys.readouterr().err
+    shown = err + "".join(str(w.message) for w in caught)
+    assert "categories=" not in shown and "(domain=" not in shown  # no Python advice
+    if method == "marginal":  # the advice above did not offer the option
+        assert code == 2 and "--allow-learned-domain does not apply" in err
+        assert not out.exists()
+    else:
+        assert code == 0 and out.exists()
+        assert any("['age']" in str(w.message) and "--domain" in str(w.message) for w in caught)

@@ -5,11 +5,15 @@ import itertools
 import logging
 import sys
 import time
+import warnings
 
 import numpy as np
 
+from ..base import get_synthesizer_tags
 from ..chunks import Chunks
+from ..exceptions import PrivacyLeakWarning
 from ..io import write_csv
+from ..privacy import warn_privacy_leak
 from ..validation import is_differentially_private
 from . import _check_output, _load_domain, _make_synthesizer, _parse_params, _pipeline, _read_table
 
@@ -25,15 +29,36 @@ def run(args):
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
-    if undeclared and private and not args.allow_learned_domain:
+    codes = get_synthesizer_tags(synthesizer).code_domain  # the declared codes, always
+    if undeclared and (codes or (private and not args.allow_learned_domain)):
+        if codes:
+            what = f"--method {args.method} models the declared levels of every column"
+            allow = f" (--allow-learned-domain does not apply to --method {args.method})"
+        else:
+            what = f"--method {args.method} is differentially private only over a declared domain"
+            allow = (
+                ", or pass --allow-learned-domain to accept a release whose domain is "
+                "learned from the data (not covered by the guarantee)"
+            )
         raise ValueError(
-            f"--method {args.method} is differentially private only over a declared domain; "
-            f"declare the columns {undeclared} in --domain (levels, a number of codes or "
-            "bin edges; `skprivsynth domain data.csv > domain.json` drafts a file to "
-            "review), leave them out with --drop, or pass --allow-learned-domain to accept "
-            "a release whose domain is learned from the data (not covered by the guarantee)."
+            f"{what}; declare the columns {undeclared} in --domain (levels, a number of "
+            "codes, bin edges or a range; `skprivsynth domain data.csv > domain.json` "
+            f"drafts a file to review) or leave them out with --drop{allow}."
         )
-    pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain).fit(data)
+    pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain)
+    with warnings.catch_warnings():
+        if undeclared:  # the encoder's warning gives Python advice: this one, the CLI's
+            warn_privacy_leak(
+                f"learned the domain of columns {undeclared} from the data (they have no "
+                "entry in --domain), so the encoding depends on private records; declare "
+                "them in --domain, or leave them out with --drop, for a release that the "
+                "guarantee covers.",
+                stacklevel=2,
+            )
+            warnings.filterwarnings(
+                "ignore", "BooleanEncoder learned the domain", PrivacyLeakWarning
+            )
+        pipe.fit(data)
     # The stream of the streamed run's batches: one batch of it is this sample.
     synthetic = pipe.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
     write_csv(synthetic, args.output)
