@@ -8,6 +8,7 @@ DataFrame goes in and a DataFrame with the same columns and dtypes comes out.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import math
@@ -177,7 +178,8 @@ class SynthesisPipeline(Pipeline):
         blocks = getattr(transformer, "feature_blocks_", None)
         if tags.feature_blocks and final.feature_blocks is None and blocks is not None:
             last.setdefault("feature_blocks", list(blocks))
-        final.fit(Xt, y, **last)
+        with _column_names(final, transformer):
+            final.fit(Xt, y, **last)
         return self
 
     def _refuse_learned_domain(self, columns):
@@ -624,6 +626,27 @@ def _integer_range(column):
     """Whether the encoded ``column`` is a declared integer range of one level per
     integer (not a part of a datetime modelled as its levels)."""
     return isinstance(column.spec, Levels) and column.spec.kind == "integer" and column.part is None
+
+
+@contextlib.contextmanager
+def _column_names(synthesizer, transformer):
+    """The names of ``transformer``'s output columns lent to ``synthesizer`` for its
+    fit (its progress lines and report labels name columns by them; public: they
+    follow from the declared domain), and taken back after it."""
+    names = None
+    if isinstance(synthesizer, BaseSynthesizer) and hasattr(transformer, "get_feature_names_out"):
+        try:
+            names = [str(name) for name in transformer.get_feature_names_out()]
+        except (AttributeError, TypeError, ValueError):
+            names = None
+    if names is None:
+        yield
+        return
+    synthesizer._fit_column_names = names
+    try:
+        yield
+    finally:
+        del synthesizer._fit_column_names
 
 
 def _needs_declared_codes(synthesizer):

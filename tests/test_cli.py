@@ -30,9 +30,10 @@ def test_demo_defaults_to_the_marginal_synthesizer_on_integer_codes(capsys):
     out, err = capsys.readouterr()
     assert "MarginalSynthesizer" in out and "levels as integer codes" in out
     # Progress on standard error: one line per phase of the fit, with its time.
-    assert "[MarginalSynthesizer] round 1: marginal of columns" in err
+    assert "[MarginalSynthesizer] round 1: measured the table of " in err
+    assert "columns (" not in err  # named, not numbered
     assert "100% of the budget spent" in err.splitlines()[-2]
-    assert "[MarginalSynthesizer] final model fit" in err.splitlines()[-1]
+    assert "[MarginalSynthesizer] fitted the model to every released table" in err.splitlines()[-1]
     assert "zCDP rho" in out and "epsilon = 2, delta = 1e-09" in out
 
 

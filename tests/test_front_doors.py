@@ -202,3 +202,55 @@ def test_command_line_advice_on_a_learned_domain_works_on_the_command_line(
     else:
         assert code == 0 and out.exists()
         assert any("['age']" in str(w.message) and "--domain" in str(w.message) for w in caught)
+
+
+# E -------------------------------------------------------------------------------------
+def test_privacy_report_reprs_are_tables_naming_the_columns(mixed):
+    pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0), MIXED_DOMAIN)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe.fit(mixed)
+    report = pipe.privacy_report_
+    text = repr(report)
+    assert text.startswith("PrivacyReport: MarginalSynthesizer + private bins, ")
+    assert "{'step'" not in text and "column 0" not in text
+    header = text.splitlines()[2].split()
+    assert header == ["#", "by", "release", "mechanism", "budget"]
+    assert "1-way marginal of age" in text and "ρ = " in text
+    assert len(text.splitlines()) == 3 + len(report.entries)
+    html = report._repr_html_()
+    assert "<table>" in html and "<th>release</th>" in html and "1-way marginal of age" in html
+    # A synthesizer fitted on an array knows no names: their positions, in the same table.
+    codes = pipe[0].transform(mixed)
+    sizes = [int(k) for k in codes.max(axis=0) + 1]
+    bare = MarginalSynthesizer(epsilon=1.0, domain=sizes, random_state=0).fit(codes)
+    bare = repr(bare.privacy_report_)
+    assert "1-way marginal of column 0" in bare and "by" not in bare.splitlines()[2].split()
+
+
+# F -------------------------------------------------------------------------------------
+def test_progress_lines_name_columns_in_plain_words(tmp_path, mixed, capsys):
+    import json
+
+    from skprivsynth.cli import main
+
+    source, out, domain = tmp_path / "in.csv", tmp_path / "out.csv", tmp_path / "d.json"
+    mixed.drop(columns="month").to_csv(source, index=False)
+    declared = {c: s for c, s in MIXED_DOMAIN.items() if c not in ("month", "admitted")}
+    domain.write_text(json.dumps(declared))
+    argv = ["synthesize", str(source), "-o", str(out), "--domain", str(domain)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert main([*argv, "--drop", "admitted", "--param", "epsilon=5", "--seed", "0"]) == 0
+    lines = [
+        line for line in capsys.readouterr().err.splitlines() if line.startswith("[Marginal")
+    ]
+    rounds = [line for line in lines if ": measured the table of " in line]
+    assert rounds, lines
+    names = set(declared)
+    for line in rounds:  # after --drop, the names of the columns kept, not positions
+        table = line.split("measured the table of ")[1].split(",")[0]
+        assert set(table.split(" × ")) <= names, line
+    for line in lines:  # plain words: no positions, no symbols, no raw statistics
+        assert "columns (0" not in line and "ρ" not in line and "e+0" not in line, line
+

@@ -490,14 +490,14 @@ class PrivateSampler(BaseSynthesizer):
         # the active accountant after it, before anything is drawn.
         self._log()
         sums, row_counts = data.reduce(_SamplerStatistics(d), _merge_sampler_statistics)
-        self._log(f"Fourier sums of {L} Walsh functions (one pass over the data)")
+        self._log(f"computed the {L} low-order statistics of the data (one pass over the data)")
         state, rng = data.fitted_state()
         n = data.n_samples
 
         # 1. Reduced space: only ``rng`` (from random_state) is used, never the data.
         subsets = walsh_subsets(p, d)
         signs, W, diagnostics = self._draw_reduced_space(m, p, d, subsets, L, rng)
-        self._log(f"reduced space of {m} records ({diagnostics['n_tries_']} draw(s))")
+        self._log(f"drew {m} random candidate records ({diagnostics['n_tries_']} draw(s))")
         reduced_space = signs_to_boolean(signs)
 
         # 2. Fourier coefficients of the data.
@@ -505,7 +505,7 @@ class PrivateSampler(BaseSynthesizer):
 
         # 3-4. Shrinkage LP and proximal QP.
         solution = self._solve(W, c, reduced_space, low, high, subsets)
-        self._log("shrinkage LP and proximal QP solved")
+        self._log("weighted the candidate records to match the data's statistics")
 
         # Budget (Theorem 12.2): k ≤ C·ε with C from public quantities only.
         constant = _sample_constant(n, m, p, d, (low, high))
