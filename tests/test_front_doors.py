@@ -242,9 +242,7 @@ def test_progress_lines_name_columns_in_plain_words(tmp_path, mixed, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         assert main([*argv, "--drop", "admitted", "--param", "epsilon=5", "--seed", "0"]) == 0
-    lines = [
-        line for line in capsys.readouterr().err.splitlines() if line.startswith("[Marginal")
-    ]
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[Marginal")]
     rounds = [line for line in lines if ": measured the table of " in line]
     assert rounds, lines
     names = set(declared)
@@ -254,3 +252,40 @@ def test_progress_lines_name_columns_in_plain_words(tmp_path, mixed, capsys):
     for line in lines:  # plain words: no positions, no symbols, no raw statistics
         assert "columns (0" not in line and "ρ" not in line and "e+0" not in line, line
 
+
+# G -------------------------------------------------------------------------------------
+def test_private_sampler_refuses_a_short_budget_before_any_work(monkeypatch, tmp_path, adult):
+    from skprivsynth import PrivateSampler
+    from skprivsynth.synthesizers import private_sampling
+
+    def no_pass(*args, **kwargs):
+        raise AssertionError("the data was read before the refusal")
+
+    monkeypatch.setattr(private_sampling, "_SamplerStatistics", no_pass)
+    rng = np.random.default_rng(0)
+    messages = set()
+    for X in (rng.random((2000, 12)) < 0.3, rng.random((2000, 12)) < 0.7):
+        with pytest.raises(ValueError, match="max_samples_=0.*Refused before any work") as info:
+            PrivateSampler(epsilon=1.0, n_samples=10).fit(X.astype(float))
+        messages.add(str(info.value))
+    assert len(messages) == 1  # public n, p, m, degree and bounds only: the same message
+
+
+def test_command_line_private_sampler_refuses_before_the_fit(tmp_path, adult, capsys):
+    import json
+    import time
+
+    from skprivsynth.cli import main
+
+    source, out, domain = tmp_path / "in.csv", tmp_path / "out.csv", tmp_path / "d.json"
+    adult.data.to_csv(source, index=False)
+    domain.write_text(json.dumps(adult.domain))
+    argv = ["synthesize", str(source), "-o", str(out), "--domain", str(domain)]
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        code = main([*argv, "--method", "private-sampler", "--max-bins", "2", "-q"])
+    assert code == 2 and not out.exists()
+    err = capsys.readouterr().err
+    assert "max_samples_=0" in err and "Refused before any work of the fit" in err
+    assert time.perf_counter() - start < 15  # the fit's LP took 25 s before the refusal

@@ -15,7 +15,15 @@ from ..exceptions import PrivacyLeakWarning
 from ..io import write_csv
 from ..privacy import warn_privacy_leak
 from ..validation import is_differentially_private
-from . import _check_output, _load_domain, _make_synthesizer, _parse_params, _pipeline, _read_table
+from . import (
+    _check_output,
+    _load_domain,
+    _make_synthesizer,
+    _parse_params,
+    _pipeline,
+    _plan_release,
+    _read_table,
+)
 
 # Rows per batch of the sample written by ``synthesize --dask`` without --chunksize.
 _SAMPLE_BATCH = 100_000
@@ -27,6 +35,7 @@ def run(args):
         return _synthesize_streaming(args)
     data, domain = _read_table(args.input, _load_domain(args.domain), args.drop)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
+    _plan_release(synthesizer, len(data) if args.n_samples is None else args.n_samples)
     private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
     codes = get_synthesizer_tags(synthesizer).code_domain  # the declared codes, always

@@ -425,6 +425,29 @@ class PrivateSampler(BaseSynthesizer):
         }
         return signs, W, diagnostics
 
+    def _refuse_a_short_budget(self, n, m, p, d, bounds):
+        """Refuse, before any work, a fit whose budget allows fewer records than the
+        ``n_samples`` parameter: the Theorem 12.2 cap is a function of ``epsilon``,
+        ``n`` (public under replace-one), ``m``, ``p``, ``degree`` and
+        ``density_bounds`` alone, never of a value of the data."""
+        wanted = int(self.n_samples)
+        bound = check_epsilon(self.epsilon) * _sample_constant(n, m, p, d, bounds)
+        if math.floor(bound) < wanted:
+            raise ValueError(
+                _budget_text(
+                    wanted,
+                    released=0,
+                    epsilon=self.epsilon,
+                    n=n,
+                    m=m,
+                    p=p,
+                    degree=d,
+                    density_bounds=bounds,
+                )  # fmt: skip
+                + "  Refused before any work of the fit: the cap depends on these public "
+                "quantities only."
+            )
+
     def _fit_cost(self, n_samples, n_features):
         """The whole release budget, charged at fit: ``epsilon``, or with
         ``epsilon=None`` the cost of ``n_samples`` records (Theorem 12.2)."""
@@ -483,6 +506,9 @@ class PrivateSampler(BaseSynthesizer):
                 f"Walsh matrix, above the limit MAX_WALSH_ENTRIES={MAX_WALSH_ENTRIES:,} "
                 "(~1.3 GB at the solver peak).  Lower m or degree."
             )
+
+        if self.epsilon is not None and self.n_samples is not None and data.n_samples:
+            self._refuse_a_short_budget(data.n_samples, m, p, d, (low, high))
 
         # The one pass over the data (step 2 below): the Fourier sums, integers added
         # over the chunks of X (exactly), and the counts of the distinct rows, for the
@@ -653,30 +679,15 @@ class PrivateSampler(BaseSynthesizer):
         }
 
     def _budget_message(self, requested):
-        n, p = self.n_samples_fit_, self.n_features_in_
-        m, d = self.records_.shape[0], self.degree_
-        remaining = self.max_samples_ - self.samples_released_
-        total = self.samples_released_ + requested
-        bounds = self.density_bounds_
-        constant = 1.0 / self.epsilon_per_sample_
-        need_eps = total / constant
-        need_n = math.ceil(n * (total / (self.epsilon_budget_ * constant)) ** 2)
-        max_m = (self.epsilon_budget_ * constant * m**0.75 / total) ** (4.0 / 3.0)
-        m_hint = (
-            f"m <= {math.floor(max_m)}"
-            if max_m >= self.n_walsh_functions_
-            else f"m <= {max_m:.3g} (impossible: m must be >= L = {self.n_walsh_functions_})"
-        )
-        return (
-            f"n_samples={requested} exceeds the privacy budget of PrivateSampler: "
-            f"epsilon_budget_={self.epsilon_budget_:.6g} allows max_samples_="
-            f"{self.max_samples_} records in total (the bound k <= "
-            f"{self.samples_bound_:.4g} of Boedihardjo-Strohmer-Vershynin, 'Private sampling', "
-            f"Theorem 12.2, for n={n}, m={m}, p={p}, degree={d}, "
-            f"density_bounds={bounds}); {self.samples_released_} already released, "
-            f"{remaining} left.  Releasing {total} record(s) in total needs epsilon >= "
-            f"{need_eps:.4g} (refit with that epsilon), or n >= {need_n:.4g} rows, or "
-            f"{m_hint} at this epsilon_budget_."
+        return _budget_text(
+            requested,
+            released=self.samples_released_,
+            epsilon=self.epsilon_budget_,
+            n=self.n_samples_fit_,
+            m=self.records_.shape[0],
+            p=self.n_features_in_,
+            degree=self.degree_,
+            density_bounds=self.density_bounds_,
         )
 
     def _sample_size(self, n_samples):
@@ -813,6 +824,34 @@ class PrivateSampler(BaseSynthesizer):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+def _budget_text(requested, *, released, epsilon, n, m, p, degree, density_bounds):
+    """Why ``requested`` more records exceed the Theorem 12.2 cap at ``epsilon``, and
+    the ε, ``n`` or ``m`` that would allow them; from public quantities only."""
+    constant = _sample_constant(n, m, p, degree, density_bounds)
+    bound = epsilon * constant
+    max_samples = int(math.floor(bound))
+    L = n_walsh_functions(p, degree)
+    total = released + requested
+    need_eps = total / constant
+    need_n = math.ceil(n * (total / bound) ** 2)
+    max_m = (bound * m**0.75 / total) ** (4.0 / 3.0)
+    m_hint = (
+        f"m <= {math.floor(max_m)}"
+        if max_m >= L
+        else f"m <= {max_m:.3g} (impossible: m must be >= L = {L})"
+    )
+    return (
+        f"n_samples={requested} exceeds the privacy budget of PrivateSampler: "
+        f"epsilon_budget_={epsilon:.6g} allows max_samples_={max_samples} records in total "
+        f"(the bound k <= {bound:.4g} of Boedihardjo-Strohmer-Vershynin, 'Private "
+        f"sampling', Theorem 12.2, for n={n}, m={m}, p={p}, degree={degree}, "
+        f"density_bounds={tuple(density_bounds)}); {released} already released, "
+        f"{max_samples - released} left.  Releasing {total} record(s) in total needs "
+        f"epsilon >= {need_eps:.4g} (refit with that epsilon), or n >= {need_n:.4g} rows, "
+        f"or {m_hint} at this epsilon_budget_."
+    )
 
 
 def _release_report(fitted):
