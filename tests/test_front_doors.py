@@ -84,6 +84,7 @@ def test_grid_search_over_epsilon_with_the_marginal_scorer_on_a_mixed_table(mixe
     assert search.best_params_ == {"marginalsynthesizer__epsilon": 5.0}
 
 
+@pytest.mark.slow
 def test_grid_search_over_epsilon_with_the_marginal_scorer_on_adult(adult):
     pipe = make_private_pipeline(MarginalSynthesizer(random_state=0), adult.domain)
     search = GridSearchCV(
@@ -289,3 +290,50 @@ def test_command_line_private_sampler_refuses_before_the_fit(tmp_path, adult, ca
     err = capsys.readouterr().err
     assert "max_samples_=0" in err and "Refused before any work of the fit" in err
     assert time.perf_counter() - start < 15  # the fit's LP took 25 s before the refusal
+
+
+# H -------------------------------------------------------------------------------------
+# The main parameter of each synthesizer, two values, and the constructor arguments of
+# its recommended use (user guide); PrivateSampler with a stated release size, whose
+# budget the Theorem 12.2 cost then gives (epsilon=None).
+_MAIN_PARAMETER = {
+    "MarginalSynthesizer": ({"random_state": 0}, "epsilon", [0.1, 5.0]),
+    "MicroaggregationSynthesizer": ({"random_state": 0}, "k", [5, 100]),
+    "NoisyMicroaggregation": ({"random_state": 0}, "epsilon", [0.1, 20.0]),
+    "ReducedSpaceLP": ({"epsilon": 5.0, "random_state": 0}, "m", [32, 256]),
+    "PrivateSampler": ({"epsilon": None, "n_samples": 300, "random_state": 0}, "m", ["auto", 1200]),
+    "CorrelatedGaussianMechanism": ({"delta": 1e-6, "random_state": 0}, "epsilon", [0.1, 5.0]),
+}
+
+
+def _all_synthesizers():
+    from skprivsynth.synthesizers import all_synthesizers
+
+    # The package's own (tests register a test-only one, LaplaceHistogram).
+    return [cls for _, cls in all_synthesizers() if cls.__module__.startswith("skprivsynth.")]
+
+
+def test_every_synthesizer_has_a_main_parameter_here():
+    assert {cls.__name__ for cls in _all_synthesizers()} == set(_MAIN_PARAMETER)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", _all_synthesizers(), ids=lambda cls: cls.__name__)
+def test_pipeline_search_and_scorer_on_a_mixed_table(cls, mixed):
+    params, name, values = _MAIN_PARAMETER[cls.__name__]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe = make_private_pipeline(cls(**params), MIXED_DOMAIN)
+    step = pipe.steps[-1][0]
+    table = mixed.iloc[:300] if cls.__name__ == "PrivateSampler" else mixed
+    search = GridSearchCV(
+        pipe,
+        {f"{step}__{name}": values},
+        scoring=make_marginal_scorer(degree=2),
+        cv=KFold(2, shuffle=True, random_state=0),
+    )
+    _assert_finite_and_ranked(_quiet_search(search, table))
+    # The refitted best pipeline scores (its decoded tables) like the search's scorer.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        assert np.isfinite(search.best_estimator_.score(table))
