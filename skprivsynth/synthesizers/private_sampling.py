@@ -242,8 +242,11 @@ class PrivateSampler(BaseSynthesizer):
         shrinkage but allows fewer records (``(δ/Δ)^{3/2}`` in the bound).
     n_samples : int or None, default=None
         Planned number of released records: the default size of :meth:`sample`, and the
-        budget when ``epsilon=None``.  ``None``: :meth:`sample` releases by default all
-        the records the budget still allows.
+        budget when ``epsilon=None``.  With an ``epsilon``, a fit whose Theorem 12.2
+        cap (a function of ``epsilon``, ``n``, ``m``, ``p``, ``degree`` and
+        ``density_bounds``, all public) is below ``n_samples`` is refused before any
+        work, with the ε, ``n`` or ``m`` that would allow it.  ``None``: :meth:`sample`
+        releases by default all the records the budget still allows.
     max_tries : int, default=10
         Draws of the reduced space before giving up on the well-conditioning test.
     random_state : None, int or numpy.random.Generator, default=None
