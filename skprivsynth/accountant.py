@@ -253,8 +253,7 @@ class PrivacyAccountant:
         if spent is None:
             raise BudgetExceededError(
                 f"{what}: a release costing {_cost_text(entries)} cannot be charged to a "
-                f"{self._budget_text()} budget (give the accountant delta > 0 for zCDP or "
-                "(epsilon, delta) releases; a rho budget accepts rho and pure epsilon only)."
+                f"{self._budget_text()} budget; {self._kind_advice(entries)}"
             )
         if spent > self.total:
             raise BudgetExceededError(
@@ -262,6 +261,33 @@ class PrivacyAccountant:
                 f"budget to {spent:.6g}, above the total {self._budget_text()}; refused "
                 f"before anything was drawn ({self.total - self.spent:.6g} remains)."
             )
+
+    def _kind_advice(self, entries):
+        """What budget admits ``entries`` that this one does not (public: the charges
+        are functions of public parameters)."""
+        if self.budget_kind == "rho":
+            return (
+                "a rho budget admits rho-zCDP and pure epsilon-DP releases only; charge "
+                "(epsilon, delta)-DP releases to an (epsilon, delta) budget, e.g. "
+                "PrivacyAccountant(epsilon=..., delta=1e-9)."
+            )
+        delta = math.fsum(c["delta"] for c in self.charges + entries)
+        if self.budget_kind == "epsilon":
+            # zCDP (rho) releases, such as MarginalSynthesizer's fit, and (epsilon, delta)
+            # releases are not pure epsilon-DP: only a budget with a delta admits them.
+            suggested = max(1e-9, 10 * delta)
+            return (
+                "a pure epsilon budget (PrivacyAccountant(epsilon=...) without delta) admits "
+                "pure epsilon-DP releases only, and zCDP or (epsilon, delta)-DP releases "
+                "(MarginalSynthesizer, CorrelatedGaussianMechanism) need a delta: give the "
+                f"accountant one, e.g. PrivacyAccountant(epsilon={self.epsilon:.6g}, "
+                f"delta={suggested:.3g})."
+            )
+        return (
+            f"the releases' delta ({delta:.3g} in all, with the charges so far) leaves no "
+            f"part of the budget's delta = {self.delta:.3g} for converting their zCDP "
+            "charges; give the accountant a larger delta."
+        )
 
     def _budget_text(self):
         if self.budget_kind == "rho":

@@ -456,6 +456,23 @@ class BaseSynthesizer(BaseEstimator):
         tags.input_tags.sparse = False
         return tags
 
+    def _columns_text(self, columns):
+        """The input columns ``columns`` (positions) in words, for progress lines and
+        report labels: their names when known (``"age × sex"``), else their positions
+        (``"columns (0, 6)"``).
+
+        Names are those a :class:`~skprivsynth.SynthesisPipeline` passes for its fit
+        (the encoder's output names, from the declared domain), or
+        ``feature_names_in_``; public either way, like every column set released.
+        """
+        columns = tuple(int(j) for j in columns)
+        names = getattr(self, "_fit_column_names", None)
+        if names is None:
+            names = getattr(self, "feature_names_in_", None)
+        if names is None or len(names) <= max(columns, default=-1):
+            return f"column {columns[0]}" if len(columns) == 1 else f"columns {columns}"
+        return " × ".join(str(names[j]) for j in columns)
+
     def _log(self, message=None):
         """Print the phase line ``[Class] message (seconds)`` on standard error.
 

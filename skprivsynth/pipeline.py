@@ -8,6 +8,7 @@ DataFrame goes in and a DataFrame with the same columns and dtypes comes out.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import math
@@ -149,7 +150,7 @@ class SynthesisPipeline(Pipeline):
             return super().fit(X, y, **params)
         chunks = as_chunks(X)
         private = is_differentially_private(final)
-        if private and not self.allow_learned_domain:
+        if (private and not self.allow_learned_domain) or _needs_declared_codes(final):
             schema = X if chunks is None else chunks._peek()
             self._refuse_learned_domain(_undeclared_columns(self._first_transformer(), schema))
         if isinstance(self._first_transformer(), BooleanEncoder):
@@ -163,7 +164,7 @@ class SynthesisPipeline(Pipeline):
         else:
             Xt = _fit_on_chunks(transformers, chunks, y, head)
         self.steps[:-1] = transformers.steps  # the fitted clones when memory caches them
-        if private and not self.allow_learned_domain:
+        if (private and not self.allow_learned_domain) or _needs_declared_codes(final):
             learned = [
                 column
                 for _, step in self.steps[:-1]
@@ -178,21 +179,35 @@ class SynthesisPipeline(Pipeline):
         blocks = getattr(transformer, "feature_blocks_", None)
         if tags.feature_blocks and final.feature_blocks is None and blocks is not None:
             last.setdefault("feature_blocks", list(blocks))
-        final.fit(Xt, y, **last)
+        with _column_names(final, transformer):
+            final.fit(Xt, y, **last)
         return self
 
     def _refuse_learned_domain(self, columns):
-        if columns:
-            raise ValueError(
-                f"{type(self[-1]).__name__} is differentially private only over a "
-                f"declared domain, but the domain of columns {list(columns)!r} would be "
-                "learned from the data. Declare them, e.g. BooleanEncoder(categories="
-                "{column: spec, ...}) with spec an int K (codes 0..K-1), a list of levels, "
-                "{'bins': [e0, ..., eB]} or {'type': 'float', 'range': [lo, hi]} (see "
-                "Domain for every kind; `skprivsynth domain data.csv` drafts a domain "
-                "file to review), or pass allow_learned_domain=True to the pipeline to "
-                "accept a release that the guarantee does not cover."
+        if not columns:
+            return
+        name = type(self[-1]).__name__
+        if _needs_declared_codes(self[-1]):  # allow_learned_domain cannot help it
+            what = f"{name} models the declared codes of every column"
+            way_out = (
+                f"; allow_learned_domain=True does not apply to {name}, which needs the "
+                "public number of levels of each column."
             )
+        else:
+            what = f"{name} is differentially private only over a declared domain"
+            way_out = (
+                ", or pass allow_learned_domain=True to the pipeline to accept a release "
+                "that the guarantee does not cover."
+            )
+        raise ValueError(
+            f"{what}, but the domain of columns {list(columns)!r} would be learned from "
+            "the data. Declare them, e.g. make_private_pipeline(synthesizer, domain) or "
+            "BooleanEncoder(categories={column: spec, ...}) with spec an int K (codes "
+            "0..K-1), a list of levels, {'bins': [e0, ..., eB]} or {'type': 'float', "
+            "'range': [lo, hi]} (see Domain for every kind; "
+            "skprivsynth.draft_domain(frame) drafts one to review), or leave them out of "
+            f"X{way_out}"
+        )
 
     @property
     def privacy_report_(self):
@@ -281,6 +296,16 @@ class SynthesisPipeline(Pipeline):
         check_is_fitted(self)
         warn_if_differentially_private(self)
         synthetic = self.sample(len(X), random_state=0)
+        real, synthetic, domain = self._scored_tables(X, synthetic)
+        return -categorical_marginal_tvd(
+            real, synthetic, degree=min(2, real.shape[1]), domain=domain
+        )
+
+    def _scored_tables(self, X, synthetic):
+        """``(real, synthetic, domain)`` as :meth:`score` compares them: DataFrames
+        with ``X``'s columns and, behind a :class:`BooleanEncoder`, its fitted domain
+        with the parts of datetime columns left out (also used by
+        ``make_marginal_scorer(space="decoded")``)."""
         real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
         if not isinstance(synthetic, pd.DataFrame):
             synthetic = pd.DataFrame(np.asarray(synthetic), columns=real.columns)
@@ -293,9 +318,7 @@ class SynthesisPipeline(Pipeline):
                 if not kind_of(spec).is_part  # a function of its datetime column, left out
             }
             real, synthetic = real[list(domain)], synthetic[list(domain)]
-        return -categorical_marginal_tvd(
-            real, synthetic, degree=min(2, real.shape[1]), domain=domain
-        )
+        return real, synthetic, domain
 
     def sample(self, n_samples=None, random_state=None):
         """Draw synthetic records from the last step and decode them.
@@ -599,6 +622,34 @@ def declared_numeric_codes(transformer):
             for kind in [kind_of(spec)]
         ]
     return None
+
+
+@contextlib.contextmanager
+def _column_names(synthesizer, transformer):
+    """The names of ``transformer``'s output columns lent to ``synthesizer`` for its
+    fit (its progress lines and report labels name columns by them; public: they
+    follow from the declared domain), and taken back after it."""
+    names = None
+    if isinstance(synthesizer, BaseSynthesizer) and hasattr(transformer, "get_feature_names_out"):
+        try:
+            names = [str(name) for name in transformer.get_feature_names_out()]
+        except (AttributeError, TypeError, ValueError):
+            names = None
+    if names is None:
+        yield
+        return
+    synthesizer._fit_column_names = names
+    try:
+        yield
+    finally:
+        del synthesizer._fit_column_names
+
+
+def _needs_declared_codes(synthesizer):
+    """Whether ``synthesizer`` takes the declared number of codes of each column from the
+    encoder (``code_domain`` tag) and has no ``domain`` of its own: it cannot be fitted
+    behind a learned domain, whatever ``allow_learned_domain`` (read from parameters)."""
+    return get_synthesizer_tags(synthesizer).code_domain and synthesizer.domain is None
 
 
 def _undeclared_columns(transformer, X):

@@ -82,6 +82,17 @@ def _make_synthesizer(method, params, seed, quiet=False):
     return synthesizer
 
 
+def _plan_release(synthesizer, n_samples):
+    """Tell a synthesizer whose budget caps its released records (an ``n_samples``
+    parameter, :class:`~skprivsynth.PrivateSampler`) how many the run will release,
+    so that a cap below it is refused before the fit does any work (the cap follows
+    from public quantities)."""
+    params = synthesizer.get_params(deep=False)
+    if "n_samples" in params and params["n_samples"] is None:
+        synthesizer.set_params(n_samples=int(n_samples))
+    return synthesizer
+
+
 def _tvd_table(real, synthetic, domain, seed):
     return {
         f"tvd{d}": categorical_marginal_tvd(

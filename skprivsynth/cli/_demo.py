@@ -5,7 +5,7 @@ import time
 import numpy as np
 
 from ..datasets import load_adult
-from . import _make_synthesizer, _parse_params, _pipeline, _print_rows, _tvd_table
+from . import _make_synthesizer, _parse_params, _pipeline, _plan_release, _print_rows, _tvd_table
 
 
 def run(args):
@@ -13,6 +13,7 @@ def run(args):
     data = adult.data if args.n_rows is None else adult.data.iloc[: args.n_rows]
     params = _parse_params(args.param)
     synthesizer = _make_synthesizer(args.method, params, args.seed, args.quiet)
+    _plan_release(synthesizer, len(data))  # the demo samples as many rows as it fits
     pipe = _pipeline(args, adult.domain, synthesizer)
     start = time.perf_counter()
     pipe.fit(data)

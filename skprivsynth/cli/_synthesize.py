@@ -8,10 +8,19 @@ import time
 
 import numpy as np
 
+from ..base import get_synthesizer_tags
 from ..chunks import Chunks
 from ..io import write_csv
 from ..validation import is_differentially_private
-from . import _check_output, _load_domain, _make_synthesizer, _parse_params, _pipeline, _read_table
+from . import (
+    _check_output,
+    _load_domain,
+    _make_synthesizer,
+    _parse_params,
+    _pipeline,
+    _plan_release,
+    _read_table,
+)
 
 # Rows per batch of the sample written by ``synthesize --dask`` without --chunksize.
 _SAMPLE_BATCH = 100_000
@@ -23,15 +32,24 @@ def run(args):
         return _synthesize_streaming(args)
     data, domain = _read_table(args.input, _load_domain(args.domain), args.drop)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
+    _plan_release(synthesizer, len(data) if args.n_samples is None else args.n_samples)
     private = is_differentially_private(synthesizer)
     undeclared = [c for c in data.columns if domain is None or c not in domain]
-    if undeclared and private and not args.allow_learned_domain:
+    codes = get_synthesizer_tags(synthesizer).code_domain  # the declared codes, always
+    if undeclared and (codes or (private and not args.allow_learned_domain)):
+        if codes:
+            what = f"--method {args.method} models the declared levels of every column"
+            allow = f" (--allow-learned-domain does not apply to --method {args.method})"
+        else:
+            what = f"--method {args.method} is differentially private only over a declared domain"
+            allow = (
+                ", or pass --allow-learned-domain to accept a release whose domain is "
+                "learned from the data (not covered by the guarantee)"
+            )
         raise ValueError(
-            f"--method {args.method} is differentially private only over a declared domain; "
-            f"declare the columns {undeclared} in --domain (levels, a number of codes or "
-            "bin edges; `skprivsynth domain data.csv > domain.json` drafts a file to "
-            "review), leave them out with --drop, or pass --allow-learned-domain to accept "
-            "a release whose domain is learned from the data (not covered by the guarantee)."
+            f"{what}; declare the columns {undeclared} in --domain (levels, a number of "
+            "codes, bin edges or a range; `skprivsynth domain data.csv > domain.json` "
+            f"drafts a file to review) or leave them out with --drop{allow}."
         )
     pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain).fit(data)
     # The stream of the streamed run's batches: one batch of it is this sample.

@@ -8,6 +8,7 @@ from numbers import Integral
 import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OrdinalEncoder
 
 from ..accountant import charge_active
 from ..privacy import (
@@ -185,22 +186,42 @@ class MarginalScorer:
         synthetic, error = self._synthetic(estimator, X, self._n_rows(X))
         if not private:
             return -error(X)
-        if self.space == "decoded" and isinstance(estimator, Pipeline):
+        decoded = self.space == "decoded" and isinstance(estimator, Pipeline)
+        if decoded and not hasattr(estimator, "_scored_tables"):
             _warn_float_levels(_as_frame(synthetic, "the synthetic sample"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return -error(X)
 
-    def _synthetic(self, estimator, X, n):
-        """``(synthetic, error)``: the released sample and ``error(X)``, its marginal
-        error against the real rows ``X``."""
-        kwargs = {
+    def _kwargs(self):
+        return {
             "degree": self.degree,
             "max_marginals": self.max_marginals,
             "statistic": self.statistic,
             "random_state": self.random_state,
             "workload": self.workload,
         }
+
+    def _code_error(self, real_codes, synthetic_codes):
+        """The error of integer-coded tables (one column of codes per column, as
+        ``BooleanEncoder(encoding="ordinal")`` gives them): the TVD of their d-way
+        tables of codes."""
+        if self.form != "table":
+            raise ValueError(
+                f"form={self.form!r} compares Boolean columns, but the scored space holds "
+                "integer codes (an encoding='ordinal' encoder, or a synthesizer of codes "
+                "such as MarginalSynthesizer); use form='table'."
+            )
+        return categorical_marginal_tvd(
+            pd.DataFrame(np.asarray(real_codes)),
+            pd.DataFrame(np.asarray(synthetic_codes)),
+            **self._kwargs(),
+        )
+
+    def _synthetic(self, estimator, X, n):
+        """``(synthetic, error)``: the released sample and ``error(X)``, its marginal
+        error against the real rows ``X``."""
+        kwargs = self._kwargs()
         if isinstance(estimator, Pipeline):
             if self.space == "decoded":
                 if not hasattr(estimator, "sample"):
@@ -209,7 +230,17 @@ class MarginalScorer:
                         f"(e.g. SynthesisPipeline); got {type(estimator).__name__}."
                     )
                 synthetic = self._released(estimator, n, X)
-                return synthetic, lambda X: categorical_marginal_tvd(X, synthetic, **kwargs)
+                tables = getattr(estimator, "_scored_tables", None)
+                if tables is None:
+                    return synthetic, lambda X: categorical_marginal_tvd(X, synthetic, **kwargs)
+
+                def decoded_error(X):
+                    # The tables of SynthesisPipeline.score: the encoder's fitted domain
+                    # (numbers in its bins), parts of a datetime left out.
+                    real, synth, domain = tables(X, synthetic)
+                    return categorical_marginal_tvd(real, synth, domain=domain, **kwargs)
+
+                return synthetic, decoded_error
             synthesizer = estimator[-1]
             if len(estimator) > 1:
                 encoder = estimator[:-1]
@@ -222,6 +253,8 @@ class MarginalScorer:
                     synthetic = encoder.transform(self._released(estimator, n, X))
                 else:
                     synthetic = synthesizer.sample(n_samples=n, random_state=self.random_state)
+                if _emits_codes(_last_step(encoder)):
+                    return synthetic, lambda X: self._code_error(encoder.transform(X), synthetic)
                 return synthetic, lambda X: marginal_error(
                     encoder.transform(X), synthetic, form=self.form, **kwargs
                 )
@@ -233,6 +266,9 @@ class MarginalScorer:
                 f"pipeline ending in one; got {type(synthesizer).__name__}."
             )
         synthetic = synthesizer.sample(n_samples=n, random_state=self.random_state)
+        tags = getattr(synthesizer, "_synthesizer_tags", None)
+        if tags is not None and tags().input_kind == "real":  # codes or numbers, not bits
+            return synthetic, lambda X: self._code_error(X, synthetic)
         return synthetic, lambda X: marginal_error(X, synthetic, form=self.form, **kwargs)
 
     def __repr__(self):
@@ -253,6 +289,21 @@ class MarginalScorer:
             )
         )
         return f"make_marginal_scorer({params})"
+
+
+def _last_step(pipeline):
+    """The last step of ``pipeline`` that is not None or ``"passthrough"``."""
+    steps = [step for _, step in pipeline.steps if step is not None and step != "passthrough"]
+    return steps[-1] if steps else None
+
+
+def _emits_codes(transformer):
+    """Whether ``transformer`` encodes each column as one column of integer codes
+    (``BooleanEncoder(encoding="ordinal")``, :class:`~sklearn.preprocessing.OrdinalEncoder`)
+    rather than as bits; read from its parameters (public)."""
+    return isinstance(transformer, OrdinalEncoder) or (
+        getattr(transformer, "encoding", None) == "ordinal"
+    )
 
 
 def _noise_generator(noise_random_state):
@@ -287,28 +338,34 @@ def make_marginal_scorer(
         Marginal degree ``d``.
     form : {"table", "conjunction"}, default="table"
         Boolean-matrix error form (see :func:`marginal_errors`); ``space="decoded"``
-        needs ``"table"``.
+        and integer codes need ``"table"``.
     statistic : {"mean", "max", "rms"}, default="mean"
         Summary over column sets; ``form="table", statistic="mean"`` is the mean total
         variation distance.
     space : {"encoded", "decoded"}, default="encoded"
-        Where a *pipeline* is evaluated.  ``"encoded"`` (default; it scores the encoded
-        bits, and with a one-hot encoding the encoded pairs' conjunctions contain every
-        cell of the decoded 2-way tables, but the averages differ):
-        ``X_enc = pipeline[:-1].transform(X)`` against, for a pipeline with a decoding
+        Where a *pipeline* is evaluated.  ``"encoded"`` (default): the encoded real
+        rows ``pipeline[:-1].transform(X)`` against, for a pipeline with a decoding
         ``sample`` (e.g. ``SynthesisPipeline``), the released records encoded again,
-        ``pipeline[:-1].transform(pipeline.sample(...))`` — so the score is that of
+        ``pipeline[:-1].transform(pipeline.sample(...))`` -- so the score is that of
         what the pipeline actually outputs (its one-hot-respecting rounding, not the
-        synthesizer's coordinate-wise rounding) — and otherwise
-        ``pipeline[-1].sample(...)``, all with :func:`marginal_error`.  ``"decoded"``
-        (the benchmarks' metric):
-        ``pipeline.sample(...)`` (the pipeline's own decoding ``sample``, e.g.
-        ``SynthesisPipeline``) against ``X`` with :func:`categorical_marginal_tvd`, which
-        treats every distinct value as a category: right for categorical and
-        integer-coded columns, not for float columns binned by the encoder (decoded to
-        bin midpoints, never equal to the raw values) — score those with
-        ``"encoded"``.  A bare synthesizer has no decoder and is always compared in its
-        own space with :func:`marginal_error`.
+        synthesizer's coordinate-wise rounding) -- and otherwise
+        ``pipeline[-1].sample(...)``.  Bits (one-hot or binary encodings) are compared
+        with :func:`marginal_error`, and with a one-hot encoding the encoded pairs'
+        conjunctions contain every cell of the decoded 2-way tables, but the averages
+        differ; integer codes (``encoding="ordinal"``, the encoding of
+        :class:`~skprivsynth.MarginalSynthesizer`) are compared as the d-way tables of
+        their codes with :func:`categorical_marginal_tvd`.  ``"decoded"`` (the
+        benchmarks' metric): ``pipeline.sample(...)`` against ``X`` with
+        :func:`categorical_marginal_tvd`, in the tables of
+        :meth:`SynthesisPipeline.score <skprivsynth.SynthesisPipeline.score>`: behind a
+        :class:`~skprivsynth.preprocessing.BooleanEncoder`, every column is read in the
+        encoder's fitted (public) domain -- numbers and dates in its bins, levels as
+        levels, a missing value as a level -- and the parts of a datetime column (functions
+        of it) are left out; with the defaults (``degree=2``, ``random_state=0``, the
+        mean) the score *is* ``pipeline.score(X)``.  Behind another decoder every
+        distinct value is a category.  A bare synthesizer has no decoder and is always
+        compared in its own space: bits with :func:`marginal_error`, the codes of a
+        synthesizer of integer codes as the tables of their codes.
     n_samples : int, optional
         Number of synthetic records per evaluation; None uses ``len(X)``.
     random_state : None, int or numpy.random.Generator, default=0
@@ -334,7 +391,9 @@ def make_marginal_scorer(
         Score exactly these sets of columns (of the scored space), e.g. the
         ``workload`` declared to :class:`~skprivsynth.MarginalSynthesizer`: the mean
         (max, rms) error over them; ``degree`` is then ignored and ``max_marginals``
-        must be None.  Public, like every column set of the score.
+        must be None.  Public, like every column set of the score.  With
+        ``space="decoded"`` the positions are those of the scored columns (the parts
+        of a datetime column left out, see ``space``).
 
     Returns
     -------

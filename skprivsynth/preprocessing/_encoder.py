@@ -495,9 +495,11 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             warn_privacy_leak(
                 f"BooleanEncoder learned the domain (categories or bin edges) of columns "
                 f"{learned!r} from the data, so the encoding depends on private records. "
-                "Declare each column's public domain with categories={column: spec}, where "
+                "Declare each column's public domain (an entry of the domain: in Python "
+                "categories={column: spec}, on the command line the --domain file), where "
                 "spec is an int K (codes 0..K-1), a list of values, {'bins': [e0, ..., eB]} "
-                "or {'type': 'float', 'range': [lo, hi]} (see Domain for every kind).",
+                "or {'type': 'float', 'range': [lo, hi]} (see Domain for every kind), or "
+                "leave the column out (--drop on the command line).",
                 stacklevel=4,  # warn_privacy_leak -> fit -> sklearn's fit wrapper -> caller
             )
         self.learned_columns_ = learned

@@ -660,7 +660,9 @@ class PrivacyReport:
     ρ (:attr:`rho`), converted once to (ε, ``zcdp_delta``)-DP by :func:`zcdp_epsilon`;
     that pair and the (ε, δ) entries then compose by basic composition (ε and δ
     add).  :meth:`compose` joins the reports of successive releases on the same data.
-    ``str(report)`` prints a readable table.
+    ``repr(report)`` (and a notebook's HTML view) is a table of the releases, each with
+    what it measured (by column name when the fit knew the names) and its budget;
+    ``str(report)`` lists every release with its sensitivity, noise scale and derivation.
     """
 
     mechanism: str
@@ -668,11 +670,15 @@ class PrivacyReport:
     neighbouring_relation: str = NEIGHBOURING_RELATION
     zcdp_delta: float | None = None
 
-    def add(self, step, mechanism, sensitivity, epsilon, scale, derivation, delta=0.0, rho=None):
+    def add(
+        self, step, mechanism, sensitivity, epsilon, scale, derivation, delta=0.0, rho=None,
+        label=None,
+    ):  # fmt: skip
         """Append one release (``step``) to the report.
 
         Give either ``epsilon`` (with ``delta``, default 0) or ``rho`` (with
-        ``epsilon=None``).
+        ``epsilon=None``).  ``label``: what the release measured in words, with column
+        names where ``step`` has positions (shown by ``repr`` and in notebooks).
         """
         if (epsilon is None) == (rho is None):
             raise ValueError("give exactly one of epsilon and rho for a report entry.")
@@ -688,13 +694,15 @@ class PrivacyReport:
                 "rho": None if rho is None else float(rho),
                 "scale": scale,
                 "derivation": derivation,
+                **({} if label is None else {"label": str(label)}),
             }
         )
         return self
 
     def release_laplace(
-        self, step, values, sensitivity, epsilon, rng, noise="continuous", derivation=""
-    ):
+        self, step, values, sensitivity, epsilon, rng, noise="continuous", derivation="",
+        label=None,
+    ):  # fmt: skip
         """Release ``values`` by :func:`laplace_mechanism` spending ``epsilon``; record it.
 
         ``sensitivity`` is the L1 sensitivity (replace-one); ``derivation`` says where
@@ -710,10 +718,13 @@ class PrivacyReport:
             scale,
             (derivation + "; " if derivation else "")
             + f"L1 sensitivity {sensitivity:.6g}, scale Δ/ε = {scale:.6g} gives ε = {epsilon:.6g}",
+            label=label,
         )
         return noisy
 
-    def release_gaussian(self, step, values, sensitivity, rho, rng, noise="continuous"):
+    def release_gaussian(
+        self, step, values, sensitivity, rho, rng, noise="continuous", label=None
+    ):  # fmt: skip
         """Release ``values`` with Gaussian noise spending ``rho`` and record the entry.
 
         ``σ = Δ/sqrt(2ρ)`` (:func:`gaussian_sigma_for_rho`), through
@@ -732,6 +743,7 @@ class PrivacyReport:
             f"L2 sensitivity {sensitivity:.6g}; σ = Δ/sqrt(2ρ) = {sigma:.6g} gives "
             f"ρ = Δ²/(2σ²) = {rho:.6g} (Bun & Steinke 2016, Prop. 1.6; CKS 2020, Thm. 14)",
             rho=rho,
+            label=label,
         )
         return noisy
 
@@ -783,7 +795,15 @@ class PrivacyReport:
             zcdp_delta=sum(deltas) if deltas else None,
         )
         for r in reports:
-            composed.entries.extend(dict(e, step=f"{r.mechanism}: {e['step']}") for e in r.entries)
+            composed.entries.extend(
+                dict(
+                    e,
+                    step=f"{r.mechanism}: {e['step']}",
+                    label=e.get("label", e["step"]),
+                    source=e.get("source", r.mechanism),
+                )
+                for e in r.entries
+            )
         return composed
 
     def summary(self):
@@ -838,5 +858,65 @@ class PrivacyReport:
             lines.append(f"      {e['derivation']}")
         return "\n".join(lines)
 
+    def _rows(self):
+        """One row per release: number, source, what it measured, mechanism, budget."""
+        rows = []
+        for number, e in enumerate(self.entries, 1):
+            if e["rho"] is not None:
+                budget = f"ρ = {e['rho']:.4g}"
+            else:
+                budget = f"ε = {e['epsilon']:.4g}"
+                budget += f", δ = {e['delta']:.3g}" if e["delta"] else ""
+            rows.append(
+                {
+                    "#": str(number),
+                    "by": e.get("source", self.mechanism),
+                    "release": e.get("label", e["step"]),
+                    "mechanism": e["mechanism"],
+                    "budget": budget,
+                }
+            )
+        return rows
+
+    def _total_text(self):
+        relation = self.neighbouring_relation.split(" (")[0]
+        text = f"ε = {self.epsilon:.4g}, δ = {self.delta:.3g}"
+        if self.rho > 0:
+            text += f" (zCDP ρ = {self.rho:.4g} converted at δ = {self.zcdp_delta:.3g})"
+        return f"{text}, {relation} neighbours"
+
+    def __repr__(self):
+        """The releases as a table: number, what made and measured each (column names
+        when the fit knew them), mechanism and budget; ``str(report)`` adds every
+        derivation."""
+        rows = self._rows()
+        count = f"{len(rows)} release{'' if len(rows) == 1 else 's'}"
+        lines = [f"PrivacyReport: {self.mechanism}, {count}", f"total: {self._total_text()}"]
+        if rows:
+            keys = ["#", "by", "release", "mechanism", "budget"]
+            if len({row["by"] for row in rows}) == 1:
+                keys.remove("by")  # one source: the title names it
+            widths = {k: max(len(k), *(len(row[k]) for row in rows)) for k in keys}
+            lines.append("  ".join(k.ljust(widths[k]) for k in keys).rstrip())
+            lines.extend("  ".join(row[k].ljust(widths[k]) for k in keys).rstrip() for row in rows)
+        return "\n".join(lines)
+
+    def _repr_html_(self):  # Jupyter
+        from html import escape
+
+        rows = self._rows()
+        keys = ["#", "by", "release", "mechanism", "budget"]
+        if len({row["by"] for row in rows}) <= 1:
+            keys.remove("by")
+        head = "".join(f"<th>{escape(k)}</th>" for k in keys)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(row[k])}</td>" for k in keys) + "</tr>" for row in rows
+        )
+        return (
+            f"<div><strong>PrivacyReport: {escape(self.mechanism)}</strong><br>"
+            f"total: {escape(self._total_text())}"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+        )
+
     def _repr_pretty_(self, p, cycle):  # IPython
-        p.text(str(self))
+        p.text(repr(self))

@@ -332,9 +332,9 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         n = data.n_samples
         cost = self._fit_cost(n, p)
         epsilon, delta = cost.epsilon, cost.delta
-        self._log(f"histogram over {wl.N} candidate records, {wl.q} queries")
+        self._log(f"set up {wl.q} marginal queries over {wl.N} possible records")
         dec = wl.decompose(eta=0.05)
-        self._log(f"base decomposition ({dec.method}): {len(dec.bases)} noise blocks")
+        self._log(f"planned the correlated noise ({dec.method}, {len(dec.bases)} blocks)")
         c = gaussian_noise_multiplier(epsilon, delta)
         multipliers, gamma = noise_multipliers(dec, allocation, REPLACE_ONE_DELTA)
         scale = c
@@ -349,7 +349,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             noisy_answers, scale = _discrete_correlated_release(
                 answers, public, dec.bases, multipliers, c, rng
             )
-        self._log("noisy answers released")
+        self._log("released the noisy answers to the queries")
         # Stop when the optimisation error of the answers is small against the noise:
         # ||A(h - h*)||² ≤ 2·gap ≤ 2e-3·f(h) + 2e-4·E||noise||² (public: the noise
         # energy is the trace Σ_i d_i (c s_i)² of its covariance), in squared fractions.
@@ -365,7 +365,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
             warn_gap=float(np.sum(dec.radii**2)) / n,
             columns=wl.columns,
         )
-        self._log(f"consistent histogram: least squares, {n_iter} iterations")
+        self._log(f"made the noisy answers consistent (least squares, {n_iter} iterations)")
         noise_scales = scale * multipliers
         report = _release_report(
             epsilon, delta, c, allocation, noise_kind, gamma, wl.q, dec, noise_scales

@@ -396,7 +396,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Pass 1 over the data: the exact 1-way count tables (integer codes checked
         # against the declared sizes, chunk by chunk, before any release).
         one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
-        self._log(f"1-way count tables of {d} columns (pass 1 over the data)")
+        self._log(f"counted the levels of each of the {d} columns (pass 1 over the data)")
         state, rng = data.fitted_state()
         rho = self._fit_cost(data.n_samples, data.n_features).rho
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
@@ -432,6 +432,7 @@ class MarginalSynthesizer(BaseSynthesizer):
                 rho_j,
                 rng,
                 self.noise,
+                label=f"1-way marginal of {self._columns_text((j,))}",
             )
             for j, rho_j in enumerate(rho_each)
         ]
@@ -461,8 +462,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         measurements."""
         if self.measurement == "independent":
             noisy = report.release_gaussian(
-                f"marginal of columns {attrs}", table, _TABLE_L2, rho_each, rng, self.noise
-            )
+                f"marginal of columns {attrs}", table, _TABLE_L2, rho_each, rng, self.noise,
+                label=f"marginal of {self._columns_text(attrs)}",
+            )  # fmt: skip
             return [Measurement(attrs, noisy, _TABLE_L2 / math.sqrt(2 * rho_each))]
         releases, rho_spent = measure_residuals(table, rho_each, rng)
         if not releases:  # every column compressed to one level: the public total
@@ -477,6 +479,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             "patterns D of differing columns of Σ_s ||P_s(e_u − e_v)||²/σ_s² "
             f"= {rho_spent:.6g} (Bun & Steinke 2016, Prop. 1.6, Lemma 2.3)",
             rho=rho_spent,
+            label=f"residuals of the marginal of {self._columns_text(attrs)}",
         )
         return [
             Measurement(tuple(attrs[i] for i in s), noisy, sigma, residual=True)
@@ -492,7 +495,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         sigma_edge = _TABLE_L2 / math.sqrt(2 * rho_edge)  # noise of a tree edge's table
         released = self._measure_one_way(one_way, np.full(d, one_way_share * rho / d), report, rng)
         compression, measurements = self._compress(*released, numeric, n, sigma_edge)
-        self._log(f"1-way marginals released; {sum(compression.sizes)} levels after compression")
+        self._log(
+            "released each column's noisy level counts; rare levels merged, "
+            f"{sum(compression.sizes)} levels remain"
+        )
         data_sizes, sizes = sizes, compression.sizes
         cliques = []
         if d > 1:
@@ -501,7 +507,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             # Pass 2 over the data: every pair's table of the compressed codes (the
             # compression is post-processing of the 1-way release).
             answers = _float_tables(data.reduce(_CountTables(data_sizes, pairs, compression)))
-            self._log(f"{len(pairs)} pair tables counted (pass 2 over the data)")
+            self._log(f"counted the tables of the {len(pairs)} pairs of columns (pass 2)")
             # L1 error of the independent model on each pair: sensitivity 2 (replace-one).
             scores = np.array([np.abs(n * model.marginal(p) - answers[p]).sum() for p in pairs])
             component = list(range(d))
@@ -517,12 +523,12 @@ class MarginalSynthesizer(BaseSynthesizer):
                 old, new = component[b], component[a]
                 component = [new if c == old else c for c in component]
                 cliques.append(pairs[k])
-            self._log(f"spanning tree of {len(cliques)} pairs selected")
+            self._log(f"chose {len(cliques)} pairs of columns that link every column (a tree)")
             for c in cliques:
                 measurements += self._measure(answers[c], c, rho / (3 * (d - 1)), report, rng)
-            self._log("tree marginals released")
+            self._log("released the noisy tables of the chosen pairs")
         model = estimate(measurements, sizes, n, iterations=self.iterations, tol=self.tol)
-        self._log("model fitted to the tree's measurements")
+        self._log("fitted the model to every released table")
         return model, cliques, compression
 
     def _candidates(self, d):
@@ -612,12 +618,16 @@ class MarginalSynthesizer(BaseSynthesizer):
                 share, used = 1.0, rho
                 compression, measurements = self._compress(*released, numeric, n, 0.0)
         self._log(
-            f"1-way marginals released with {share:.0%} of the budget; "
-            f"{sum(compression.sizes)} levels after compression"
+            f"released each column's noisy level counts with {share:.0%} of the budget; "
+            f"rare levels merged, {sum(compression.sizes)} levels remain"
         )
         if share == 1:
             # No marginal would stand above its noise: the independent model.
-            self._log("no selection rounds at this n and ρ; all of ρ on the 1-way tables")
+            self._log(
+                "no table of several columns is measured: at this number of rows and "
+                "epsilon their noise would outweigh what they add, so the columns come "
+                "out independent (a larger epsilon or more rows would measure pairs)"
+            )
             model = estimate(
                 measurements, compression.sizes, n, iterations=self.iterations, tol=self.tol
             )
@@ -673,11 +683,11 @@ class MarginalSynthesizer(BaseSynthesizer):
             if moved <= bias * before.size and rho - used >= 2 * finer:
                 sigma, eps = sigma / 2, eps * 2
             self._log(
-                f"round {len(cliques)}: marginal of columns {chosen} measured, "
+                f"round {len(cliques)}: measured the table of {self._columns_text(chosen)}, "
                 f"{min(used / rho, 1.0):.0%} of the budget spent"
             )
         model = self._refit(measurements, sizes, n, model, self.iterations)
-        self._log("final model fit")
+        self._log("fitted the model to every released table")
         return model, cliques, compression
 
     def _rounds_pay(
@@ -752,14 +762,23 @@ class MarginalSynthesizer(BaseSynthesizer):
             rng,
             self.noise,
         )[0]
-        self._log(f"the rounds would gain {gain:.4g} on the pairs; they run above {cost:.4g}")
+        self._log(
+            "measuring tables of several columns pays at this number of rows and epsilon: "
+            "selection rounds follow"
+            if gain > cost
+            else "measuring tables of several columns does not pay at this number of rows "
+            "and epsilon: the rest of the budget goes to each column's own counts"
+        )
         return (answers if gain > cost else None), rho_test
 
     def _count_candidates(self, data, data_sizes, candidates, compression):
         """Pass 2 over the data: every candidate's table of the compressed codes (the
         compression is post-processing of the 1-way release)."""
         answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
-        self._log(f"{len(candidates)} candidate tables counted (pass 2 over the data)")
+        self._log(
+            f"counted the {len(candidates)} candidate tables of several columns "
+            "(pass 2 over the data)"
+        )
         return answers
 
     def _refit(self, measurements, sizes, n, model, iterations):

@@ -227,7 +227,7 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         data.check_reiterable()  # two passes: the moments, then the groups
         self._log()
         moments = data.reduce(_moments, _merge_moments)
-        self._log("moments of the rows (pass 1 over the data)")
+        self._log("computed the mean and covariance of the rows (pass 1 over the data)")
         state, _ = data.fitted_state()
         n, p = data.n_samples, data.n_features
         check_enough_rows(n, self.k, "k", self.k)
@@ -250,13 +250,13 @@ class MicroaggregationSynthesizer(BaseSynthesizer):
         covering = _Covering(n, moments, t, alpha)
         # Every chunk is grouped on its own (on its worker for a Dask source); chunks
         # of fewer than k rows are pooled until the pool has k rows.
-        self._log("principal components and lattice")
+        self._log("found the main directions of the rows and the grid that groups them")
         groups = data.reduce(
             partial(_group_partition, covering=covering, k=self.k),
             partial(_merge_groups, covering=covering, k=self.k),
         )
         means, sizes, cells = groups.finish(covering)
-        self._log(f"{sizes.size} groups of at least {self.k} rows (pass 2 over the data)")
+        self._log(f"averaged {sizes.size} groups of at least {self.k} rows (pass 2 over the data)")
         weights = sizes / n
         group_second_moment = _weighted_second_moment(means, weights)
         # Σ_X − Σ_Y = E[XXᵀ] − E[YYᵀ]: the means cancel because E[Y] = E[X].

@@ -526,7 +526,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         # Pass 1 over the data: the Gram matrix XᵀX, summed over the chunks.
         self._log()
         gram = data.reduce(_RowGram(declared_bound))
-        self._log("Gram matrix of the rows (pass 1 over the data)")
+        self._log("computed the covariance of the rows (pass 1 over the data)")
         state, rng = data.fitted_state()
         n = data.n_samples
         epsilon = self._fit_cost(n, p).epsilon
@@ -542,9 +542,9 @@ class NoisyMicroaggregation(BaseSynthesizer):
         # Steps 2-3: data-independent covering, partition, damped means.  Pass 2 over
         # the data: the count and the sum of the rows of each cell, summed over chunks.
         points = _covering(p, t, alpha)
-        self._log(f"private projection; {points.shape[0]} cells")
+        self._log(f"chose a private low-dimensional projection, cut into {points.shape[0]} cells")
         counts, sums = data.reduce(_CellSums(components, points, alpha, declared_bound))
-        self._log("cell counts and sums (pass 2 over the data)")
+        self._log("counted and summed the rows of each cell (pass 2 over the data)")
         s = points.shape[0]
 
         release = self._release_cells(counts, sums, n, p, b, bound, eps_step, rng, report)

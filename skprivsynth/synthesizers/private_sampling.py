@@ -242,8 +242,11 @@ class PrivateSampler(BaseSynthesizer):
         shrinkage but allows fewer records (``(δ/Δ)^{3/2}`` in the bound).
     n_samples : int or None, default=None
         Planned number of released records: the default size of :meth:`sample`, and the
-        budget when ``epsilon=None``.  ``None``: :meth:`sample` releases by default all
-        the records the budget still allows.
+        budget when ``epsilon=None``.  With an ``epsilon``, a fit whose Theorem 12.2
+        cap (a function of ``epsilon``, ``n``, ``m``, ``p``, ``degree`` and
+        ``density_bounds``, all public) is below ``n_samples`` is refused before any
+        work, with the ε, ``n`` or ``m`` that would allow it.  ``None``: :meth:`sample`
+        releases by default all the records the budget still allows.
     max_tries : int, default=10
         Draws of the reduced space before giving up on the well-conditioning test.
     random_state : None, int or numpy.random.Generator, default=None
@@ -425,6 +428,29 @@ class PrivateSampler(BaseSynthesizer):
         }
         return signs, W, diagnostics
 
+    def _refuse_a_short_budget(self, n, m, p, d, bounds):
+        """Refuse, before any work, a fit whose budget allows fewer records than the
+        ``n_samples`` parameter: the Theorem 12.2 cap is a function of ``epsilon``,
+        ``n`` (public under replace-one), ``m``, ``p``, ``degree`` and
+        ``density_bounds`` alone, never of a value of the data."""
+        wanted = int(self.n_samples)
+        bound = check_epsilon(self.epsilon) * _sample_constant(n, m, p, d, bounds)
+        if math.floor(bound) < wanted:
+            raise ValueError(
+                _budget_text(
+                    wanted,
+                    released=0,
+                    epsilon=self.epsilon,
+                    n=n,
+                    m=m,
+                    p=p,
+                    degree=d,
+                    density_bounds=bounds,
+                )  # fmt: skip
+                + "  Refused before any work of the fit: the cap depends on these public "
+                "quantities only."
+            )
+
     def _fit_cost(self, n_samples, n_features):
         """The whole release budget, charged at fit: ``epsilon``, or with
         ``epsilon=None`` the cost of ``n_samples`` records (Theorem 12.2)."""
@@ -484,20 +510,23 @@ class PrivateSampler(BaseSynthesizer):
                 "(~1.3 GB at the solver peak).  Lower m or degree."
             )
 
+        if self.epsilon is not None and self.n_samples is not None and data.n_samples:
+            self._refuse_a_short_budget(data.n_samples, m, p, d, (low, high))
+
         # The one pass over the data (step 2 below): the Fourier sums, integers added
         # over the chunks of X (exactly), and the counts of the distinct rows, for the
         # largest row frequency (a diagnostic, not released).  The fit is charged to
         # the active accountant after it, before anything is drawn.
         self._log()
         sums, row_counts = data.reduce(_SamplerStatistics(d), _merge_sampler_statistics)
-        self._log(f"Fourier sums of {L} Walsh functions (one pass over the data)")
+        self._log(f"computed the {L} low-order statistics of the data (one pass over the data)")
         state, rng = data.fitted_state()
         n = data.n_samples
 
         # 1. Reduced space: only ``rng`` (from random_state) is used, never the data.
         subsets = walsh_subsets(p, d)
         signs, W, diagnostics = self._draw_reduced_space(m, p, d, subsets, L, rng)
-        self._log(f"reduced space of {m} records ({diagnostics['n_tries_']} draw(s))")
+        self._log(f"drew {m} random candidate records ({diagnostics['n_tries_']} draw(s))")
         reduced_space = signs_to_boolean(signs)
 
         # 2. Fourier coefficients of the data.
@@ -505,7 +534,7 @@ class PrivateSampler(BaseSynthesizer):
 
         # 3-4. Shrinkage LP and proximal QP.
         solution = self._solve(W, c, reduced_space, low, high, subsets)
-        self._log("shrinkage LP and proximal QP solved")
+        self._log("weighted the candidate records to match the data's statistics")
 
         # Budget (Theorem 12.2): k ≤ C·ε with C from public quantities only.
         constant = _sample_constant(n, m, p, d, (low, high))
@@ -653,30 +682,15 @@ class PrivateSampler(BaseSynthesizer):
         }
 
     def _budget_message(self, requested):
-        n, p = self.n_samples_fit_, self.n_features_in_
-        m, d = self.records_.shape[0], self.degree_
-        remaining = self.max_samples_ - self.samples_released_
-        total = self.samples_released_ + requested
-        bounds = self.density_bounds_
-        constant = 1.0 / self.epsilon_per_sample_
-        need_eps = total / constant
-        need_n = math.ceil(n * (total / (self.epsilon_budget_ * constant)) ** 2)
-        max_m = (self.epsilon_budget_ * constant * m**0.75 / total) ** (4.0 / 3.0)
-        m_hint = (
-            f"m <= {math.floor(max_m)}"
-            if max_m >= self.n_walsh_functions_
-            else f"m <= {max_m:.3g} (impossible: m must be >= L = {self.n_walsh_functions_})"
-        )
-        return (
-            f"n_samples={requested} exceeds the privacy budget of PrivateSampler: "
-            f"epsilon_budget_={self.epsilon_budget_:.6g} allows max_samples_="
-            f"{self.max_samples_} records in total (the bound k <= "
-            f"{self.samples_bound_:.4g} of Boedihardjo-Strohmer-Vershynin, 'Private sampling', "
-            f"Theorem 12.2, for n={n}, m={m}, p={p}, degree={d}, "
-            f"density_bounds={bounds}); {self.samples_released_} already released, "
-            f"{remaining} left.  Releasing {total} record(s) in total needs epsilon >= "
-            f"{need_eps:.4g} (refit with that epsilon), or n >= {need_n:.4g} rows, or "
-            f"{m_hint} at this epsilon_budget_."
+        return _budget_text(
+            requested,
+            released=self.samples_released_,
+            epsilon=self.epsilon_budget_,
+            n=self.n_samples_fit_,
+            m=self.records_.shape[0],
+            p=self.n_features_in_,
+            degree=self.degree_,
+            density_bounds=self.density_bounds_,
         )
 
     def _sample_size(self, n_samples):
@@ -813,6 +827,34 @@ class PrivateSampler(BaseSynthesizer):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+def _budget_text(requested, *, released, epsilon, n, m, p, degree, density_bounds):
+    """Why ``requested`` more records exceed the Theorem 12.2 cap at ``epsilon``, and
+    the ε, ``n`` or ``m`` that would allow them; from public quantities only."""
+    constant = _sample_constant(n, m, p, degree, density_bounds)
+    bound = epsilon * constant
+    max_samples = int(math.floor(bound))
+    L = n_walsh_functions(p, degree)
+    total = released + requested
+    need_eps = total / constant
+    need_n = math.ceil(n * (total / bound) ** 2)
+    max_m = (bound * m**0.75 / total) ** (4.0 / 3.0)
+    m_hint = (
+        f"m <= {math.floor(max_m)}"
+        if max_m >= L
+        else f"m <= {max_m:.3g} (impossible: m must be >= L = {L})"
+    )
+    return (
+        f"n_samples={requested} exceeds the privacy budget of PrivateSampler: "
+        f"epsilon_budget_={epsilon:.6g} allows max_samples_={max_samples} records in total "
+        f"(the bound k <= {bound:.4g} of Boedihardjo-Strohmer-Vershynin, 'Private "
+        f"sampling', Theorem 12.2, for n={n}, m={m}, p={p}, degree={degree}, "
+        f"density_bounds={tuple(density_bounds)}); {released} already released, "
+        f"{max_samples - released} left.  Releasing {total} record(s) in total needs "
+        f"epsilon >= {need_eps:.4g} (refit with that epsilon), or n >= {need_n:.4g} rows, "
+        f"or {m_hint} at this epsilon_budget_."
+    )
 
 
 def _release_report(fitted):

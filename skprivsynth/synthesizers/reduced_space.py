@@ -347,7 +347,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         else:
             support = self._public_space(p, space_rng)
 
-        self._log(f"reduced space: {support.shape[0]} candidate records")
+        self._log(f"drew {support.shape[0]} random candidate records")
         self._check_lp_size(workload, support.shape[0])
         noisy, sensitivity, scale = self._release_statistics(
             counts["workload"] / n, workload, n, epsilon, eps_lp, noise_rng, report
@@ -426,7 +426,7 @@ class ReducedSpaceLP(BaseSynthesizer):
                 "synthetic data', Theorem 2.2)"
             ),
         )
-        self._log(f"workload statistics released ({stats.size - 1} queries)")
+        self._log(f"released the noisy answers to {stats.size - 1} marginal queries")
         return np.r_[1.0, noisy], sensitivity, report.entries[-1]["scale"]
 
     def _solve(self, workload, support, noisy, rng):
@@ -446,7 +446,10 @@ class ReducedSpaceLP(BaseSynthesizer):
             min_per_round=_MIN_COLUMNS_PER_ROUND,
             max_nonzeros=MAX_LP_NONZEROS,
         )
-        self._log(f"{self.objective} linear program solved ({info['rounds']} rounds)")
+        self._log(
+            f"weighted the candidate records to match the noisy answers ({self.objective} "
+            f"linear program, {info['rounds']} rounds)"
+        )
         # Build time = everything but HiGHS: query matrices, assembly and pricing.
         build_time = time.perf_counter() - start - info["solve_time"]
         total = h.sum()
