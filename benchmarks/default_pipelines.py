@@ -41,26 +41,17 @@ def default_synthesizer(name, seed, epsilon=None):
 
 
 def default_pipeline(name, domain, seed, epsilon=None):
-    """``make_private_pipeline`` around ``default_synthesizer(name, seed)``.
-
-    ``epsilon=None``: the synthesizer's default ε and the pipeline's default
-    ``decode_epsilon=0.1`` (the composed total is in ``privacy_report_``).  A number:
-    the total budget of the release — when the chosen encoding coarsens a column
-    (``level_weights="private"``, decided from the declared domain only), ``DECODE_SHARE``
-    of it decodes coarsened columns and the synthesizer gets the rest, else the
-    synthesizer gets all of it.  Ignored for a synthesizer that is not DP.
-    """
+    """``make_private_pipeline`` around ``default_synthesizer(name, seed)``: its
+    ``epsilon`` (the synthesizer's default when None) is the run's total, of which
+    ``DECODE_SHARE`` decodes coarsened columns when the encoding coarsens one."""
     if epsilon is None or name in K_ANONYMOUS_SYNTHESIZERS:
         return make_private_pipeline(default_synthesizer(name, seed), domain, random_state=seed)
-    pipe = make_private_pipeline(
+    return make_private_pipeline(
         default_synthesizer(name, seed, epsilon),
         domain,
-        decode_epsilon=DECODE_SHARE * epsilon,
+        decode_share=DECODE_SHARE,
         random_state=seed,
     )
-    if pipe[0].level_weights == "private":
-        pipe[-1].set_params(epsilon=(1 - DECODE_SHARE) * epsilon)
-    return pipe
 
 
 def fit_sample(pipe, data, n_samples, seed):

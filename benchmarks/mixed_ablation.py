@@ -53,12 +53,8 @@ def main(argv=None):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the seeded-release warning (a benchmark)
                 pipe = make_private_pipeline(
-                    MarginalSynthesizer(
-                        epsilon=0.6 * scale, delta=bench_mixed.DELTA, random_state=seed
-                    ),
+                    MarginalSynthesizer(epsilon=scale, delta=bench_mixed.DELTA, random_state=seed),
                     declared,
-                    binning_epsilon=0.25 * scale,
-                    decode_epsilon=0.1 * scale,
                     random_state=seed,
                 )
                 synthetic = pipe.fit(real).sample(len(real))

@@ -464,7 +464,7 @@ def fit_cost(estimator, n_samples, n_features):
     """
     if not is_differentially_private(estimator):
         return None
-    cost = getattr(estimator, "_fit_cost", None)
+    cost = getattr(estimator, "_fit_budget", None) or getattr(estimator, "_fit_cost", None)
     if cost is None:
         raise TypeError(
             f"{type(estimator).__name__} is differentially private but does not state its "

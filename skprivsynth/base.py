@@ -33,7 +33,7 @@ from .metrics import (
     make_marginal_scorer,
     warn_if_differentially_private,
 )
-from .privacy import warn_privacy_leak
+from .privacy import remaining_cost, warn_privacy_leak
 from .validation import (
     check_boolean_matrix,
     check_n_samples,
@@ -179,6 +179,25 @@ def seed_warning_given():
         yield
     finally:
         _SEED_WARNED.reset(token)
+
+
+#: The releases made before a synthesizer's fit in a pipeline (its encoder's), set by
+#: :func:`spent_before_fit`: the fit spends its stated budget less them.
+_SPENT = contextvars.ContextVar("skprivsynth_spent_before_fit", default=None)
+
+
+@contextlib.contextmanager
+def spent_before_fit(report):
+    """Within it, a differentially private fit spends its budget less ``report`` (a
+    :class:`~skprivsynth.privacy.PrivacyReport` of the releases made before it on the
+    same data), so that its ``epsilon`` (and ``delta``) state the whole run's guarantee
+    (:func:`~skprivsynth.privacy.remaining_cost`).  :class:`~skprivsynth.SynthesisPipeline`
+    enters it around the synthesizer's fit."""
+    token = _SPENT.set(report)
+    try:
+        yield
+    finally:
+        _SPENT.reset(token)
 
 
 class _FitData:
@@ -347,6 +366,20 @@ class BaseSynthesizer(BaseEstimator):
                 "privacy cost (_fit_cost); it cannot be fitted inside a PrivacyAccountant "
                 "scope."
             )
+        return None
+
+    def _fit_budget(self, n_samples, n_features):
+        """The budget this fit spends: :meth:`_fit_cost`, less the releases made before
+        it in a pipeline (:func:`spent_before_fit`); what every DP fit reads and what
+        the active accountant is charged."""
+        cost = self._fit_cost(n_samples, n_features)
+        spent = _SPENT.get()
+        if cost is None or spent is None:
+            return cost
+        return remaining_cost(cost, spent, self._zcdp_delta())
+
+    def _zcdp_delta(self):
+        """The δ at which a zCDP :meth:`_fit_cost` is stated (None: not zCDP)."""
         return None
 
     def _set_fitted(self, state, **attributes):

@@ -369,7 +369,7 @@ def _release_costs(estimator, n_samples, n_features):
                 f"{type(step).__name__} in the candidate pipeline releases private bins or "
                 f"decoding weights in its fit ({released}), which private selection does "
                 "not account for; declare public bins or levels for every column and use "
-                "level_weights=None (make_private_pipeline(..., decode_epsilon=0)). Refused "
+                "level_weights=None (make_private_pipeline(..., decode_share=0)). Refused "
                 "before anything is charged."
             )
     width = n_features if len(steps) == 1 else None

@@ -15,11 +15,12 @@ import math
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.pipeline import Pipeline, _name_estimators
 from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
-from .base import BaseSynthesizer, get_synthesizer_tags
+from .base import BaseSynthesizer, get_synthesizer_tags, spent_before_fit
 from .chunks import _close, _OneShot, as_chunks
 from .domain import Domain, ranged_columns
 from .kinds import kind_of
@@ -77,13 +78,22 @@ class SynthesisPipeline(Pipeline):
         transformers whose domain is (partly) learned from the data, before any
         release; True lets it proceed with a warning (the release is then not covered
         by the guarantee).
+    binning_share, decode_share : float or None, default=None
+        The shares of a differentially private synthesizer's ``epsilon`` that a
+        :class:`~skprivsynth.preprocessing.BooleanEncoder` first step spends on the
+        private bins of declared ranges (its ``binning_epsilon``) and on its decoding
+        weights (``decode_epsilon``), set at each fit (``share × epsilon``); None:
+        the encoder's own.  Either way the synthesizer's ``epsilon`` (and ``delta``)
+        is the whole run's: its fit spends what the encoder's releases leave
+        (:func:`~skprivsynth.privacy.remaining_cost`), so ``privacy_report_`` totals
+        the ε given.
 
     Attributes
     ----------
     privacy_report_ : PrivacyReport
-        For a differentially private synthesizer: its report composed (basic
-        composition) with the releases of the transformers, such as
-        ``BooleanEncoder(level_weights="private")``.  Absent otherwise.
+        For a differentially private synthesizer: its report composed with the
+        releases of the transformers (private bins, ``level_weights="private"``);
+        its total is the synthesizer's ``epsilon`` and ``delta``.  Absent otherwise.
 
     Examples
     --------
@@ -101,9 +111,11 @@ class SynthesisPipeline(Pipeline):
     """
 
     def __init__(self, steps, *, transform_input=None, memory=None, verbose=False,
-                 allow_learned_domain=False):  # fmt: skip
+                 allow_learned_domain=False, binning_share=None, decode_share=None):  # fmt: skip
         super().__init__(steps, transform_input=transform_input, memory=memory, verbose=verbose)
         self.allow_learned_domain = allow_learned_domain
+        self.binning_share = binning_share
+        self.decode_share = decode_share
 
     def fit(self, X, y=None, **params):
         """Fit the transformers, then the synthesizer on their output.
@@ -155,6 +167,8 @@ class SynthesisPipeline(Pipeline):
             self._refuse_learned_domain(_undeclared_columns(self._first_transformer(), schema))
         if isinstance(self._first_transformer(), BooleanEncoder):
             _check_table(self._first_transformer(), X, chunks, private)
+        if private:
+            self._share_budget(final)
         prefix = f"{name}__"
         head = {k: v for k, v in params.items() if not k.startswith(prefix)}
         last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
@@ -179,9 +193,39 @@ class SynthesisPipeline(Pipeline):
         blocks = getattr(transformer, "feature_blocks_", None)
         if tags.feature_blocks and final.feature_blocks is None and blocks is not None:
             last.setdefault("feature_blocks", list(blocks))
-        with _column_names(final, transformer):
+        # The synthesizer's budget is the whole run's: its fit spends what the
+        # transformers' releases (private bins, decoding weights) leave of it.
+        spent = self._transformers_report() if private else None
+        budget = spent_before_fit(spent) if spent is not None else contextlib.nullcontext()
+        with _column_names(final, transformer), budget:
             final.fit(Xt, y, **last)
         return self
+
+    def _share_budget(self, final):
+        """A first :class:`~skprivsynth.preprocessing.BooleanEncoder` set to spend its
+        shares (``binning_share``, ``decode_share``) of ``final``'s epsilon (a clone:
+        the step given is left as it was)."""
+        shares = {"binning_epsilon": self.binning_share, "decode_epsilon": self.decode_share}
+        shares = {k: float(v) for k, v in shares.items() if v is not None}
+        encoder = self._first_transformer()
+        epsilon = _run_epsilon(final)
+        if not shares or not isinstance(encoder, BooleanEncoder) or epsilon is None:
+            return
+        for key, share in shares.items():
+            if not 0 <= share < 1:
+                raise ValueError(f"{key.split('_')[0]}_share must be in [0, 1); got {share!r}.")
+        resolved = {k: share * epsilon for k, share in shares.items() if share > 0}
+        index = next(i for i, (_, step) in enumerate(self.steps) if step is encoder)
+        self.steps[index] = (self.steps[index][0], clone(encoder).set_params(**resolved))
+
+    def _transformers_report(self):
+        """The releases of the fitted transformers composed (None if none)."""
+        reports = [
+            step.privacy_report_
+            for _, step in self.steps[:-1]
+            if getattr(step, "privacy_report_", None) is not None
+        ]
+        return reports[0].compose(*reports[1:]) if reports else None
 
     def _refuse_learned_domain(self, columns):
         if not columns:
@@ -701,6 +745,16 @@ def make_synthesis_pipeline(*steps, memory=None, verbose=False, allow_learned_do
     )
 
 
+def _run_epsilon(synthesizer):
+    """The ε of the whole run a DP synthesizer states (its ``_fit_cost`` as (ε, δ)),
+    or None when it depends on the data's shape (``PrivateSampler(epsilon=None)``)."""
+    try:
+        cost = synthesizer._fit_cost(None, None)
+    except ValueError:
+        return None
+    return None if cost is None else float(cost.to_dp(synthesizer._zcdp_delta())[0])
+
+
 def _binary_width(domain, max_bins):
     """Bits of the binary encoding of the declared ``domain`` coarsened to ``max_bins``."""
     # A declared range gets at most max_bins codes from its private bins.
@@ -732,8 +786,8 @@ def make_private_pipeline(
     domain,
     *,
     max_bins="auto",
-    decode_epsilon=0.1,
-    binning_epsilon=0.25,
+    binning_share=0.25,
+    decode_share=0.1,
     datetime_parts="modelled",
     allow_learned_domain=False,
     random_state=None,
@@ -755,16 +809,21 @@ def make_private_pipeline(
       non-private synthesizers;
     - **decoding of coarsened and numeric columns**: a coarsened range is decoded
       in proportion to level frequencies, and a bin to values drawn from the
-      frequencies of its sub-bins, both released with ``decode_epsilon`` of extra
-      budget (``BooleanEncoder(level_weights="private")``, composed into the
-      pipeline's ``privacy_report_``); ``decode_epsilon=0`` decodes uniformly within
-      a range or bin and spends nothing.  Only declared columns with bins or with
-      more than ``max_bins`` levels are released;
+      frequencies of its sub-bins, both released with ``decode_share`` of the
+      synthesizer's ε (``BooleanEncoder(level_weights="private")``);
+      ``decode_share=0`` decodes uniformly within a range or bin and spends nothing.
+      Only declared columns with bins or with more than ``max_bins`` levels are
+      released;
     - **bins of declared ranges** (``{"type": "float", "range": [lo, hi]}``, a wide
       integer or a datetime range declared without bins): chosen at fit time with
-      ``binning_epsilon`` (PrivTree bins and within-bin decoding weights,
-      ``BooleanEncoder(binning_epsilon=...)``), composed into ``privacy_report_``;
-      the synthesizer then sees the released number of codes.
+      ``binning_share`` of the synthesizer's ε (PrivTree bins and within-bin
+      decoding weights, ``BooleanEncoder(binning_epsilon=...)``); the synthesizer
+      then sees the released number of codes.
+
+    The synthesizer's ``epsilon`` (and ``delta``) is the whole run's: the encoder's
+    releases are shares of it, and the synthesizer's fit spends what they leave, all
+    composed once (:func:`~skprivsynth.privacy.remaining_cost`); ``privacy_report_``
+    shows the split.
 
     Parameters
     ----------
@@ -776,11 +835,13 @@ def make_private_pipeline(
         a differentially private synthesizer unless ``allow_learned_domain=True``.
     max_bins : "auto", int or None, default="auto"
         Coarsening of the columns of levels (see above); None: none.
-    decode_epsilon : float, default=0.1
-        Budget (>= 0) of the level frequencies used for decoding coarsened columns.
-    binning_epsilon : float, default=0.25
-        Budget (> 0) of the bins of the declared ranges (see
-        :class:`~skprivsynth.preprocessing.BooleanEncoder`); unused without ranges.
+    binning_share : float, default=0.25
+        Share in ``(0, 1)`` of the synthesizer's ε spent on the bins of the declared
+        ranges (see :class:`~skprivsynth.preprocessing.BooleanEncoder`); unused
+        without ranges.
+    decode_share : float, default=0.1
+        Share in ``[0, 1)`` of the synthesizer's ε spent on the level frequencies
+        used for decoding coarsened and binned columns (0: uniform decoding).
     datetime_parts : {"computed", "modelled"}, default="modelled"
         Parts of a datetime column (``{"part_of": ..., "part": ...}``) computed from
         the decoded datetime only, or also modelled as levels, the datetime decoded
@@ -810,18 +871,24 @@ def make_private_pipeline(
     >>> pipe[0].max_bins, pipe[0].level_weights
     (8, 'private')
     >>> synthetic = pipe.fit(adult.data.iloc[:5000]).sample(3, random_state=0)
-    >>> round(pipe.privacy_report_.epsilon, 6)  # 1.0 synthesizer + 0.1 decoding weights
-    1.1
+    >>> round(pipe.privacy_report_.epsilon, 6)  # 0.9 synthesizer + 0.1 decoding weights
+    1.0
+    >>> round(pipe[-1].privacy_report_.epsilon, 6)
+    0.9
     """
     declared = domain is not None
     domain = Domain({} if domain is None else domain)
-    if (
-        isinstance(decode_epsilon, bool)
-        or not isinstance(decode_epsilon, int | float)
-        or not 0 <= decode_epsilon < float("inf")
+    for name, share, low in (
+        ("binning_share", binning_share, 0),
+        ("decode_share", decode_share, 0),
     ):
-        raise ValueError(f"decode_epsilon must be a finite number >= 0; got {decode_epsilon!r}.")
+        if isinstance(share, bool) or not isinstance(share, int | float) or not low <= share < 1:
+            raise ValueError(f"{name} must be a number in [0, 1); got {share!r}.")
+    if binning_share <= 0:
+        raise ValueError(f"binning_share must be a number in (0, 1); got {binning_share!r}.")
     private = is_differentially_private(synthesizer)
+    epsilon = _run_epsilon(synthesizer) if private else None
+    scale = 1.0 if epsilon is None else epsilon
     tags = get_synthesizer_tags(synthesizer)
     encoding, budget = tags.encoding, tags.max_bits
     codes = encoding == "ordinal"
@@ -841,14 +908,16 @@ def make_private_pipeline(
         categories=domain if declared else "auto",
         max_bins=max_bins,
         encoding=encoding,
-        level_weights="private" if weighted and decode_epsilon > 0 else None,
-        decode_epsilon=decode_epsilon if decode_epsilon > 0 else 0.1,
-        binning_epsilon=binning_epsilon,
+        level_weights="private" if weighted and decode_share > 0 else None,
+        decode_epsilon=(decode_share if decode_share > 0 else 0.1) * scale,
+        binning_epsilon=binning_share * scale,
         noise=synthesizer.noise if tags.noise else "continuous",
         datetime_parts=datetime_parts,
         random_state=random_state,
     )
     pipe = make_synthesis_pipeline(encoder, synthesizer, allow_learned_domain=allow_learned_domain)
+    if private:
+        pipe.set_params(binning_share=binning_share, decode_share=decode_share)
     seeded = _seeded_releases(pipe)
     if seeded:
         warn_privacy_leak(

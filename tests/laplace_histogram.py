@@ -78,7 +78,7 @@ class LaplaceHistogram(BaseSynthesizer):
         counts = data.reduce(_CellCounts(p))
         self._log(f"counts of {2**p} cells (one pass over the data)")
         state, rng = data.fitted_state()
-        epsilon = self._fit_cost(data.n_samples, p).epsilon
+        epsilon = self._fit_budget(data.n_samples, p).epsilon
         report = PrivacyReport("LaplaceHistogram (tests only)")
         noisy = report.release_laplace(
             "cell counts", counts, 2.0, epsilon, rng, derivation="replace-one: 2 counts move by 1"

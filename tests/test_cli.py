@@ -250,9 +250,9 @@ def test_decode_epsilon_is_spent_on_coarsened_columns_only(
     monkeypatch.setattr(encoder_module, "private_level_frequencies", spy)
     # A column of levels is coarsened whether declared by a count or by a list.
     domain = {c: list(range(k)) if as_lists else k for c, k in adult.domain.items()}
-    assert _dp_run(tmp_path, adult, domain, "--decode-epsilon", "0.25") == 0
+    assert _dp_run(tmp_path, adult, domain, "--decode-share", "0.25") == 0
     err = capsys.readouterr().err
-    assert "epsilon = 1.25 (1 synthesizer + 0.25 decoding weights)" in err
+    assert "epsilon = 1 (0.75 synthesizer + 0.25 decoding weights)" in err
     # Only the coarsened columns (more than 8 levels) are released: the noise scale
     # grows with their number.
     assert sorted(released["categories"]) == sorted(c for c, k in adult.domain.items() if k > 8)
@@ -269,9 +269,9 @@ def test_decode_epsilon_is_not_charged_when_nothing_is_coarsened(tmp_path, adult
 
 
 def test_negative_decode_epsilon_is_an_error(tmp_path, adult, capsys):
-    assert _dp_run(tmp_path, adult, adult.domain, "--decode-epsilon", "-1") == 2
+    assert _dp_run(tmp_path, adult, adult.domain, "--decode-share", "-1") == 2
     err = capsys.readouterr().err
-    assert "--decode-epsilon" in err and err.count("\n") == 1
+    assert "--decode-share" in err and err.count("\n") == 1
 
 
 def test_private_sampler_with_a_zero_record_cap_fails_clearly(tmp_path, adult, capsys):
@@ -307,7 +307,7 @@ def test_demo_correlated_gaussian_uses_a_binary_cube_within_max_universe(capsys)
     out, err = capsys.readouterr()
     assert err == ""  # --quiet: no progress lines
     assert "14 Boolean features, binary codes (max_bins=2)" in out
-    assert "privacy: epsilon = 1.1 (1 synthesizer + 0.1 decoding weights)" in out
+    assert "privacy: epsilon = 1 (0.9 synthesizer + 0.1 decoding weights)" in out
     assert "delta = 1e-06" in out and "CorrelatedGaussianMechanism" in out and "tvd2" in out
     # An explicit --max-bins is kept; a cube beyond max_universe fails in one line.
     assert main([*argv, "--max-bins", "4"]) == 2
@@ -403,7 +403,7 @@ def test_seeded_decoding_release_of_microaggregation_warns(tmp_path, adult, caps
     assert "decoding weights: epsilon = 0.1" in capsys.readouterr().err
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)  # no release, nothing to warn
-        assert _synthesize(tmp_path, adult, adult.domain, *options, "--decode-epsilon", "0") == 0
+        assert _synthesize(tmp_path, adult, adult.domain, *options, "--decode-share", "0") == 0
 
 
 def _fail_if_fitted(monkeypatch):
@@ -762,7 +762,7 @@ def test_a_one_hot_encoding_too_wide_is_refused_before_any_work(tmp_path, capsys
     assert "'tail' (10000 levels)" in capsys.readouterr().err
     # --max-bins groups the levels into ranges: within the bound, the run goes on.
     monkeypatch.undo()
-    assert main([*argv, "--domain", str(domain), "--max-bins", "64", "--decode-epsilon", "0"]) == 0
+    assert main([*argv, "--domain", str(domain), "--max-bins", "64", "--decode-share", "0"]) == 0
 
 
 def test_evaluate_prints_numeric_distributions_and_missing_rates(tmp_path, capsys):
@@ -839,7 +839,7 @@ def test_a_csv_with_na_strings_and_empty_cells_from_draft_to_release(tmp_path, c
 
 def test_ranges_drafted_and_released_with_private_bins(tmp_path, capsys):
     """Wide integers, floats and timestamps drafted as ranges: the run spends
-    --binning-epsilon on their bins and decodes them inside the ranges, as their kinds."""
+    --binning-share on their bins and decodes them inside the ranges, as their kinds."""
     rng = np.random.default_rng(1)
     n = 4000
     hours = pd.to_timedelta(rng.integers(0, 8760, n), "h")
@@ -856,8 +856,8 @@ def test_ranges_drafted_and_released_with_private_bins(tmp_path, capsys):
     domain.write_text(json.dumps(draft))
     argv = ["synthesize", str(tmp_path / "data.csv"), "-o", str(target), "--domain", str(domain)]
     with pytest.warns(PrivacyLeakWarning, match=r"random_state=0\) seed"):
-        assert main([*argv, "-q", "--seed", "0", "--binning-epsilon", "0.5"]) == 0
-    assert "(synthesizer 1 and private bins 0.5 alone, composed in zCDP)" in (
+        assert main([*argv, "-q", "--seed", "0", "--binning-share", "0.5"]) == 0
+    assert "epsilon = 1 (synthesizer 0.8522 and private bins 0.5 alone, composed in zCDP)" in (
         capsys.readouterr().err
     )
     synthetic = pd.read_csv(target, parse_dates=["time_hour"])

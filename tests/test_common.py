@@ -608,9 +608,9 @@ def test_a_pipeline_and_a_search_say_the_same_on_neighbouring_datasets(capsys, c
     real, neighbour = _mixed_frames()
     domain = {"x": {"bins": [0, 5, 10, 15, 20, 100]}, "c": 3}
 
-    def pipeline(decode_epsilon=0.1):
+    def pipeline(decode_share=0.1):
         return make_private_pipeline(
-            MarginalSynthesizer(epsilon=1.0), domain, decode_epsilon=decode_epsilon, random_state=0
+            MarginalSynthesizer(epsilon=1.0), domain, decode_share=decode_share, random_state=0
         )
 
     said = [_messages(lambda D=D: pipeline().fit(D), capsys, caplog) for D in (real, neighbour)]
@@ -618,7 +618,7 @@ def test_a_pipeline_and_a_search_say_the_same_on_neighbouring_datasets(capsys, c
 
     def search(D):
         return PrivateSelectionSearch(
-            pipeline(decode_epsilon=0),
+            pipeline(decode_share=0),
             {"marginalsynthesizer__epsilon": [0.5, 1.0]},
             scoring=make_marginal_scorer(space="decoded", epsilon=0.5),
             delta=1e-6,

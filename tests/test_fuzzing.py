@@ -446,7 +446,7 @@ def test_pipeline_fit_sample_and_scorer(df, n_samples):
                 "5",
                 "--method",
                 "bogus",
-                "--decode-epsilon",
+                "--decode-share",
                 "nan",
                 "-n",
                 "0",

@@ -443,7 +443,7 @@ def test_ranges_get_private_bins_composed_into_the_report(ranged):
         pipe = make_private_pipeline(
             MarginalSynthesizer(epsilon=2.0, random_state=0),
             RANGES,
-            binning_epsilon=1.0,
+            binning_share=0.5,
             random_state=0,
         )
         out = pipe.fit(ranged).sample(random_state=1)
@@ -457,6 +457,9 @@ def test_ranges_get_private_bins_composed_into_the_report(ranged):
     # The declared share, split over the columns and steps, adds up to its ρ.
     assert encoder.privacy_report_.rho == pytest.approx(zcdp_rho(1.0, 1e-9), rel=1e-12)
     assert encoder.privacy_report_.epsilon <= 1.0 + 1e-9
+    # and the run's total is the synthesizer's epsilon: the bins are a share of it
+    assert pipe.privacy_report_.epsilon == pytest.approx(2.0)
+    assert pipe.privacy_report_.delta == pytest.approx(1e-9)
     # The synthesizer works on the released number of codes.
     assert declared_code_sizes(encoder) == list(encoder.domain_.sizes) == encoder.n_codes_
     codes = pipe[-1].sample(3000, random_state=0)

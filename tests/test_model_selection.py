@@ -337,7 +337,7 @@ def test_a_pipeline_whose_encoder_releases_is_refused_before_any_charge(domain, 
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"x": rng.uniform(0, 10, 300), "c": rng.integers(0, 3, 300)})
     pipe = make_private_pipeline(
-        MarginalSynthesizer(epsilon=1.0), domain, decode_epsilon=decode_epsilon
+        MarginalSynthesizer(epsilon=1.0), domain, decode_share=decode_epsilon
     )
     accountant = PrivacyAccountant(epsilon=10.0, delta=1e-6)
     search = PrivateSelectionSearch(

@@ -132,10 +132,10 @@ def test_private_pipeline_encoding_policy(adult):
     assert (codes.encoding, codes.max_bins, codes.level_weights) == ("ordinal", None, None)
     plain = encoder(MicroaggregationSynthesizer())
     assert (plain.encoding, plain.max_bins, plain.level_weights) == ("onehot", None, None)
-    assert encoder(ReducedSpaceLP(epsilon=1.0), decode_epsilon=0).level_weights is None
+    assert encoder(ReducedSpaceLP(epsilon=1.0), decode_share=0).level_weights is None
     assert encoder(ReducedSpaceLP(epsilon=1.0, noise="discrete")).noise == "discrete"
-    with pytest.raises(ValueError, match="decode_epsilon"):
-        encoder(ReducedSpaceLP(epsilon=1.0), decode_epsilon=-1)
+    with pytest.raises(ValueError, match="decode_share"):
+        encoder(ReducedSpaceLP(epsilon=1.0), decode_share=-1)
 
 
 def test_private_pipeline_composes_the_privacy_reports(adult, small_adult):
@@ -147,13 +147,17 @@ def test_private_pipeline_composes_the_privacy_reports(adult, small_adult):
     assert not hasattr(pipe, "privacy_report_")
     pipe.fit(small_adult)
     report = pipe.privacy_report_
-    assert report.epsilon == pytest.approx(1.1)  # basic composition: 1 + 0.1
+    # the synthesizer's epsilon is the run's: 0.1 of it decodes, the fit spends 0.9
+    assert report.epsilon == pytest.approx(1.0) and report.delta == 0
     assert len(report.entries) == len(pipe[-1].privacy_report_.entries) + 1
     assert pipe[0].privacy_report_.epsilon == pytest.approx(0.1)
+    assert pipe[-1].privacy_report_.epsilon == pytest.approx(0.9)
+    assert pipe[-1].epsilon == 1.0 and pipe.decode_share == 0.1  # parameters as given
     uniform = make_private_pipeline(
-        NoisyMicroaggregation(epsilon=1.0, random_state=0), adult.domain, decode_epsilon=0
+        NoisyMicroaggregation(epsilon=1.0, random_state=0), adult.domain, decode_share=0
     ).fit(small_adult)
     assert uniform.privacy_report_.epsilon == pytest.approx(1.0)
+    assert uniform[-1].privacy_report_.epsilon == pytest.approx(1.0)
     assert not hasattr(make_pipe(adult).fit(small_adult), "privacy_report_")  # not DP
 
 
@@ -350,7 +354,7 @@ def test_private_pipeline_warns_when_a_dp_release_has_a_known_seed(adult):
             MicroaggregationSynthesizer(), adult.domain, max_bins=8, random_state=0
         )
     with pytest.warns(PrivacyLeakWarning, match=r"NoisyMicroaggregation\(random_state=3\)"):
-        make_private_pipeline(NoisyMicroaggregation(random_state=3), adult.domain, decode_epsilon=0)
+        make_private_pipeline(NoisyMicroaggregation(random_state=3), adult.domain, decode_share=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         # No DP release seeded: nothing coarsened is released, or no int seed.
@@ -358,7 +362,7 @@ def test_private_pipeline_warns_when_a_dp_release_has_a_known_seed(adult):
             MicroaggregationSynthesizer(),
             adult.domain,
             max_bins=8,
-            decode_epsilon=0,
+            decode_share=0,
             random_state=0,
         )
         make_private_pipeline(NoisyMicroaggregation(), adult.domain)
@@ -455,5 +459,5 @@ def test_any_seed_but_none_warns_for_a_seeded_release(adult, seed):
         )
     with pytest.warns(PrivacyLeakWarning, match=r"NoisyMicroaggregation\(random_state="):
         make_private_pipeline(
-            NoisyMicroaggregation(random_state=seed), adult.domain, decode_epsilon=0
+            NoisyMicroaggregation(random_state=seed), adult.domain, decode_share=0
         )

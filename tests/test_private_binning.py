@@ -806,9 +806,9 @@ def test_discrete_noise_reaches_every_release_of_the_pipeline():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded release
         pipe = make_private_pipeline(
-            MarginalSynthesizer(epsilon=1, noise="discrete", random_state=0),
+            MarginalSynthesizer(epsilon=4, noise="discrete", random_state=0),
             domain,
-            binning_epsilon=2.0,
+            binning_share=0.5,
             random_state=0,
         )
         pipe.fit(frame)

@@ -272,7 +272,7 @@ BINNED = {  # public bins and levels only: private selection accounts for no enc
 def _search(categories=BINNED, pipe=None):
     if pipe is None:
         pipe = make_private_pipeline(
-            MarginalSynthesizer(epsilon=1.0), categories, decode_epsilon=0, random_state=0
+            MarginalSynthesizer(epsilon=1.0), categories, decode_share=0, random_state=0
         )
     return PrivateSelectionSearch(
         pipe,

@@ -16,7 +16,6 @@ import os
 import sys
 import warnings
 
-import numpy as np
 import pandas as pd
 
 from .. import __version__
@@ -115,25 +114,24 @@ def _print_rows(rows):
 def _pipeline(args, domain, synthesizer, allow_learned_domain=False):
     """The pipeline of a run: :func:`~skprivsynth.make_private_pipeline`'s encoding policy
     with the command-line options (``--max-bins 0``: no coarsening)."""
-    if not np.isfinite(args.decode_epsilon) or args.decode_epsilon < 0:
-        raise ValueError(
-            f"--decode-epsilon must be a finite number >= 0; got {args.decode_epsilon}."
-        )
     max_bins = args.max_bins
     if max_bins is None:
         max_bins = "auto"
     elif max_bins <= 0:
         max_bins = None
-    if not np.isfinite(args.binning_epsilon) or args.binning_epsilon <= 0:
-        raise ValueError(
-            f"--binning-epsilon must be a finite number > 0; got {args.binning_epsilon}."
-        )
+    for option, share, positive in (
+        ("--binning-share", args.binning_share, True),
+        ("--decode-share", args.decode_share, False),
+    ):
+        if not (0 < share if positive else 0 <= share) or not share < 1:
+            interval = "(0, 1)" if positive else "[0, 1)"
+            raise ValueError(f"{option} must be a number in {interval}; got {share}.")
     return make_private_pipeline(
         synthesizer,
         domain,
         max_bins=max_bins,
-        decode_epsilon=args.decode_epsilon,
-        binning_epsilon=args.binning_epsilon,
+        binning_share=args.binning_share,
+        decode_share=args.decode_share,
         allow_learned_domain=allow_learned_domain,
         random_state=args.seed,
     )
@@ -226,20 +224,20 @@ def _add_method_options(sub, seed_default, seed_help, method_default):
         "max-bins that fits: 2 on Adult, i.e. 14 bits",
     )
     sub.add_argument(
-        "--decode-epsilon",
+        "--decode-share",
         type=float,
         default=0.1,
-        help="extra budget for noisy level frequencies used to decode "
-        "coarsened columns (0: uniform decoding)",
+        help="share of the epsilon spent on noisy level frequencies used to decode "
+        "coarsened and binned columns (default 0.1; 0: uniform decoding)",
     )
     sub.add_argument(
-        "--binning-epsilon",
+        "--binning-share",
         type=float,
         default=0.25,
-        help="budget of the bins chosen with differential privacy for the columns "
-        'declared with a range only ({"type": "float", "range": [lo, hi]}), and of '
-        "their within-bin decoding weights (default 0.25, added to the synthesizer's "
-        "epsilon; spent only when such columns are declared)",
+        help="share of the epsilon spent on the bins chosen with differential privacy "
+        'for the columns declared with a range only ({"type": "float", "range": [lo, '
+        "hi]}) and their within-bin decoding weights (default 0.25; spent only when "
+        "such columns are declared); the epsilon is the whole run's",
     )
     sub.add_argument(
         "--seed",

@@ -150,9 +150,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         8 sub-bins of each bin for decoding (Hay, Rastogi, Miklau & Suciu, PVLDB
         2010), so that noise in empty regions does not become mass.  Recorded in
         ``privacy_report_``; in a :class:`~skprivsynth.SynthesisPipeline` its ρ adds
-        to a zCDP synthesizer's, which costs less than ``binning_epsilon``: behind
-        ``MarginalSynthesizer(epsilon=1)`` the total is ε = 1.014 with the default
-        (1.107 with 0.5).  Integer and datetime ranges get bins of whole grid
+        to a zCDP synthesizer's, which costs less than ``binning_epsilon``
+        (:func:`~skprivsynth.make_private_pipeline` gives it a share of the
+        synthesizer's ε, which is then the run's total).  Integer and datetime ranges
+        get bins of whole grid
         points; with ``max_bins`` a column gets at most ``max_bins`` codes.  Read more
         in the
         :ref:`User Guide <private_binning>`.

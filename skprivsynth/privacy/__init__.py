@@ -80,6 +80,7 @@ __all__ = [
     "laplace_threshold_test",
     "warn_privacy_leak",
     "zcdp_epsilon",
+    "remaining_cost",
     "zcdp_rho",
 ]
 
@@ -647,6 +648,66 @@ class PrivacyCost:
         return self.epsilon + zcdp_epsilon(self.rho, zcdp_delta), self.delta + zcdp_delta
 
 
+def remaining_cost(total, spent, zcdp_delta=None):
+    """The budget left of a run whose whole guarantee is ``total`` once ``spent`` is
+    released: what a pipeline's synthesizer spends after its encoder's releases.
+
+    A zCDP ``total`` (``ρ``, stated at ``zcdp_delta``) is the run's (ε, δ) =
+    (``zcdp_epsilon(ρ, δ)``, δ): the spent pure ε and δ come off first and the spent ρ
+    after, ``ρ' = zcdp_rho(ε − ε_spent, δ − δ_spent) − ρ_spent``; the run then composes
+    to (ε, δ) exactly (its ρ converted once at δ, and the pure ε added).  An (ε, δ)
+    ``total`` loses ``spent`` converted to (ε, δ) at its own conversion δ
+    (:meth:`PrivacyReport.epsilon`); a pure ε total keeps no δ, and the run's δ is the
+    spent δ.  Public: a function of the budgets only.
+
+    Parameters
+    ----------
+    total : PrivacyCost
+        The whole run's guarantee, as the synthesizer states it (``_fit_cost``).
+    spent : PrivacyReport
+        The releases made before (an encoder's private bins and decoding weights).
+    zcdp_delta : float or None
+        The conversion δ of a zCDP ``total``.
+
+    Returns
+    -------
+    PrivacyCost
+        In the currency of ``total``.
+
+    Raises
+    ------
+    ValueError
+        When ``spent`` leaves nothing (naming both budgets).
+    """
+    used = spent.cost
+    if total.rho > 0 and total.epsilon == 0 and total.delta == 0:
+        epsilon, delta = zcdp_epsilon(total.rho, zcdp_delta), zcdp_delta
+        left_epsilon, left_delta = epsilon - used.epsilon, delta - used.delta
+        rho = zcdp_rho(left_epsilon, left_delta) - used.rho if left_epsilon > 0 < left_delta else 0
+        if rho <= 0:
+            raise ValueError(_too_little(f"epsilon = {epsilon:.4g}, delta = {delta:.3g}", spent))
+        return PrivacyCost(rho=rho)
+    spent_epsilon, spent_delta = used.to_dp(spent.zcdp_delta)
+    epsilon = total.epsilon - spent_epsilon
+    delta = max(total.delta - spent_delta, 0.0) if total.delta > 0 else 0.0
+    if epsilon <= 0 or (total.delta > 0 and delta <= 0):
+        budget = f"epsilon = {total.epsilon:.4g}" + (
+            f", delta = {total.delta:.3g}" if total.delta else ""
+        )
+        raise ValueError(_too_little(budget, spent))
+    return PrivacyCost(epsilon=epsilon, delta=delta)
+
+
+def _too_little(budget, spent):
+    return (
+        f"the synthesizer's budget ({budget}) is the whole run's, and the encoder's "
+        f"releases ({spent.mechanism}: epsilon = {spent.epsilon:.4g}, delta = "
+        f"{spent.delta:.3g}) leave none of it to the synthesizer; raise the synthesizer's "
+        "epsilon, or lower the encoder's shares (make_private_pipeline's binning_share "
+        "and decode_share; decode_share=0 decodes uniformly)."
+    )
+
+
 @dataclass
 class PrivacyReport:
     """How a fitted mechanism spent its privacy budget, step by step.
@@ -785,14 +846,16 @@ class PrivacyReport:
     def compose(self, *others, mechanism=None):
         """A new report of this release followed by ``others`` on the same data.
 
-        Entries are concatenated; the zCDP parts add their ρ and their conversion δ
-        (one conversion of the summed ρ at the summed δ, valid by Prop. 12 of CKS 2020).
+        Entries are concatenated; the zCDP parts add their ρ, converted once at the
+        conversion δ of the first report with a zCDP part (the synthesizer's in a
+        pipeline): ρ-zCDP implies (ε(ρ, δ), δ)-DP at every δ at once (Canonne, Kamath
+        & Steinke 2020, Prop. 12), so one conversion of the sum is valid at any of them.
         """
         reports = (self, *others)
         deltas = [r.zcdp_delta for r in reports if r.rho > 0]
         composed = PrivacyReport(
             mechanism or " + ".join(r.mechanism for r in reports),
-            zcdp_delta=sum(deltas) if deltas else None,
+            zcdp_delta=deltas[0] if deltas else None,
         )
         for r in reports:
             composed.entries.extend(

@@ -330,7 +330,7 @@ class CorrelatedGaussianMechanism(BaseSynthesizer):
         counts = data.reduce(wl.counter()).astype(np.float64)
         state, rng = data.fitted_state()
         n = data.n_samples
-        cost = self._fit_cost(n, p)
+        cost = self._fit_budget(n, p)
         epsilon, delta = cost.epsilon, cost.delta
         self._log(f"set up {wl.q} marginal queries over {wl.N} possible records")
         dec = wl.decompose(eta=0.05)

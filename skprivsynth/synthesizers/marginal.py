@@ -338,6 +338,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         """``rho = zcdp_rho(epsilon, delta)``: every release of the fit is budgeted in it."""
         return PrivacyCost(rho=zcdp_rho(self.epsilon, self.delta))
 
+    def _zcdp_delta(self):
+        return self.delta
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, domain=None, numeric_codes=None):
         """Fit the model to integer codes ``X`` under (``epsilon``, ``delta``)-DP.
@@ -398,7 +401,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
         self._log(f"counted the levels of each of the {d} columns (pass 1 over the data)")
         state, rng = data.fitted_state()
-        rho = self._fit_cost(data.n_samples, data.n_features).rho
+        rho = self._fit_budget(data.n_samples, data.n_features).rho
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
         if self.selection == "mst":
             fit = self._fit_mst

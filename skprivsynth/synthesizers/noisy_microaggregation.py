@@ -529,7 +529,7 @@ class NoisyMicroaggregation(BaseSynthesizer):
         self._log("computed the covariance of the rows (pass 1 over the data)")
         state, rng = data.fitted_state()
         n = data.n_samples
-        epsilon = self._fit_cost(n, p).epsilon
+        epsilon = self._fit_budget(n, p).epsilon
         t, alpha, b = self._resolve_parameters(n, p, epsilon, bound)
         eps_step = epsilon / 3.0
 

@@ -434,13 +434,14 @@ class PrivateSampler(BaseSynthesizer):
         ``n`` (public under replace-one), ``m``, ``p``, ``degree`` and
         ``density_bounds`` alone, never of a value of the data."""
         wanted = int(self.n_samples)
-        bound = check_epsilon(self.epsilon) * _sample_constant(n, m, p, d, bounds)
+        epsilon = self._fit_budget(n, p).epsilon
+        bound = epsilon * _sample_constant(n, m, p, d, bounds)
         if math.floor(bound) < wanted:
             raise ValueError(
                 _budget_text(
                     wanted,
                     released=0,
-                    epsilon=self.epsilon,
+                    epsilon=epsilon,
                     n=n,
                     m=m,
                     p=p,
@@ -465,6 +466,13 @@ class PrivateSampler(BaseSynthesizer):
         m = self._reduced_space_size(n_features)
         constant = _sample_constant(n_samples, m, n_features, int(self.degree), bounds)
         return PrivacyCost(epsilon=check_epsilon(self.n_samples / constant))
+
+    def _fit_budget(self, n_samples, n_features):
+        """With ``epsilon=None`` the cost of ``n_samples`` records, which the encoder's
+        releases add to; else the budget less them (the whole run's ``epsilon``)."""
+        if self.epsilon is None:
+            return self._fit_cost(n_samples, n_features)
+        return super()._fit_budget(n_samples, n_features)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -538,7 +546,7 @@ class PrivateSampler(BaseSynthesizer):
 
         # Budget (Theorem 12.2): k ≤ C·ε with C from public quantities only.
         constant = _sample_constant(n, m, p, d, (low, high))
-        epsilon_budget = self._fit_cost(n, p).epsilon
+        epsilon_budget = self._fit_budget(n, p).epsilon
         if self.epsilon is not None:
             samples_bound = epsilon_budget * constant
             max_samples = int(math.floor(samples_bound))

@@ -329,7 +329,7 @@ class ReducedSpaceLP(BaseSynthesizer):
         state, rng = data.fitted_state()
         space_rng, noise_rng, marg_rng = rng.spawn(3)
         n = data.n_samples
-        epsilon = self._fit_cost(n, p).epsilon
+        epsilon = self._fit_budget(n, p).epsilon
         eps_lp, eps_marg, space_means = epsilon, 0.0, None
         if independent:
             eps_marg = self.independent_fraction * epsilon
