@@ -26,7 +26,8 @@ from .domain import Domain, ranged_columns
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder
-from .privacy import warn_privacy_leak
+from .privacy import PrivacyReport, remaining_cost, warn_privacy_leak
+from .privacy.binning import BINNING_DELTA, binning_cost
 from .validation import (
     BooleanValidator,
     UnitIntervalValidator,
@@ -216,7 +217,17 @@ class SynthesisPipeline(Pipeline):
                 raise ValueError(f"{key.split('_')[0]}_share must be in [0, 1); got {share!r}.")
         resolved = {k: share * epsilon for k, share in shares.items() if share > 0}
         index = next(i for i, (_, step) in enumerate(self.steps) if step is encoder)
-        self.steps[index] = (self.steps[index][0], clone(encoder).set_params(**resolved))
+        encoder = clone(encoder).set_params(**resolved)
+        self.steps[index] = (self.steps[index][0], encoder)
+        # Refused before any release when the encoder's releases leave the fit nothing
+        # (their cost follows from the parameters and the declared ranges: public).
+        planned = PrivacyReport("BooleanEncoder", zcdp_delta=BINNING_DELTA)
+        if ranged_columns(encoder.categories):
+            planned.add("private bins", "planned", None, None, None, "", rho=binning_cost(
+                encoder.binning_epsilon).rho)  # fmt: skip
+        if encoder.level_weights == "private":
+            planned.add("decoding weights", "planned", None, encoder.decode_epsilon, None, "")
+        remaining_cost(final._fit_cost(None, None), planned, final._zcdp_delta())
 
     def _transformers_report(self):
         """The releases of the fitted transformers composed (None if none)."""

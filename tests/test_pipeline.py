@@ -7,7 +7,18 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV, cross_val_score
 
-from skprivsynth import MicroaggregationSynthesizer, SynthesisPipeline, make_synthesis_pipeline
+from skprivsynth import (
+    CorrelatedGaussianMechanism,
+    MarginalSynthesizer,
+    MicroaggregationSynthesizer,
+    NoisyMicroaggregation,
+    PrivacyAccountant,
+    PrivacyLeakWarning,
+    ReducedSpaceLP,
+    SynthesisPipeline,
+    make_private_pipeline,
+    make_synthesis_pipeline,
+)
 from skprivsynth.metrics import make_marginal_scorer
 from skprivsynth.preprocessing import BooleanEncoder
 from skprivsynth.validation import BooleanValidator
@@ -461,3 +472,57 @@ def test_any_seed_but_none_warns_for_a_seeded_release(adult, seed):
         make_private_pipeline(
             NoisyMicroaggregation(random_state=seed), adult.domain, decode_share=0
         )
+
+
+def _ranged_table(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(0, 120, n),  # a wide integer range: private bins
+            "x": rng.uniform(0, 10, n),
+            "amount": rng.exponential(20, n),  # declared bins: decoding weights
+            "c": rng.choice(list("abcdefghijkl"), n),  # 12 levels: coarsened to 8
+        }
+    )
+    domain = {
+        "age": {"type": "integer", "range": [0, 120]},
+        "x": {"type": "float", "range": [0, 10]},
+        "amount": {"bins": [0, 10, 30, 100], "clip": True},
+        "c": list("abcdefghijkl"),
+    }
+    return frame, domain
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda e: MarginalSynthesizer(epsilon=e, random_state=0),
+        lambda e: NoisyMicroaggregation(epsilon=e, random_state=0),
+        lambda e: ReducedSpaceLP(epsilon=e, m=300, random_state=0),
+    ],
+    ids=["marginal", "noisy-microaggregation", "reduced-space-lp"],
+)
+@pytest.mark.parametrize("epsilon", [0.3, 2.0])
+def test_the_epsilon_given_is_the_whole_runs(make, epsilon):
+    frame, domain = _ranged_table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe = make_private_pipeline(make(epsilon), domain, random_state=0).fit(frame)
+    report = pipe.privacy_report_
+    assert report.epsilon == pytest.approx(epsilon, rel=1e-9)
+    assert report.delta == pytest.approx(1e-9)  # one conversion, at the synthesizer's delta
+    encoder = pipe[0].privacy_report_
+    assert "private bins" in encoder.mechanism  # the shares were spent inside the total
+    assert pipe[-1].privacy_report_.epsilon < epsilon
+    assert pipe[-1].epsilon == epsilon  # the parameter stays as given
+
+
+def test_shares_that_leave_nothing_are_refused_before_any_release():
+    frame, domain = _ranged_table()
+    pipe = make_private_pipeline(
+        CorrelatedGaussianMechanism(epsilon=1.0, delta=1e-9), domain, max_bins=2
+    )
+    with PrivacyAccountant(epsilon=10, delta=1e-3) as accountant:
+        with pytest.raises(ValueError, match="leave none of it to the synthesizer"):
+            pipe.fit(frame)
+    assert accountant.charges == []  # nothing was released
