@@ -207,7 +207,8 @@ def numeric_verdicts(errors):
     >>> bool(verdicts.loc["cost", "flagged"])
     True
     >>> print(verdicts.loc["cost", "verdict"])
-    The synthetic cost is narrower than the real one (std ratio 0.53) and has almost none of its top 0.1 % (tail ratio 0.00): the tail was not reproduced.
+    The synthetic cost is narrower than the real one (std ratio 0.69) and has almost
+    none of its top 0.1 % (tail ratio 0.00): the tail was not reproduced.
     """
     low, high = STD_RATIO_BAND
     rows = {}
@@ -261,7 +262,9 @@ def table_verdict(verdicts):
     >>> verdicts = pd.DataFrame({"flagged": [True, False], "verdict": ["...", "..."]},
     ...                         index=["cost", "age"])
     >>> print(table_verdict(verdicts))
-    1 of 2 numeric columns flagged (cost): their spread or tail was not reproduced; statistics that depend on it (standard deviations, top percentiles, and the means and totals of skewed columns) are not to be trusted on the synthetic table.
+    1 of 2 numeric columns flagged (cost): their spread or tail was not reproduced;
+    statistics that depend on it (standard deviations, top percentiles, and the means
+    and totals of skewed columns) are not to be trusted on the synthetic table.
     """
     n = len(verdicts)
     if n == 0:
