@@ -795,7 +795,7 @@ def test_numeric_verdicts_flag_the_std_ratio_band_and_the_tail_ratio():
     assert text["wide"].endswith("the spread was not reproduced.")
     assert "but too few of its top 0.1 % (tail ratio 0.29)" in text["thin"]
     assert "but almost none" in text["cut"] and "could not be compared" in text["empty"]
-    assert "puts more values than it in its top 0.1 % (tail ratio 5.00)" in text["high edge"]
+    assert "has more values than it in its top 0.1 % (tail ratio 5.00)" in text["high edge"]
     line = table_verdict(verdicts)
     assert line.startswith("6 of 9 numeric columns flagged (narrow, wide, thin, cost, empty, cut)")
     assert table_verdict(verdicts.iloc[:3]).startswith("No numeric column flagged: all 3")

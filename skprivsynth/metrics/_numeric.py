@@ -232,7 +232,7 @@ def numeric_verdicts(errors):
             ending = ": the tail was not reproduced."
         else:
             if tail > 1.0 / MIN_TAIL_RATIO:
-                reach = f"and puts more values than it in its top 0.1 % (tail ratio {tail:.2f})"
+                reach = f"and has more values than it in its top 0.1 % (tail ratio {tail:.2f})"
             else:
                 reach = f"and reaches its top 0.1 % (tail ratio {tail:.2f})"
             ending = ": the spread was not reproduced." if narrow or wide else "."
