@@ -25,11 +25,14 @@ from skprivsynth.metrics import (
     categorical_marginal_tvd,
     covariance_loss,
     evaluation_domain,
+    log_axis_columns,
     make_marginal_scorer,
     marginal_error,
     marginal_errors,
     missing_rates,
     numeric_column_errors,
+    numeric_verdicts,
+    table_verdict,
 )
 from skprivsynth.metrics import _boolean as boolean_module
 from skprivsynth.metrics import _categorical as categorical_module
@@ -747,3 +750,72 @@ def test_numeric_column_errors_of_dates_and_point_masses():
     # IQR 0 (mostly zeros): the distance is scaled by the real standard deviation.
     gain = real["gain"].to_numpy()
     assert errors.loc["gain", "wasserstein_iqr"] == pytest.approx(gain.mean() / gain.std())
+
+
+def test_tail_ratio_of_a_top_coded_column_is_about_one_when_the_tail_is_kept():
+    """Issue 45: with ties at the real 99.9th percentile (a top-coded value held by 1 %
+    of the rows), no real value is above it, and a synthetic column drawn from the same
+    distribution had tail ratio 0 on main, a false alarm."""
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({"age": np.minimum(rng.integers(0, 120, 20_000), 105)})
+    assert (real["age"] == 105).mean() > 0.1
+    same = pd.DataFrame({"age": np.minimum(rng.integers(0, 120, 20_000), 105)})
+    assert numeric_column_errors(real, same).loc["age", "tail_ratio"] == pytest.approx(1.0, abs=0.1)
+    lower = same.clip(upper=104)  # the top value never reached
+    assert numeric_column_errors(real, lower).loc["age", "tail_ratio"] == 0.0
+    # Continuous values: the share above the 99.9th percentile is about 0.001 itself.
+    x = pd.DataFrame({"x": rng.normal(size=20_000)})
+    assert numeric_column_errors(x, x * 0.5).loc["x", "tail_ratio"] == 0.0
+
+
+def test_numeric_verdicts_flag_the_std_ratio_band_and_the_tail_ratio():
+    errors = pd.DataFrame(
+        {
+            "std_ratio": [1.0, 0.8, 1.25, 0.79, 1.26, 1.0, 0.48, np.nan, 1.0],
+            "tail_ratio": [1.0, 0.3, 5.0, 1.0, 1.0, 0.29, 0.0, np.nan, 0.05],
+        },
+        index=["ok", "low edge", "high edge", "narrow", "wide", "thin", "cost", "empty", "cut"],
+    )
+    verdicts = numeric_verdicts(errors)
+    assert list(verdicts.columns) == ["flagged", "verdict"]
+    assert verdicts["flagged"].to_dict() == {
+        "ok": False, "low edge": False, "high edge": False, "narrow": True, "wide": True,
+        "thin": True, "cost": True, "empty": True, "cut": True,
+    }  # fmt: skip
+    text = verdicts["verdict"]
+    assert text["cost"] == (
+        "The synthetic cost is narrower than the real one (std ratio 0.48) and has almost "
+        "none of its top 0.1 % (tail ratio 0.00): the tail was not reproduced."
+    )
+    assert text["ok"] == (
+        "The synthetic ok has the real spread (std ratio 1.00) and reaches its top 0.1 % "
+        "(tail ratio 1.00)."
+    )
+    assert "wider than the real one (std ratio 1.26)" in text["wide"]
+    assert text["wide"].endswith("the spread was not reproduced.")
+    assert "but too few of its top 0.1 % (tail ratio 0.29)" in text["thin"]
+    assert "but almost none" in text["cut"] and "could not be compared" in text["empty"]
+    assert "has more values than it in its top 0.1 % (tail ratio 5.00)" in text["high edge"]
+    line = table_verdict(verdicts)
+    assert line.startswith("6 of 9 numeric columns flagged (narrow, wide, thin, cost, empty, cut)")
+    assert table_verdict(verdicts.iloc[:3]).startswith("No numeric column flagged: all 3")
+    assert table_verdict(verdicts.iloc[:0]) == "No numeric column compared as a distribution."
+
+
+def test_log_axis_columns_are_positive_and_skewed_to_the_right():
+    rng = np.random.default_rng(0)
+    n = 5000
+    cost = rng.lognormal(8, 1, n)
+    real = pd.DataFrame(
+        {
+            "cost": cost,  # skewness about 6
+            "lab": rng.lognormal(0, 0.3, n),  # skewness about 1
+            "age": rng.normal(50, 10, n),
+            "income": np.where(rng.random(n) < 0.3, 0.0, cost),  # zeros: linear
+            "left": -cost,
+            "when": pd.Timestamp("2024-01-01") + pd.to_timedelta(cost, "s"),
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
+    real.loc[::7, "cost"] = np.nan  # missing values are left out
+    assert log_axis_columns(real) == ["cost"]

@@ -39,6 +39,8 @@ def run(args):
         evaluation_domain,
         missing_rates,
         numeric_column_errors,
+        numeric_verdicts,
+        table_verdict,
         train_synthetic_test_real,
     )
 
@@ -107,6 +109,11 @@ def run(args):
         print()
         print("numeric columns: distributions of the values, real vs synthetic")
         print(numeric.to_string(float_format=lambda v: f"{v:.4f}"))
+        verdicts = numeric_verdicts(numeric)
+        print("verdicts (flagged: std ratio outside [0.8, 1.25] or tail ratio below 0.3)")
+        for _, row in verdicts.iterrows():
+            print(f"  {'FLAGGED' if row['flagged'] else 'ok':7}  {row['verdict']}")
+        print(table_verdict(verdicts))
     if (missing[["real", "synthetic"]] > 0).any(axis=None):
         print()
         print("missing rates (columns with missing cells), real vs synthetic")

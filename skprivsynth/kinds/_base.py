@@ -198,6 +198,13 @@ class Kind:
         is read as missing; other kinds keep them."""
         return values
 
+    def typed(self, values):
+        """The values of a :class:`pandas.Series` as the kind's own values, for a
+        comparison of their distributions: unchanged, but for a datetime column's ISO
+        text (as :meth:`Domain.read_csv_options <skprivsynth.Domain.read_csv_options>`
+        leaves it), read as timestamps."""
+        return values
+
     def output_dtype(self, dtype, declared_levels):
         """The dtype a decoded column with input ``dtype`` gets; never one that turns a
         level into NaN.  Read from the declaration and the dtype, never the values.

@@ -29,6 +29,11 @@ class Datetime(Numeric):
     def coerce(self, values):
         return values
 
+    def typed(self, values):
+        if pd.api.types.is_datetime64_any_dtype(values.dtype):
+            return values
+        return pd.to_datetime(values, errors="coerce", format="ISO8601")
+
     def output_dtype(self, dtype, declared_levels):
         """The input's datetime dtype, else ``datetime64[s]`` (dates read as text)."""
         return dtype if pd.api.types.is_datetime64_any_dtype(dtype) else np.dtype("datetime64[s]")

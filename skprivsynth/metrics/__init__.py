@@ -45,8 +45,10 @@ bins; undeclared numeric columns in quantile bins, never one category per float;
 other undeclared columns with their :func:`~skprivsynth.domain.observed_levels`).
 :func:`numeric_column_errors` compares the distribution of every numeric column
 (Kolmogorov-Smirnov, Wasserstein-1, spread, range and tail; the columns of
-:func:`distribution_columns`) and :func:`missing_rates` the share of missing values of
-every column.
+:func:`distribution_columns`), :func:`numeric_verdicts` and :func:`table_verdict` say
+in plain words which of them lost their spread or tail, :func:`log_axis_columns` which
+are skewed enough to be drawn on a log axis, and :func:`missing_rates` gives the share
+of missing values of every column.
 :func:`train_synthetic_test_real` measures utility (a classifier trained on synthetic
 rows, tested on real ones) and :func:`make_utility_scorer` makes it a scorer.
 """
@@ -55,7 +57,14 @@ from ._boolean import MarginalErrors, marginal_error, marginal_errors
 from ._categorical import categorical_marginal_errors, categorical_marginal_tvd
 from ._covariance import covariance_loss
 from ._domain import evaluation_domain
-from ._numeric import distribution_columns, missing_rates, numeric_column_errors
+from ._numeric import (
+    distribution_columns,
+    log_axis_columns,
+    missing_rates,
+    numeric_column_errors,
+    numeric_verdicts,
+    table_verdict,
+)
 from ._scorer import MarginalScorer, make_marginal_scorer, warn_if_differentially_private
 from ._utility import UtilityScorer, make_utility_scorer, train_synthetic_test_real
 
@@ -68,12 +77,15 @@ __all__ = [
     "covariance_loss",
     "distribution_columns",
     "evaluation_domain",
+    "log_axis_columns",
     "make_marginal_scorer",
     "make_utility_scorer",
     "marginal_error",
     "marginal_errors",
     "missing_rates",
     "numeric_column_errors",
+    "numeric_verdicts",
+    "table_verdict",
     "train_synthetic_test_real",
     "warn_if_differentially_private",
 ]

@@ -77,6 +77,9 @@ def evaluation_domain(real_df, synth_df=None, domain=None, *, max_levels=20, n_b
         else:  # undeclared, or a range whose bins are chosen at fit
             also = synth[column] if synth is not None and column in synth.columns else None
             numbers = True if column in declared else None
+            if numbers:  # a declared datetime read as ISO text: its timestamps
+                typed = kind_of(declared[column]).typed
+                values, also = typed(values), None if also is None else typed(also)
             specs[column], was_binned = evaluation_spec(values, n_bins, max_levels, also, numbers)
             if was_binned:
                 binned.append(column)

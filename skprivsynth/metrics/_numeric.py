@@ -1,5 +1,6 @@
 """Column by column: the distances between the real and the synthetic distribution of
-every numeric column (:func:`numeric_column_errors`) and the missing rates
+every numeric column (:func:`numeric_column_errors`), the verdicts read from them
+(:func:`numeric_verdicts`, :func:`table_verdict`) and the missing rates
 (:func:`missing_rates`)."""
 
 import numpy as np
@@ -10,6 +11,13 @@ from ._validation import _as_frame, _as_table_pair, _as_values_domain, _check_co
 
 #: The real quantile above which ``tail_ratio`` counts synthetic values.
 _TAIL_QUANTILE = 0.999
+#: A numeric column is flagged when its std ratio is outside this band...
+STD_RATIO_BAND = (0.8, 1.25)
+#: ... or its tail ratio below this.
+MIN_TAIL_RATIO = 0.3
+#: A real column of positive values with a larger sample skewness is drawn on a log
+#: axis.
+SKEWNESS_FOR_LOG_AXIS = 2.0
 
 
 def distribution_columns(real_df, domain, max_levels=20):
@@ -75,12 +83,19 @@ def _numeric_errors(real, synth):
     scale = q3 - q1 if q3 > q1 else real.std()
     std_real, std_synth = real.std(), synth.std()
     distance = wasserstein_distance(real, synth)
+    # The tail: the values above the real 99.9th percentile, or at it when none is
+    # above (the maximum holds more than 0.1 % of the rows, as a top-coded value does).
+    real_share = np.mean(real > tail)
+    if real_share > 0:
+        synth_share = np.mean(synth > tail)
+    else:
+        real_share, synth_share = np.mean(real >= tail), np.mean(synth >= tail)
     return {
         "ks": _ks_statistic(real, synth),
         "wasserstein_iqr": distance / scale if scale > 0 else (0.0 if distance == 0 else np.inf),
         "std_ratio": std_synth / std_real if std_real > 0 else (1.0 if std_synth == 0 else np.inf),
         "outside_range": float(np.mean((synth < real[0]) | (synth > real[-1]))),
-        "tail_ratio": float(np.mean(synth > tail)) / (1.0 - _TAIL_QUANTILE),
+        "tail_ratio": float(synth_share / real_share),
     }
 
 
@@ -110,7 +125,10 @@ def numeric_column_errors(real_df, synth_df):
         - ``outside_range``: share of synthetic values below the real minimum or above
           the real maximum;
         - ``tail_ratio``: share of synthetic values above the real 99.9th percentile,
-          divided by 0.001 (1: the tail of the real data; above: an inflated tail);
+          divided by the share of real values above it (about 0.001; both shares
+          taken *at or above* it when no real value is above, as when the maximum
+          holds more than 0.1 % of the rows): 1 when the tail is reproduced, 0 when
+          no synthetic value reaches it, above 1 for an inflated tail;
         - ``missing_rate_error``: synthetic minus real share of missing values.
 
     Notes
@@ -148,6 +166,168 @@ def numeric_column_errors(real_df, synth_df):
     return pd.DataFrame.from_dict(
         rows, orient="index", columns=[*columns, "missing_rate_error"], dtype=np.float64
     )
+
+
+def numeric_verdicts(errors):
+    """A plain verdict per numeric column: is its spread and its tail reproduced?
+
+    A column is **flagged** when its ``std_ratio`` is outside ``[0.8, 1.25]`` (the
+    synthetic values are much narrower or wider than the real ones) or its
+    ``tail_ratio`` is below 0.3 (fewer than a third of the expected synthetic values
+    reach the real top 0.1 %), or when it could not be compared (no value in one of
+    the tables).  A long tail that a synthesizer cannot place, as a differentially
+    private one at a small ε often cannot (the few rows out there are drowned by the
+    noise), shows both: a low std ratio and a tail ratio near 0.  A tail ratio above 1
+    (an inflated tail) is reported in the sentence but not flagged.
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        The table of :func:`numeric_column_errors` (its ``std_ratio`` and
+        ``tail_ratio`` columns are read).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per row of ``errors``: ``flagged`` (bool) and ``verdict``, one
+        sentence naming the column and the numbers it rests on.
+
+    See Also
+    --------
+    table_verdict : One line for the whole table.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from skprivsynth.metrics import numeric_column_errors, numeric_verdicts
+    >>> rng = np.random.default_rng(0)
+    >>> real = pd.DataFrame({"cost": rng.lognormal(8, 1, 5000)})
+    >>> synthetic = real.clip(upper=real["cost"].quantile(0.95))  # the tail cut off
+    >>> verdicts = numeric_verdicts(numeric_column_errors(real, synthetic))
+    >>> bool(verdicts.loc["cost", "flagged"])
+    True
+    >>> print(verdicts.loc["cost", "verdict"])
+    The synthetic cost is narrower than the real one (std ratio 0.69) and has almost
+    none of its top 0.1 % (tail ratio 0.00): the tail was not reproduced.
+    """
+    low, high = STD_RATIO_BAND
+    rows = {}
+    for column, row in errors.iterrows():
+        std, tail = float(row["std_ratio"]), float(row["tail_ratio"])
+        name = f"The synthetic {column}"
+        if np.isnan(std) or np.isnan(tail):
+            rows[column] = (True, f"{name} could not be compared: one of the tables has no value.")
+            continue
+        narrow, wide, thin = std < low, std > high, tail < MIN_TAIL_RATIO
+        if narrow or wide:
+            spread = (
+                f"is {'narrower' if narrow else 'wider'} than the real one (std ratio {std:.2f})"
+            )
+        else:
+            spread = f"has the real spread (std ratio {std:.2f})"
+        joint = "and has" if narrow or wide else "but"
+        if thin:
+            amount = "almost none" if tail < 0.1 else "too few"
+            reach = f"{joint} {amount} of its top 0.1 % (tail ratio {tail:.2f})"
+            ending = ": the tail was not reproduced."
+        else:
+            if tail > 1.0 / MIN_TAIL_RATIO:
+                reach = f"and has more values than it in its top 0.1 % (tail ratio {tail:.2f})"
+            else:
+                reach = f"and reaches its top 0.1 % (tail ratio {tail:.2f})"
+            ending = ": the spread was not reproduced." if narrow or wide else "."
+        rows[column] = (narrow or wide or thin, f"{name} {spread} {reach}{ending}")
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["flagged", "verdict"]).astype(
+        {"flagged": bool, "verdict": object}
+    )
+
+
+def table_verdict(verdicts):
+    """One line for the whole table from :func:`numeric_verdicts`: how many numeric
+    columns are flagged, and which.
+
+    Parameters
+    ----------
+    verdicts : pandas.DataFrame
+        The table of :func:`numeric_verdicts`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skprivsynth.metrics import table_verdict
+    >>> verdicts = pd.DataFrame({"flagged": [True, False], "verdict": ["...", "..."]},
+    ...                         index=["cost", "age"])
+    >>> print(table_verdict(verdicts))
+    1 of 2 numeric columns flagged (cost): their spread or tail was not reproduced;
+    statistics that depend on it (standard deviations, top percentiles, and the means
+    and totals of skewed columns) are not to be trusted on the synthetic table.
+    """
+    n = len(verdicts)
+    if n == 0:
+        return "No numeric column compared as a distribution."
+    flagged = [str(c) for c in verdicts.index[verdicts["flagged"].to_numpy(dtype=bool)]]
+    low, high = STD_RATIO_BAND
+    if not flagged:
+        return (
+            f"No numeric column flagged: all {n} keep the real spread (std ratio in "
+            f"[{low:g}, {high:g}]) and reach the real top 0.1 % (tail ratio at least "
+            f"{MIN_TAIL_RATIO:g})."
+        )
+    columns = "s" if n > 1 else ""
+    return (
+        f"{len(flagged)} of {n} numeric column{columns} flagged ({', '.join(flagged)}): "
+        "their spread or tail was not reproduced; statistics that depend on it "
+        "(standard deviations, top percentiles, and the means and totals of skewed "
+        "columns) are not to be trusted on the synthetic table."
+    )
+
+
+def log_axis_columns(real_df):
+    """The numeric columns drawn on a log axis: skewed to the right.
+
+    A column is drawn on a log axis when its real non-missing values are all positive
+    and their sample skewness (the third standardized moment, :func:`scipy.stats.skew`)
+    is above 2: a long right tail, as in costs or durations, whose body a linear axis
+    squeezes into its first pixels.  A column with zeros or negative values keeps a
+    linear axis (a log axis would leave them off), and so does a datetime column.
+
+    Parameters
+    ----------
+    real_df : pandas.DataFrame
+        Real table (its numeric columns are read; others are skipped).
+
+    Returns
+    -------
+    list
+        Column labels of ``real_df``, in order.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from skprivsynth.metrics import log_axis_columns
+    >>> rng = np.random.default_rng(0)
+    >>> real = pd.DataFrame({"cost": rng.lognormal(8, 1, 1000), "age": rng.normal(50, 10, 1000)})
+    >>> log_axis_columns(real)
+    ['cost']
+    """
+    from scipy.stats import skew
+
+    real = _as_frame(real_df, "real_df")
+    columns = []
+    for column in real.columns:
+        values = real[column]
+        if pd.api.types.is_datetime64_any_dtype(values) or not reads_as_numbers(values.dropna()):
+            continue
+        numbers = as_numbers(values)
+        numbers = numbers[~np.isnan(numbers)]
+        if numbers.size > 2 and numbers.min() > 0 and numbers.std() > 0:
+            if skew(numbers) > SKEWNESS_FOR_LOG_AXIS:
+                columns.append(column)
+    return columns
 
 
 def missing_rates(real_df, synth_df):

@@ -16,7 +16,16 @@ from ..domain import codes_as_missing
 from ..kinds import as_numbers, kind_of
 from ._categorical import _encode_categorical, categorical_marginal_errors
 from ._domain import evaluation_domain
-from ._numeric import distribution_columns, missing_rates, numeric_column_errors
+from ._numeric import (
+    MIN_TAIL_RATIO,
+    STD_RATIO_BAND,
+    distribution_columns,
+    log_axis_columns,
+    missing_rates,
+    numeric_column_errors,
+    numeric_verdicts,
+    table_verdict,
+)
 from ._utility import train_synthetic_test_real
 from ._validation import _as_table_pair, _as_values_domain, _check_count
 
@@ -55,14 +64,53 @@ def _import_matplotlib():
         ) from exc
 
 
+# Thousands, millions, billions, trillions: the suffixes of _short_number.
+_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+
+
 def _short_number(value):
-    """Compact text for a bin edge: 25000 -> '25k', 1.5e6 -> '1.5M', 0.25 -> '0.25'."""
-    magnitude = abs(value)
-    if magnitude >= 1e6:
-        return f"{value / 1e6:.3g}M"
-    if magnitude >= 1e4:
-        return f"{value / 1e3:.3g}k"
-    return f"{value:.4g}"
+    """Compact text of a number for an axis: up to four digits as they are (1234,
+    0.25), larger numbers to three significant digits with a suffix (25000 -> '25k',
+    1.5e6 -> '1.5M', 1.67e9 -> '1.67B', 2e12 -> '2T'), beyond 999T in scientific
+    notation; the suffix is chosen after rounding, so 999,999 is '1M', never '1e+03k'.
+    """
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    four = float(f"{value:.4g}")
+    if abs(four) < 1e4:
+        return f"{four:.4g}"
+    three = float(f"{value:.3g}")
+    for scale, suffix in _SUFFIXES:
+        if abs(three) >= scale:
+            if abs(three) >= 1000 * scale:  # above 999T
+                return f"{value:.2e}"
+            return f"{three / scale:.3g}{suffix}"
+    return f"{three:.3g}"  # pragma: no cover (|three| >= 1e4 has a suffix)
+
+
+def _short_dates(seconds):
+    """Compact text of timestamps (seconds since 1970-01-01) for one axis: days when
+    the ticks span ten days or more, else month, day and time to the minute."""
+    stamps = pd.to_datetime(np.asarray(seconds, dtype=np.float64), unit="s")
+    span = float(np.ptp(seconds)) if len(seconds) else 0.0
+    return list(stamps.strftime("%Y-%m-%d" if span >= 10 * 86400 else "%m-%d %H:%M"))
+
+
+def _typed(frame, domain):
+    """``frame`` with each declared column as its kind's values (a datetime column's
+    ISO text, as :meth:`~skprivsynth.Domain.read_csv_options` reads it, as
+    timestamps)."""
+    out = frame
+    for column in frame.columns:
+        if column in domain:
+            values = kind_of(domain[column]).typed(frame[column])
+            if values is not frame[column]:
+                out = out.copy() if out is frame else out
+                out[column] = values
+    return out
 
 
 def _level_labels(spec):
@@ -103,7 +151,11 @@ class MarginalErrorDisplay:
     target : column label, optional
         The column the utility table predicts.
     quantile_binned : sequence of column labels, default=()
-        Undeclared numeric columns binned at quantiles of the real table.
+        Numeric columns binned at quantiles of the real table: the undeclared ones,
+        and those declared by a range only (listed in ``ranged`` too).
+    ranged : sequence of column labels, default=()
+        Columns declared by a range only (their bins chosen at fit), among
+        ``quantile_binned``.
     n_rows : tuple (int, int), optional
         Number of real and synthetic rows.
     numeric_errors : pandas.DataFrame, optional
@@ -114,9 +166,20 @@ class MarginalErrorDisplay:
         equally spaced probabilities (datetimes as ``datetime64[s]``): the ECDF curves.
     missing : pandas.DataFrame, optional
         :func:`~skprivsynth.metrics.missing_rates` of every column.
+    log_axis : sequence of column labels, default=()
+        Columns of ``quantiles`` drawn on a log axis
+        (:func:`~skprivsynth.metrics.log_axis_columns` of the real table: positive
+        values, skewness above 2).
 
     Attributes
     ----------
+    verdicts : pandas.DataFrame or None
+        :func:`~skprivsynth.metrics.numeric_verdicts` of ``numeric_errors``: per
+        numeric column, ``flagged`` (std ratio outside [0.8, 1.25] or tail ratio below
+        0.3) and a one-sentence ``verdict``.
+    table_verdict : str or None
+        :func:`~skprivsynth.metrics.table_verdict` of ``verdicts``: one line for the
+        table.
     figure_ : matplotlib Figure
         The figure of the last :meth:`plot`.
     axes_ : ndarray of matplotlib Axes
@@ -165,10 +228,12 @@ class MarginalErrorDisplay:
         utility=None,
         target=None,
         quantile_binned=(),
+        ranged=(),
         n_rows=None,
         numeric_errors=None,
         quantiles=None,
         missing=None,
+        log_axis=(),
     ):
         self.real_frequencies = real_frequencies
         self.synthetic_frequencies = synthetic_frequencies
@@ -178,10 +243,16 @@ class MarginalErrorDisplay:
         self.utility = utility
         self.target = target
         self.quantile_binned = quantile_binned
+        self.ranged = ranged
         self.n_rows = n_rows
         self.numeric_errors = numeric_errors
         self.quantiles = quantiles
         self.missing = missing
+        self.log_axis = log_axis
+        self.verdicts = self.table_verdict = None
+        if numeric_errors is not None:
+            self.verdicts = numeric_verdicts(numeric_errors)
+            self.table_verdict = table_verdict(self.verdicts)
 
     @classmethod
     def from_data(
@@ -231,6 +302,9 @@ class MarginalErrorDisplay:
         domain = None if domain is None else _as_values_domain(domain, "domain")
         if domain is not None:  # values declared as codes for missing are missing
             real, synthetic = codes_as_missing(real, domain), codes_as_missing(synthetic, domain)
+            real, synthetic = _typed(real, domain), _typed(synthetic, domain)
+            if holdout is not None:
+                holdout = _typed(holdout, domain)
         max_marginals = _check_count(max_marginals, "max_marginals", 1)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -239,11 +313,12 @@ class MarginalErrorDisplay:
             )
         for warning in caught:  # raised again here, pointing at the caller
             warnings.warn(warning.message, warning.category, stacklevel=2)
+        declared = () if domain is None else domain
+        ranged = [c for c in real.columns if c in declared and kind_of(declared[c]).bins_at_fit]
         quantile_binned = [
             c
             for c in real.columns
-            if kind_of(eval_domain[c]).binned
-            and (domain is None or c not in domain or kind_of(domain[c]).bins_at_fit)
+            if kind_of(eval_domain[c]).binned and (c not in declared or c in ranged)
         ]
         rng = np.random.default_rng(random_state)
         bootstrap = real.iloc[rng.integers(0, len(real), len(synthetic))]
@@ -302,12 +377,14 @@ class MarginalErrorDisplay:
             utility=utility,
             target=target,
             quantile_binned=tuple(quantile_binned),
+            ranged=tuple(c for c in ranged if c in quantile_binned),
             n_rows=(len(real), len(synthetic)),
             numeric_errors=numeric_column_errors(real[numeric], synthetic[numeric])
             if numeric
             else None,
             quantiles={c: (_quantiles(real[c]), _quantiles(synthetic[c])) for c in numeric},
             missing=missing_rates(real, synthetic),
+            log_axis=tuple(log_axis_columns(real[numeric])) if numeric else (),
         )
 
     # ------------------------------------------------------------------ plotting
@@ -330,7 +407,7 @@ class MarginalErrorDisplay:
             # Ticks on the bin boundaries, labelled with the edges (thinned out).
             step = max(1, math.ceil((n_codes + 1) / 12))
             ticks = np.arange(0, n_codes + 1, step)
-            labels = [_short_number(spec.edges[k]) for k in ticks]
+            labels = self._edge_labels(column, [spec.edges[k] for k in ticks])
             if real.size > n_codes:
                 return positions, real, synthetic, [*(ticks - 0.5), n_codes], [*labels, "NA"]
             return positions, real, synthetic, ticks - 0.5, labels
@@ -352,6 +429,18 @@ class MarginalErrorDisplay:
             labels = [labels[k] for k in top] + [f"other ({rest.size})"]
             positions = np.arange(real.size)
         return positions, real, synthetic, positions, labels
+
+    def _is_datetime(self, column):
+        """Whether a column's numbers are seconds of timestamps (its quantiles are
+        ``datetime64``)."""
+        quantiles = (self.quantiles or {}).get(column)
+        return quantiles is not None and np.issubdtype(quantiles[0].dtype, np.datetime64)
+
+    def _edge_labels(self, column, edges):
+        """Tick text of bin edges: dates for a datetime column, else short numbers."""
+        if self._is_datetime(column):
+            return _short_dates(edges)
+        return [_short_number(edge) for edge in edges]
 
     def _plot_marginals(self, figure, columns, n_cols, max_bars):
         n_rows = math.ceil(len(columns) / n_cols)
@@ -516,6 +605,9 @@ class MarginalErrorDisplay:
         """Draw the empirical distribution functions of the numeric columns, real and
         synthetic (from 201 quantiles of each), titled with their KS statistic.
 
+        The columns of ``log_axis`` (positive and skewed to the right) get a log x
+        axis; a flagged column's title says so.
+
         Parameters
         ----------
         columns : list of column labels, optional
@@ -546,15 +638,31 @@ class MarginalErrorDisplay:
 
             figure = plt.figure(figsize=(3.2 * n_cols, 2.6 * n_rows), layout="constrained")
         axes = figure.subplots(n_rows, n_cols, squeeze=False)
+        from matplotlib.ticker import FuncFormatter, NullFormatter
+
         for ax, column in zip(axes.flat, columns, strict=False):
             real, synthetic = self.quantiles[column]
+            log = column in self.log_axis
             for values, color, label in [
                 (real, _REAL_COLOR, "real"),
                 (synthetic, _SYNTHETIC_COLOR, "synthetic"),
             ]:
-                ax.plot(values, _QUANTILE_LEVELS, color=color, label=label, lw=1.4)
+                # On a log axis a synthetic value at or below 0 (real ones are positive)
+                # is left off: its share is where the curve starts.
+                shown = values > 0 if log else np.ones(values.size, dtype=bool)
+                ax.plot(values[shown], _QUANTILE_LEVELS[shown], color=color, label=label, lw=1.4)
             ks = self.numeric_errors.loc[column, "ks"]
-            ax.set_title(f"{column}   KS {ks:.3f}", fontsize=10)
+            title = f"{column}   KS {ks:.3f}"
+            flagged = self.verdicts is not None and bool(self.verdicts.loc[column, "flagged"])
+            if flagged:
+                title += "   ⚠ flagged"
+            ax.set_title(title, fontsize=10, color="#b42318" if flagged else "black")
+            if log:
+                ax.set_xscale("log")
+                ax.set_xlabel("log scale", fontsize=7)
+                ax.xaxis.set_minor_formatter(NullFormatter())
+            if not self._is_datetime(column):
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _short_number(v)))
             ax.tick_params(labelsize=7)
             ax.tick_params(axis="x", labelrotation=30)
             ax.set_ylim(0, 1)
@@ -591,7 +699,9 @@ class MarginalErrorDisplay:
         """The report as one self-contained HTML page (figures embedded as PNG).
 
         The page holds the summary of the k-way TVDs next to their sampling floor,
-        the utility table (when ``target`` was given), the per-column bar charts, the
+        the verdict line of the numeric columns, the utility table (when ``target``
+        was given), the per-column bar charts, the numeric table with a verdict per
+        column and the distribution functions (skewed columns on a log axis), the
         pairwise heatmap, notes on the columns binned at quantiles, and a privacy
         caveat: the report is computed from the real data and is not a differentially
         private release.  It loads nothing from the network.
@@ -627,6 +737,7 @@ class MarginalErrorDisplay:
             "the real data) are <em>not</em> differentially private, even when the synthetic "
             "data is. Share it only with people allowed to see statistics of the real data."
             "</div>",
+            self._table_verdict_html(),
             "<h2>Marginal errors</h2>",
             "<p>Total variation distance (TVD) between the real and the synthetic table of "
             "every set of <i>d</i> columns: half the sum over cells of the absolute "
@@ -660,9 +771,11 @@ class MarginalErrorDisplay:
                 "the two curves below, 0 to 1), the Wasserstein-1 distance over the real "
                 "interquartile range, the ratio of the standard deviations, the share of "
                 "synthetic values outside the real range, and the share above the real "
-                "99.9th percentile over 0.001 (1: the real tail; more: an inflated tail). "
-                "Missing values are left out here and compared below.</p>",
+                "99.9th percentile over the real share above it (1: the real tail; 0: "
+                "no synthetic value reaches it; more: an inflated tail). Missing values are "
+                "left out here and compared below.</p>",
                 self._numeric_html(),
+                self._verdicts_html(),
                 f'<img src="data:image/png;base64,{self._distributions_png(dpi)}" '
                 'alt="empirical distribution functions of the numeric columns">',
             ]
@@ -696,6 +809,40 @@ class MarginalErrorDisplay:
         figure.savefig(buffer, format="png", dpi=dpi)
         return base64.b64encode(buffer.getvalue()).decode("ascii")
 
+    def _table_verdict_html(self):
+        if self.verdicts is None:
+            return ""
+        flagged = bool(self.verdicts["flagged"].any())
+        css = "verdict flagged" if flagged else "verdict"
+        return (
+            f'<div class="{css}"><strong>Numeric columns.</strong> '
+            f"{html.escape(self.table_verdict)}</div>"
+        )
+
+    def _verdicts_html(self):
+        low, high = STD_RATIO_BAND
+        items = "".join(
+            f'<li class="flagged"><strong>⚠ flagged:</strong> {html.escape(row["verdict"])}</li>'
+            if row["flagged"]
+            else f"<li>{html.escape(row['verdict'])}</li>"
+            for _, row in self.verdicts.iterrows()
+        )
+        log = ""
+        if self.log_axis:
+            names = ", ".join(f"<code>{html.escape(str(c))}</code>" for c in self.log_axis)
+            log = (
+                f"<p>Skewed to the right (positive real values of sample skewness above "
+                f"2), {names} {'is' if len(self.log_axis) == 1 else 'are'} drawn on a log "
+                "axis below.</p>"
+            )
+        return (
+            f"<p>A column is flagged when its std ratio is outside [{low:g}, {high:g}] or "
+            f"its tail ratio below {MIN_TAIL_RATIO:g}: its spread or its tail was not "
+            "reproduced, as happens to a long tail whose few rows a differentially "
+            "private synthesizer cannot place at its ε.</p>"
+            f'<ul class="verdicts">{items}</ul>{log}'
+        )
+
     def _numeric_html(self):
         rows = [
             [
@@ -710,8 +857,20 @@ class MarginalErrorDisplay:
             for column, row in self.numeric_errors.iterrows()
         ]
         header = ["column", "KS", "W1 / IQR", "std ratio", "outside range", "tail ratio",
-                  "missing rate error"]  # fmt: skip
-        return _html_table(header, rows, numeric=range(1, 7))
+                  "missing rate error", "verdict"]  # fmt: skip
+        low, high = STD_RATIO_BAND
+        marked = set()
+        for k, (_, row) in enumerate(self.numeric_errors.iterrows()):
+            std, tail = row["std_ratio"], row["tail_ratio"]
+            if not low <= std <= high:  # NaN too
+                marked.add((k, 3))
+            if not tail >= MIN_TAIL_RATIO:
+                marked.add((k, 5))
+            flagged = bool(self.verdicts["flagged"].iloc[k])
+            rows[k].append("flagged" if flagged else "ok")
+            if flagged:
+                marked.add((k, 7))
+        return _html_table(header, rows, numeric=range(1, 7), marked=marked)
 
     def _missing_html(self):
         missing = self.missing
@@ -769,25 +928,41 @@ class MarginalErrorDisplay:
 
     def _domain_html(self):
         notes = []
-        if self.quantile_binned:
-            names = ", ".join(f"<code>{html.escape(str(c))}</code>" for c in self.quantile_binned)
+        ranged = [c for c in self.quantile_binned if c in self.ranged]
+        undeclared = [c for c in self.quantile_binned if c not in self.ranged]
+        if undeclared:
+            names = ", ".join(f"<code>{html.escape(str(c))}</code>" for c in undeclared)
             notes.append(
                 f"<p>Numeric columns without a declared domain ({names}) are compared in "
                 "bins at quantiles of the real data (edges in the bar charts). Declare "
                 '<code>{"bins": [...]}</code> in the domain to choose the bins.</p>'
             )
+        if ranged:
+            names = ", ".join(f"<code>{html.escape(str(c))}</code>" for c in ranged)
+            notes.append(
+                f"<p>Columns declared by a range only ({names}) had their bins chosen "
+                "at fit by the synthesizer; here they are compared in bins at quantiles "
+                "of the real data (edges in the bar charts), which are not differentially "
+                'private. Declare <code>{"bins": [...]}</code> in the domain to compare '
+                "them in bins of your choice.</p>"
+            )
         return "<h2>Notes</h2>" + "".join(notes) if notes else ""
 
 
-def _html_table(header, rows, numeric=()):
-    def cell(tag, k, text):
-        css = ' class="num"' if k in numeric else ""
+def _html_table(header, rows, numeric=(), marked=()):
+    """An HTML table; ``marked``: ``(row, column)`` of body cells shown as flagged."""
+
+    def cell(tag, k, text, bad=False):
+        classes = " ".join(c for c, on in (("num", k in numeric), ("bad", bad)) if on)
+        css = f' class="{classes}"' if classes else ""
         return f"<{tag}{css}>{html.escape(text)}</{tag}>"
 
     head = "".join(cell("th", k, text) for k, text in enumerate(header))
     body = "".join(
-        "<tr>" + "".join(cell("td", k, text) for k, text in enumerate(row)) + "</tr>"
-        for row in rows
+        "<tr>"
+        + "".join(cell("td", k, text, (i, k) in marked) for k, text in enumerate(row))
+        + "</tr>"
+        for i, row in enumerate(rows)
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -812,5 +987,11 @@ img { display: block; max-width: 100%; height: auto; margin: 8px 0; }
 img.heatmap { max-width: 820px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px;
   background: #f0f2f5; padding: 1px 4px; border-radius: 3px; }
+.verdict { margin: 16px 0; padding: 10px 14px; background: #eef6ee;
+  border-left: 4px solid #2f8f46; max-width: 860px; }
+.verdict.flagged { background: #fdecea; border-left-color: #b42318; }
+ul.verdicts { max-width: 860px; padding-left: 20px; }
+ul.verdicts li { margin: 4px 0; }
+ul.verdicts li.flagged strong, td.bad { color: #b42318; font-weight: 600; }
 .footer { margin-top: 32px; color: #8c959f; font-size: 13px; }
 """
