@@ -26,10 +26,7 @@ def _drafted(path, drop):
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         drafted = infer_domain(frame.drop(columns=list(drop)), rule="draft")
     typed = [c for c in drafted if drafted.kind(c) != "categorical"]
-    print(
-        f"no --domain: columns {typed} read as the draft reads them (skprivsynth domain)",
-        file=sys.stderr,
-    )
+    print(f"no --domain: columns {typed} read as `skprivsynth domain` drafts them", file=sys.stderr)
     return drafted.project(typed)
 
 
