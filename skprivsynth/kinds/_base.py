@@ -254,6 +254,22 @@ class Kind:
         """The text of a CSV cell that stands for a missing value in this column."""
         return MISSING_TEXT
 
+    def parse_csv(self, text, absent, nullable, column, what):
+        """The values of a CSV column read as text.
+
+        Parameters
+        ----------
+        text : pandas.Series of object
+            The cells as read.
+        absent : ndarray of bool
+            The cells that are missing.
+        nullable : bool
+            Whether the values need a dtype that holds a missing value.
+        column, what : str
+            The column and the file, for error messages (which never show a cell).
+        """
+        raise NotImplementedError
+
     #: Whether :func:`~skprivsynth.read_csv` reads the cells as text and parses them
     #: with :meth:`parse_csv` (else pandas reads them with :meth:`csv_dtype`).
     csv_as_text = False
