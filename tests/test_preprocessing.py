@@ -240,7 +240,7 @@ def test_private_bins_of_a_generous_range_keep_the_values_inside_the_data():
         pipe = make_private_pipeline(
             MarginalSynthesizer(epsilon=1.0, random_state=seed),
             domain,
-            binning_epsilon=0.1,
+            binning_share=0.1,
             random_state=seed,
         )
         with warnings.catch_warnings():
@@ -1217,7 +1217,7 @@ def test_private_pipeline_keeps_the_mean_of_a_skewed_numeric_column():
         )
         synthetic = pipe.fit(frame).sample(random_state=seed)
         assert pipe[0].level_weights == "private"
-        assert pipe.privacy_report_.epsilon == pytest.approx(1.1)
+        assert pipe.privacy_report_.epsilon == pytest.approx(1.0)  # the run's total
         assert synthetic["income"].between(0, 1e6).all()
         errors.append(abs(synthetic["income"].mean() / frame["income"].mean() - 1))
     assert np.median(errors) < 0.08
