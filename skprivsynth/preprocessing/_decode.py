@@ -337,10 +337,12 @@ def _into_bins_meeting_parts(seconds, idx, known, column, keys, parts, rng):
     rows = np.flatnonzero(known)
     wanted = np.column_stack([parts[p][rows] for p in keys])
     tuples, which = np.unique(np.nan_to_num(wanted, nan=-1.0), axis=0, return_inverse=True)
+    order = np.argsort(which.ravel(), kind="stable")
+    bounds = np.searchsorted(which.ravel()[order], np.arange(len(tuples) + 1))
     day = np.clip(np.nan_to_num(seconds // 86400 - days[0]), 0, days.size - 1).astype(np.int64)
     out = seconds.copy()
     for j, value in enumerate(tuples):
-        members = rows[which.ravel() == j]
+        members = rows[order[bounds[j] : bounds[j + 1]]]
         matches = _days_matching(features, value)
         if matches is None:
             continue
