@@ -240,18 +240,21 @@ def _datetime_part(datetimes, part, dtype):
 
 
 #: Parts of the day a modelled datetime is matched on, in order of priority: the finest
-#: first (the coarse ones are mostly decided by the datetime's bin already).
+#: first (when no day matches them all, the coarsest are dropped first).
 _DAY_PARTS = ("weekday", "day", "month", "year")
 
 
 def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
-    """Decoded ``datetimes`` redrawn inside their bins to agree with decoded parts.
+    """Decoded ``datetimes`` redrawn to agree with decoded parts.
 
-    A row keeps its decoded time of day with the hour and minute replaced by the
-    decoded parts, and gets a day of its bin on which that time lies inside the bin
-    (a bin's first and last days may be partial); among those days, the ones that
-    match all its ``_DAY_PARTS`` that ``parts`` holds (part -> float values, NaN when
-    missing), else the first ones in priority order, else any.  Where no day of its
+    First a row whose decoded day does not match its ``_DAY_PARTS`` that ``parts``
+    holds (part -> float values, NaN when missing) is redrawn where its bin and those
+    parts meet, in another bin when its own holds no day of them
+    (:func:`_into_bins_meeting_parts`).  Then a row keeps its time of day with the
+    hour and minute replaced by the decoded parts, and gets a day of its bin on which
+    that time lies inside the bin (a bin's first and last days may be partial): its
+    own if that day matches its parts, else among those days the ones that match all
+    its day parts, else the first ones in priority order, else any.  Where no day of its
     bin holds that time (a bin shorter than a day), the row keeps its decoded day and
     leaves the bin: the hour, modelled with the other columns, is worth more than
     where within a day the bin's 1-way count put the row.  The result is rounded down
@@ -263,6 +266,10 @@ def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
     known = ~np.isnan(seconds)
     idx = np.clip(np.searchsorted(edges, seconds, side="right") - 1, 0, edges.size - 2)
     keys = [p for p in _DAY_PARTS if p in parts]
+    agrees = np.zeros(seconds.size, dtype=bool)
+    if keys:
+        seconds, agrees = _into_bins_meeting_parts(seconds, idx, known, column, keys, parts, rng)
+        idx = np.clip(np.searchsorted(edges, seconds, side="right") - 1, 0, edges.size - 2)
     out = seconds.copy()
     for k in np.unique(idx[known]):
         rows = np.flatnonzero(known & (idx == k))
@@ -285,12 +292,139 @@ def _datetimes_with_parts(datetimes, column, parts, dtype, rng):
                     continue
                 if pool.size:
                     chosen[group] = _matching_days(pool, keys, parts, rows[group], rng)
+                    decoded = seconds[rows[group]] // 86400
+                    keep = agrees[rows[group]] & np.isin(decoded, pool)
+                    chosen[group[keep]] = decoded[keep]  # it agrees already
                 else:  # a bin shorter than a day: the decoded day
                     chosen[group] = seconds[rows[group]] // 86400
         drawn = np.floor((chosen * 86400 + time) / step) * step
         kept = (drawn >= edges[0]) & (drawn <= edges[-1])
         out[rows] = np.where(kept, drawn, seconds[rows])
     return column.value_kind.from_numbers(out, dtype)
+
+
+def _into_bins_meeting_parts(seconds, idx, known, column, keys, parts, rng):
+    """``seconds`` with each row whose decoded day does not match its decoded day parts
+    redrawn where its bin and its parts meet, in a new bin if its own holds no time
+    of those parts (drawn by Bayes' rule); and whether each row's day now matches.
+
+    A row's parts are those of ``keys`` it holds (a missing one matches any day); the
+    first ones in priority order when no day of the declared range matches them all,
+    as :func:`_matching_days` does.  A row whose bin meets them keeps its bin: both
+    agree.  Otherwise the decoded bin and the decoded parts disagree, and the parts are
+    trusted (modelled as levels of their own, they keep their 1-way frequencies and
+    their relations to the other columns; the bins' 1-way frequencies are kept in the
+    weights): the row gets bin ``b`` with probability proportional to ``P(b) P(parts
+    | b)``, where ``P(b)`` is the share of the decoded rows in bin ``b`` and ``P(parts
+    | b)`` the share of the bin's time whose calendar matches the parts, measured with
+    the bin's sub-bin weights (uniform without them).  If no decoded row lies in such
+    a bin, ``P(b)`` is the bin's width.  A row whose decoded day matches keeps its
+    decoded value; the others get a position drawn in the intersection of their bin
+    and their parts' days, with the sub-bin weights restricted to it.  Post-processing
+    of the decoded codes and of the released edges and sub-bin weights: no data read.
+    """
+    edges = column.edges
+    n_bins = edges.size - 1
+    agrees = np.zeros(seconds.size, dtype=bool)
+    segments = _calendar_segments(column)
+    if segments is None:
+        return seconds, agrees
+    bin_of, day_of, mass, days, left, right = segments
+    features = _day_features(days, keys)
+    counts = np.bincount(idx[known], minlength=n_bins).astype(np.float64)
+    prior = counts if counts.sum() > 0 else np.diff(edges)
+    starts = np.searchsorted(bin_of, np.arange(n_bins))  # each bin's first segment
+    rows = np.flatnonzero(known)
+    wanted = np.column_stack([parts[p][rows] for p in keys])
+    tuples, which = np.unique(np.nan_to_num(wanted, nan=-1.0), axis=0, return_inverse=True)
+    order = np.argsort(which.ravel(), kind="stable")
+    bounds = np.searchsorted(which.ravel()[order], np.arange(len(tuples) + 1))
+    day = np.clip(np.nan_to_num(seconds // 86400 - days[0]), 0, days.size - 1).astype(np.int64)
+    out = seconds.copy()
+    for j, value in enumerate(tuples):
+        members = rows[order[bounds[j] : bounds[j + 1]]]
+        matches = _days_matching(features, value)
+        if matches is None:
+            continue
+        agrees[members] = True
+        if matches[day[members]].all():
+            continue
+        weights = mass * matches[day_of]
+        meets = np.bincount(bin_of, weights=weights, minlength=n_bins)
+        k = idx[members].copy()
+        away = meets[k] <= 0
+        if away.any():
+            prior_meets = prior * meets if (prior * meets).sum() > 0 else np.diff(edges) * meets
+            cumulative = np.cumsum(prior_meets)
+            u = rng.random(int(away.sum())) * cumulative[-1]
+            k[away] = np.minimum(np.searchsorted(cumulative, u, side="right"), n_bins - 1)
+        moved = away | ~matches[day[members]]
+        k = k[moved]
+        # A segment of the bin drawn by its matching mass, then a time uniform in it.
+        cumulative = np.cumsum(weights)
+        before = np.where(starts[k] > 0, cumulative[np.maximum(starts[k] - 1, 0)], 0.0)
+        u = before + (1.0 - rng.random(k.size)) * meets[k]
+        seg = np.searchsorted(cumulative, u, side="left")
+        seg = np.clip(seg, starts[k], np.searchsorted(bin_of, k, side="right") - 1)
+        t = rng.random(k.size)
+        out[members[moved]] = (1.0 - t) * left[seg] + t * right[seg]
+    return out, agrees
+
+
+def _day_features(days, keys):
+    """The calendar parts ``keys`` of ``days`` (days since 1970-01-01), one column each."""
+    calendar = pd.DatetimeIndex(days.astype("datetime64[D]"))
+    return np.column_stack(
+        [
+            getattr(calendar, "day_of_week" if p == "weekday" else p).to_numpy(np.float64)
+            for p in keys
+        ]
+    )
+
+
+def _days_matching(features, value):
+    """Which days match the parts ``value`` (-1: a missing part, matching any day): all
+    of them, else the first ones in priority order; None if none matches, or the value
+    holds no part."""
+    asked = value >= 0
+    for level in range(value.size, 0, -1):
+        here = asked[:level]
+        if not here.any():
+            return None
+        match = (features[:, :level][:, here] == value[:level][here]).all(axis=1)
+        if match.any():
+            return match
+    return None
+
+
+def _calendar_segments(column):
+    """The pieces of the bins cut at day boundaries and sub-bin edges: each one's bin,
+    day (an index into the returned days since 1970-01-01) and share of its bin's
+    time, weighted by the bin's sub-bin weights (uniform in a bin without weights or
+    whose weights are all zero), and the days; then the pieces' start and end.  None
+    for a range of a single point."""
+    edges = column.edges
+    n_bins = edges.size - 1
+    width = np.diff(edges)
+    if not (width > 0).any():
+        return None
+    if column.sub_weights is None:
+        weights = np.ones((n_bins, 1))
+    else:
+        weights = np.clip(column.sub_weights, 0.0, None).astype(np.float64)
+        weights[weights.sum(axis=1) <= 0] = 1.0
+    n_sub = weights.shape[1]
+    weights = weights / weights.sum(axis=1, keepdims=True)
+    sub_edges = (edges[:-1, None] + width[:, None] * np.arange(n_sub) / n_sub).ravel()
+    first, last = int(edges[0] // 86400), int(edges[-1] // 86400)
+    days = np.arange(first, last + 1)
+    cuts = np.unique(np.concatenate([sub_edges, edges[-1:], days[1:] * 86400.0]))
+    left, right = cuts[:-1], cuts[1:]
+    sub = np.clip(np.searchsorted(sub_edges, left, side="right") - 1, 0, sub_edges.size - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        density = np.nan_to_num(weights.ravel() / np.repeat(width / n_sub, n_sub))
+    mass = (right - left) * density[sub]
+    return sub // n_sub, (left // 86400).astype(np.int64) - first, mass, days, left, right
 
 
 def _in_bin(seconds, edges, k, step):

@@ -173,11 +173,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
           the day is drawn within a bin that spans days);
         - ``"modelled"``: every part but ``"date"`` is encoded as the integer levels
           it can take (months 1..12, the years of the range ...), modelled with the
-          other columns, and the decoded datetime is drawn inside its bin on a day
-          that matches the decoded weekday, day, month and year (the finest first:
-          when no day of the bin matches them all, the coarsest are dropped, which
-          the bin then decides), at the decoded hour and minute; then the parts are
-          computed from it.  The parts of a time-zone-aware column are computed.
+          other columns, and the decoded datetime is drawn on a day that matches
+          the decoded weekday, day, month and year, inside its bin, or in a bin
+          drawn given those parts when its own holds no such day (the finest
+          first: when no day of the range matches them all, the coarsest are
+          dropped), at the decoded hour and minute; then the parts are computed
+          from it.  The parts of a time-zone-aware column are computed.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the randomness of :meth:`inverse_transform` (decoding invalid blocks,
         fractional bits and coarsened ranges) and the noise of the private bins and
@@ -237,8 +238,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
     its values are never read, and :meth:`inverse_transform` computes it from the
     decoded datetime, in the column's dtype (missing where the datetime is).  With
     ``"modelled"`` it is encoded as the levels it can take and the datetime is
-    decoded to agree with it where its bin allows (post-processing of the decoded
-    codes).  Decoded parts always agree with their datetime, even where the input
+    decoded to agree with it: inside its bin where the bin holds days of its parts,
+    else in a bin drawn with probability proportional to its decoded share times
+    the share of its time on those days (post-processing of the decoded codes and
+    of the released bins).  Decoded parts always agree with their datetime, even where the input
     did not.
 
     **Decoding** (:meth:`inverse_transform`).  Each block of ``Xt`` is read as
