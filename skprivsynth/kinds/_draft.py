@@ -282,6 +282,11 @@ def zero_padded_columns(text):
 #: keys by chance and carry no meaning.
 _KEY_SHARE = 0.25
 _KEY_ROWS = 2
+#: Share of the integers of its span that an integer key numbered consecutively (1, 2,
+#: 3 ... with a few gaps) takes; a quantity with many values on few rows (a follow-up
+#: time in days) leaves more of its span empty.  Below it, only a name saying ``id``
+#: or ``key`` makes such a column a key.
+_KEY_DENSITY = 0.9
 
 
 def _key_like(present, n):
@@ -550,7 +555,7 @@ def _draft_column(series, n, name=None, as_range=False):
                 f"observed {low}..{high}"
             )
         key = _key_like(present, n)
-        dense = key is not None and key[0] >= (high - low + 1) / 2
+        dense = key is not None and key[0] >= _KEY_DENSITY * (high - low + 1)
         if key is not None and (dense or _named_key(name)):
             return None, (
                 f"{key[0]} distinct integers in {n} rows, {key[1]:g} row(s) each at the "
@@ -586,11 +591,12 @@ def _draft_column(series, n, name=None, as_range=False):
             span = high - low + 1
             distinct = present.nunique()
             why = f"integers {low}..{high}: one level per integer"
-            if span - distinct >= span / 4:
+            if span - distinct > span / 4:
                 why += (
-                    f"; only {distinct} of these {span} integers occur: the {span - distinct} "
-                    "others are levels too (synthetic rows may take them); if the column "
-                    "takes only some values (survey years, waves), list them as levels"
+                    f"; only {distinct} of these {span} integers occur: the other "
+                    f"{span - distinct} are levels too (synthetic rows may take them); if "
+                    "the column takes only some values (survey years, waves), list them as "
+                    "levels"
                 )
             return {"type": "integer", "range": [low, high]}, why
         return {"type": "integer", "range": [int(v) for v in _round_range(low, high)]}, (
@@ -751,14 +757,24 @@ def draft_domain(frame):
     "range": [lo, hi]}`` (one level per integer up to ``MAX_INTEGER_LEVELS`` values, a
     wider range rounded outwards); a fractional column of at most that many values,
     each on 20 rows or more on average, its values as ordered levels; other
-    fractional numbers a float range rounded outwards, with their decimals; ISO dates
-    and timestamps a datetime range at the coarsest resolution every value sits on;
-    booleans, categoricals in their order, other text sorted levels.  Empty cells
+    fractional numbers a float range rounded outwards, with their decimals (one rule
+    for the columns recorded with the same decimals: ranges when some would not be
+    levels); an integer column named as a quantity of known range (day of year, hour,
+    month ...) that range; integers that are all multiples of 10, 100 or 1000 those
+    multiples as levels when at most 64; dates and timestamps a datetime range at the
+    coarsest resolution every value sits on, with their ``"format"`` when they are
+    written in one of a few common ones other than ISO 8601 (``%Y/%m/%d``,
+    ``%d/%m/%Y`` ...; a day above 12 decides between ``%d/%m`` and ``%m/%d``);
+    booleans, categoricals in their order, text levels whose words are months,
+    weekdays, answer scales or brackets of numbers in that order, other text sorted
+    levels (digit codes with leading zeros among them).  Empty cells
     give ``"missing": true``; codes such as 98 and 99 far above a column's other values
     ``"missing": [98, 99]``; an integer (or date) column equal to a part of a datetime
     column on every row ``{"part_of": column, "part": ...}``.  Identifier-like columns
-    (all-distinct integers, more text levels than half the rows), columns without a
-    value and dates or numbers written for people are left out, with advice.
+    (all-distinct integers, more text levels than half the rows, keys of more values
+    than a quarter of the rows on at most 2 rows each at the median), columns without
+    a value, ambiguous dates and numbers written for people are left out, with advice
+    (``--drop`` quoted for the shell).
 
     The draft reads private values, so it warns :class:`~skprivsynth.PrivacyLeakWarning`:
     replace every entry by public knowledge (the possible levels and their order, the
@@ -768,7 +784,9 @@ def draft_domain(frame):
     ----------
     frame : DataFrame
         The table, read so that only empty cells are missing (``read_csv(path,
-        keep_default_na=False, na_values=[""])``: a level ``"NA"`` stays a level).
+        keep_default_na=False, na_values=[""])``: a level ``"NA"`` stays a level); a
+        column of codes with leading zeros read as text (``dtype=str``), as the
+        ``skprivsynth domain`` command reads it.
 
     Returns
     -------
