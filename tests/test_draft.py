@@ -269,3 +269,55 @@ def test_the_draft_still_warns_that_it_reads_private_values():
     with pytest.warns(PrivacyLeakWarning, match="drafted from the private values"):
         draft, _ = draft_domain(frame)
     assert draft["day"]["format"] == "%Y/%m/%d"
+
+
+def test_write_csv_writes_datetimes_as_the_domain_reads_them(tmp_path):
+    from skprivsynth import write_csv
+
+    stamps = pd.Series(pd.to_datetime(["2023-12-03 12:57", "2024-01-31 08:05", None]))
+    frame = pd.DataFrame({"at": stamps, "day": stamps.dt.normalize(), "on": stamps})
+    spec = {"type": "datetime", "range": ["2023-01-01", "2024-12-31T23:59"], "missing": True}
+    domain = {
+        "at": {**spec, "resolution": "min"},
+        "day": {**spec, "resolution": "D", "format": "%d/%m/%Y"},
+        "on": {**spec, "resolution": "s"},
+    }
+    write_csv(frame, tmp_path / "out.csv", domain)
+    assert (tmp_path / "out.csv").read_text().splitlines() == [
+        "at,day,on",
+        "2023-12-03 12:57,03/12/2023,2023-12-03 12:57:00",
+        "2024-01-31 08:05,31/01/2024,2024-01-31 08:05:00",
+        ",,",
+    ]
+    back = read_csv(tmp_path / "out.csv", domain)
+    assert back["at"].equals(frame["at"].astype(back["at"].dtype))
+    assert back["day"].equals(frame["day"].astype(back["day"].dtype))
+
+
+def test_a_streamed_synthesis_writes_the_format_too(tmp_path, capsys):
+    stamps = _stamps(300, unit="D")
+    data = pd.DataFrame({"day": stamps.strftime("%d.%m.%Y"), "n": np.arange(300) % 4})
+    source, draft, _ = _draft_csv(tmp_path, capsys, data)
+    assert draft["day"]["format"] == "%d.%m.%Y"
+    (tmp_path / "domain.json").write_text(json.dumps(draft))
+    target = tmp_path / "out.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        argv = ["synthesize", str(source), "-o", str(target), "--chunksize", "100"]
+        assert main([*argv, "--domain", str(tmp_path / "domain.json"), "--seed", "0"]) == 0
+    out = pd.read_csv(target, dtype=str)
+    assert out["day"].str.fullmatch(r"\d{2}\.\d{2}\.\d{4}").all()
+
+
+def test_a_pipeline_reads_text_in_the_declared_format():
+    from skprivsynth import MarginalSynthesizer, make_private_pipeline
+
+    stamps = _stamps(400, unit="D")
+    frame = pd.DataFrame({"day": stamps.strftime("%d/%m/%Y")})
+    spec = {"type": "datetime", "range": ["2023-01-01", "2023-12-31"], "resolution": "D"}
+    domain = {"day": {**spec, "format": "%d/%m/%Y"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0), domain)
+        sample = pipe.fit(frame).sample(200, random_state=0)
+    assert sample["day"].notna().all() and sample["day"].dt.month.nunique() > 6
