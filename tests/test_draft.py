@@ -321,3 +321,16 @@ def test_a_pipeline_reads_text_in_the_declared_format():
         pipe = make_private_pipeline(MarginalSynthesizer(epsilon=1.0, random_state=0), domain)
         sample = pipe.fit(frame).sample(200, random_state=0)
     assert sample["day"].notna().all() and sample["day"].dt.month.nunique() > 6
+
+
+def test_an_iso_format_reads_any_iso_cell(tmp_path):
+    """A drafted ``"%Y-%m-%d %H:%M:%S"`` (how the output writes) still reads ``12:57``:
+    a synthetic file written at minutes is read by the real file's draft."""
+    path = tmp_path / "data.csv"
+    path.write_text("at\n2023-12-03 12:57\n2023-12-03T13:00:05\n")
+    spec = {"type": "datetime", "range": ["2023-01-01", "2023-12-31T23:59:59"]}
+    frame = read_csv(path, {"at": {**spec, "format": "%Y-%m-%d %H:%M:%S"}})
+    assert frame["at"].tolist() == [
+        pd.Timestamp("2023-12-03 12:57"),
+        pd.Timestamp("2023-12-03 13:00:05"),
+    ]

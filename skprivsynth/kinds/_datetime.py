@@ -21,7 +21,8 @@ class Datetime(Numeric):
     """A column of naive timestamps, declared ``{"type": "datetime", "range": [iso,
     iso], "resolution": ..., "format": ...}``: numbers are seconds since 1970-01-01;
     CSV cells are read and written in the declared ``"format"`` (a strftime format
-    such as ``"%d/%m/%Y %H:%M"``), else as ISO 8601 down to the resolution
+    such as ``"%d/%m/%Y %H:%M"``; one of ISO 8601 text, ``"%Y-%m-%d ..."``, reads any
+    ISO 8601 cell), else read as ISO 8601 and written as it down to the resolution
     (:data:`DEFAULT_FORMATS`); decoded values are rounded down to the resolution."""
 
     key = "datetime"
@@ -35,10 +36,20 @@ class Datetime(Numeric):
         """The strftime format of the column's CSV cells, or None: ISO 8601."""
         return getattr(self.spec, "format", None)
 
+    @property
+    def reading_format(self):
+        """The format cells are read in: the declared one, but ``"ISO8601"`` for none or
+        an ISO 8601 one (``"%Y-%m-%d %H:%M:%S"``: any ISO 8601 cell is read, the format
+        is how cells are written)."""
+        text_format = self.text_format
+        if text_format is None or text_format.startswith("%Y-%m-%d"):
+            return "ISO8601"
+        return text_format
+
     def numbers(self, values):
         values = pd.Series(values, copy=False)
-        if self.text_format is not None and pd.api.types.infer_dtype(values) == "string":
-            values = pd.to_datetime(values, format=self.text_format, errors="coerce")
+        if self.reading_format != "ISO8601" and pd.api.types.infer_dtype(values) == "string":
+            values = pd.to_datetime(values, format=self.reading_format, errors="coerce")
         return to_seconds(values)
 
     def csv_text(self, values):
@@ -86,11 +97,11 @@ class Datetime(Numeric):
     def parse_csv(self, text, absent, nullable, column, what):
         """Cells in the declared ``"format"`` (else ISO 8601); a cell that is not is an
         error naming the column and the format, never the cell (values are private)."""
-        text_format = self.text_format
+        text_format = self.reading_format
         try:
-            values = pd.to_datetime(text[~absent], format=text_format or "ISO8601")
+            values = pd.to_datetime(text[~absent], format=text_format)
         except (ValueError, TypeError):
-            if text_format is None:
+            if text_format == "ISO8601":
                 expected = (
                     'are not ISO 8601 dates or timestamps (declare the "format" they are '
                     'written in, e.g. "format": "%d/%m/%Y")'

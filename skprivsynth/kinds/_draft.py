@@ -69,7 +69,8 @@ def _text_formats(text):
         for time_pattern, time_format in _TIME_FORMATS:
             if time_format.startswith("T") and date_format != "%Y-%m-%d":
                 continue
-            if not text.str.fullmatch(date_pattern + time_pattern).all():
+            pattern = date_pattern + time_pattern
+            if re.fullmatch(pattern, text.iloc[0]) is None or not text.str.fullmatch(pattern).all():
                 continue
             text_format = date_format + time_format
             stamps = pd.to_datetime(text, format=text_format, errors="coerce")
