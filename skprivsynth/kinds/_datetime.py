@@ -55,9 +55,12 @@ class Datetime(Numeric):
     def csv_text(self, values):
         """Datetimes as text in the declared ``"format"``, else ISO 8601 down to the
         resolution (``2023-12-03 12:57`` at minutes); missing ones stay missing (an
-        empty cell).  Other values are left as they are."""
+        empty cell).  Other values, and time-zone-aware ones without a declared format
+        (pandas writes their offset), are left as they are."""
         values = pd.Series(values, copy=False)
         if not pd.api.types.is_datetime64_any_dtype(values.dtype):
+            return values
+        if self.text_format is None and getattr(values.dt, "tz", None) is not None:
             return values
         resolution = getattr(self.spec, "resolution", None) or "D"
         return values.dt.strftime(self.text_format or DEFAULT_FORMATS[resolution])
