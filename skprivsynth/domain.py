@@ -281,8 +281,9 @@ class Domain(Mapping):
         A column of string levels is read as text (a level ``"NA"``, ``"null"`` or
         ``"01"`` stays that string) where only an empty cell is missing; numeric,
         datetime and boolean columns also read pandas' usual missing markers (``"NA"``,
-        ``"N/A"``, ``"null"``, ...) and ``"?"`` as missing.  Datetime columns stay ISO
-        text, which the encoder reads.  Columns not declared get no missing marker.
+        ``"N/A"``, ``"null"``, ...) and ``"?"`` as missing.  Datetime columns stay
+        text (ISO 8601 or their declared ``"format"``), which the encoder reads.  Columns
+        not declared get no missing marker.
 
         Returns
         -------

@@ -83,8 +83,13 @@ def _name(path):
     return repr(str(path)) if isinstance(path, str | os.PathLike) else "the CSV"
 
 
-def write_csv(frames, path):
+def write_csv(frames, path, domain=None):
     """Write a table to the CSV file ``path`` atomically.
+
+    A column declared in ``domain`` is written as :func:`read_csv` reads it back:
+    datetimes in the spec's ``"format"`` (``"%d/%m/%Y %H:%M"``), else as ISO 8601 down
+    to the column's resolution (``2023-12-03`` for days, ``2023-12-03 12:57`` for
+    minutes); other columns as pandas writes them.
 
     The rows go to a temporary file next to ``path``, which is renamed into place once
     complete: an error or a crash never leaves a half-written file behind.  The file
@@ -96,6 +101,9 @@ def write_csv(frames, path):
         The table, or its batches (such as samples drawn one after the other), written
         under one header row without the index.
     path : str or path-like
+    domain : Domain, dict or None, default=None
+        The domain of some or all of the columns (:class:`~skprivsynth.Domain` forms);
+        None: every column as pandas writes it.
 
     Returns
     -------
@@ -104,11 +112,21 @@ def write_csv(frames, path):
     """
     if isinstance(frames, pd.DataFrame):
         frames = [frames]
+    kinds = {} if domain is None else {c: kind_of(s) for c, s in Domain(domain).items()}
+
+    def as_text(frame):
+        declared = [c for c in frame.columns if c in kinds]
+        if not declared:
+            return frame
+        frame = frame.copy(deep=False)
+        for column in declared:
+            frame[column] = kinds[column].csv_text(frame[column])
+        return frame
 
     def write(stream):
         rows = 0
         for frame in frames:
-            frame.to_csv(stream, index=False, header=rows == 0)
+            as_text(frame).to_csv(stream, index=False, header=rows == 0)
             rows += len(frame)
         return rows
 

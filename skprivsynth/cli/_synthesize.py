@@ -54,7 +54,7 @@ def run(args):
     pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain).fit(data)
     # The stream of the streamed run's batches: one batch of it is this sample.
     synthetic = pipe.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
-    write_csv(synthetic, args.output)
+    write_csv(synthetic, args.output, domain)
     print(
         f"wrote {len(synthetic)} synthetic rows to {args.output}; {pipe.privacy_statement()}",
         file=sys.stderr,
@@ -165,7 +165,7 @@ def _synthesize_streaming(args):
             done += size
             progress(f"{done} synthetic rows written")
 
-    written = write_csv(batches(), args.output)
+    written = write_csv(batches(), args.output, domain)
     print(f"wrote {written} synthetic rows to {args.output}; {pipe.privacy_statement()}",
           file=sys.stderr)  # fmt: skip
     return 0

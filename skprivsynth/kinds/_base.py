@@ -270,6 +270,11 @@ class Kind:
         """
         raise NotImplementedError
 
+    def csv_text(self, values):
+        """The decoded ``values`` as :func:`~skprivsynth.write_csv` writes them (a
+        datetime in its declared format); here, as they are."""
+        return values
+
     #: Whether :func:`~skprivsynth.read_csv` reads the cells as text and parses them
     #: with :meth:`parse_csv` (else pandas reads them with :meth:`csv_dtype`).
     csv_as_text = False

@@ -41,6 +41,7 @@ class Numeric(Kind):
             spec.missing,
             spec.decimals,
             spec.missing_codes,
+            spec.format,
         )
 
     def _json_number(self, number):
@@ -81,6 +82,10 @@ class Numeric(Kind):
         return None
 
     @classmethod
+    def _format(cls, spec, where, resolution):
+        return None
+
+    @classmethod
     def _range_levels(cls, lo, hi, spec, where, missing, codes):
         """The levels a range ``[lo, hi]`` without bins stands for, or None (bins)."""
         return None
@@ -94,6 +99,7 @@ class Numeric(Kind):
         """The parsed spec of a dict ``{"type": kind, "range": ..., "bins": ...}``."""
         kind = cls.key
         resolution = cls._resolution(spec, where)
+        text_format = cls._format(spec, where, resolution)
         clip = check_flag(spec, "clip", where)
         decimals = spec.get("decimals")
         if decimals is not None and (
@@ -118,7 +124,7 @@ class Numeric(Kind):
                     f"{where}['range'] must hold at least two values"
                     f"{' at its resolution' if step else ''}; got {spec['range']!r}."
                 )
-            return Range(lo, hi, kind, resolution, clip, missing, decimals, codes)
+            return Range(lo, hi, kind, resolution, clip, missing, decimals, codes, text_format)
         edges = parse_numbers(spec["bins"], f"{where}['bins']", kind, integers=False)
         if edges.size < 2:
             raise ValueError(f"{where}['bins'] needs at least 2 edges; got {spec['bins']!r}.")
@@ -131,7 +137,9 @@ class Numeric(Kind):
                 f"{where}['range'] must be the first and last of its 'bins'; got range "
                 f"{spec['range']!r} and bins {spec['bins']!r}."
             )
-        return Bins(tuple(edges.tolist()), clip, kind, resolution, missing, decimals, codes)
+        return Bins(
+            tuple(edges.tolist()), clip, kind, resolution, missing, decimals, codes, text_format
+        )
 
     @classmethod
     def parse_missing_codes(cls, value, spec, where):

@@ -21,7 +21,7 @@ _KEYS = {
     "boolean": {"type", "missing"},
     "integer": {"type", "range", "bins", "clip", "missing"},
     "float": {"type", "range", "bins", "clip", "missing", "decimals"},
-    "datetime": {"type", "range", "bins", "resolution", "clip", "missing"},
+    "datetime": {"type", "range", "bins", "resolution", "format", "clip", "missing"},
 }
 
 

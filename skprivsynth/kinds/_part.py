@@ -60,6 +60,9 @@ class Part(Kind):
         spec = self.spec
         return {"part_of": spec.of, "part": spec.part, **self._missing_json()}
 
+    def csv_text(self, values):
+        return self._values_kind.csv_text(values)
+
     def parse_csv(self, text, absent, nullable, column, what):
         return self._values_kind.parse_csv(text, absent, nullable, column, what)
 

@@ -44,6 +44,9 @@ class Bins:
     missing_codes : tuple of float, default=()
         Values that stand for a missing value (a survey's 98 "don't know", 99 "no
         answer"): read as missing (``missing`` is then true), never as numbers.
+    format : str or None, default=None
+        Datetime columns only: the strftime/strptime format their CSV cells are read
+        and written in (``"%d/%m/%Y %H:%M"``); None: ISO 8601.
     """
 
     edges: tuple[float, ...]
@@ -53,6 +56,7 @@ class Bins:
     missing: bool = False
     decimals: int | None = None
     missing_codes: tuple = ()
+    format: str | None = None
 
     def __len__(self):
         """Number of codes: the bins ``B``, plus one when missing is declared."""
@@ -67,6 +71,7 @@ class Bins:
                 ("missing", False),
                 ("decimals", None),
                 ("missing_codes", ()),
+                ("format", None),
             )
             if getattr(self, name) != default
         )
@@ -98,6 +103,9 @@ class Range:
         Float columns only: decoded values are rounded to this many decimals.
     missing_codes : tuple of float, default=()
         Values that stand for a missing value, as for :class:`Bins`.
+    format : str or None, default=None
+        Datetime columns only: the strftime/strptime format their CSV cells are read
+        and written in (``"%d/%m/%Y %H:%M"``); None: ISO 8601.
     """
 
     lo: float
@@ -108,6 +116,7 @@ class Range:
     missing: bool = False
     decimals: int | None = None
     missing_codes: tuple = ()
+    format: str | None = None
 
     def __len__(self):
         raise TypeError(
