@@ -57,7 +57,7 @@ visits.loc[rng.random(n) < np.array([0.55, 0.3, 0.15])[grade], "lab"] = np.nan
 folder = Path(tempfile.mkdtemp())
 visits.iloc[:15_000].to_csv(folder / "visits.csv", index=False)
 visits.iloc[15_000:].to_csv(folder / "holdout.csv", index=False)
-print((folder / "visits.csv").read_text().splitlines()[:4])
+print("\n".join((folder / "visits.csv").read_text().splitlines()[:4]))
 
 # %%
 # What is public: the domain file
