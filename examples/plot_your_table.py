@@ -21,7 +21,6 @@ from this page's output, as the documentation build ran it.
 # ------------
 # Missing lab values are empty cells; the ward ``NA`` is the text ``NA``, which a CSV
 # reader would turn into a missing value unless the domain declares it as a level.
-# sphinx_gallery_thumbnail_number = 1
 import contextlib
 import json
 import tempfile
