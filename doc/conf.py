@@ -62,6 +62,7 @@ sphinx_gallery_conf = {
     "write_computation_times": False,
     "abort_on_example_error": True,
     "min_reported_time": 1,
+    "remove_config_comments": True,
 }
 
 html_theme = "pydata_sphinx_theme"

@@ -33,7 +33,6 @@ Examples
 """
 
 from ._math.workload import (
-    MAX_WORKLOAD_QUERIES,
     BlockMarginalWorkload,
     FunctionWorkload,
     MarginalWorkload,
@@ -41,7 +40,6 @@ from ._math.workload import (
 )
 
 __all__ = [
-    "MAX_WORKLOAD_QUERIES",
     "BlockMarginalWorkload",
     "FunctionWorkload",
     "MarginalWorkload",

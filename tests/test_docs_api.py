@@ -1,4 +1,5 @@
-"""The API reference (doc/api.rst) documents every public name, each once.
+"""The API reference (doc/api.rst and its module pages doc/api/*.rst) documents every
+public name, each once.
 
 A public module is one whose dotted path has no component starting with ``_``; its public
 names are its ``__all__``.  A name re-exported by :mod:`skprivsynth` is documented under
@@ -14,7 +15,8 @@ import pytest
 
 import skprivsynth
 
-API_RST = Path(__file__).resolve().parents[1] / "doc" / "api.rst"
+DOC = Path(__file__).resolve().parents[1] / "doc"
+API_PAGES = [DOC / "api.rst", *sorted((DOC / "api").glob("*.rst"))]
 
 
 def _public_modules():
@@ -54,14 +56,18 @@ def _resolve(full_name):
         return getattr(_resolve(module_name), attr)
 
 
-DOCUMENTED, SECTIONS = _documented_names(API_RST.read_text(encoding="utf-8"))
+DOCUMENTED, SECTIONS = [], []
+for _page in API_PAGES:
+    _names, _modules = _documented_names(_page.read_text(encoding="utf-8"))
+    DOCUMENTED += _names
+    SECTIONS += _modules
 
 
 @pytest.mark.parametrize("module", _public_modules(), ids=lambda m: m.__name__)
 def test_every_public_name_is_in_the_api_reference(module):
     assert hasattr(module, "__all__"), f"{module.__name__} has no __all__"
     if module is not skprivsynth:
-        assert module.__name__ in SECTIONS, f"doc/api.rst has no section for {module.__name__}"
+        assert module.__name__ in SECTIONS, f"doc/api/ has no page for {module.__name__}"
     missing = []
     for name in module.__all__:
         if name.startswith("__"):  # __version__
@@ -73,7 +79,7 @@ def test_every_public_name_is_in_the_api_reference(module):
             for full in DOCUMENTED
         ):
             missing.append(name)
-    assert not missing, f"doc/api.rst lacks {module.__name__}: {missing}"
+    assert not missing, f"the API reference lacks {module.__name__}: {missing}"
 
 
 def test_api_reference_entries_resolve_and_are_unique():

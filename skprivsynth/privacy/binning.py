@@ -51,8 +51,6 @@ from . import (
 
 __all__ = [
     "BINNING_DELTA",
-    "SUB_BINS",
-    "SUB_BIN_L2_SENSITIVITY",
     "ReleasedBins",
     "binning_cost",
     "release_bins",

@@ -29,7 +29,7 @@ from .._math.workload import (
 from ..base import BaseSynthesizer
 from ..privacy import PrivacyCost, PrivacyReport, check_epsilon, warn_privacy_leak
 
-__all__ = ["MAX_LP_NONZEROS", "MAX_PRICING_ENTRIES", "ReducedSpaceLP"]
+__all__ = ["ReducedSpaceLP"]
 
 #: Largest number of constraint-matrix nonzeros of a (master) LP ReducedSpaceLP builds.
 #: The matrix takes about 12 bytes per nonzero in Python and HiGHS keeps a few copies of
