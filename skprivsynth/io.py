@@ -14,9 +14,9 @@ import tempfile
 import pandas as pd
 
 from .domain import Domain
-from .kinds import NA_MARKERS, kind_of
+from .kinds import NA_MARKERS, kind_of, zero_padded_columns
 
-__all__ = ["read_csv", "write_csv", "write_text"]
+__all__ = ["read_csv", "read_raw_csv", "write_csv", "write_text"]
 
 
 def read_csv(path, domain=None, *, blocksize=None, undeclared_missing="error", **options):
@@ -67,6 +67,26 @@ def read_csv(path, domain=None, *, blocksize=None, undeclared_missing="error", *
         frame = dd.read_csv(path, blocksize=blocksize, **schema.options)
         return frame if schema.domain is None else frame.map_partitions(schema, meta=head[:0])
     return schema(_pandas_read_csv(path, **schema.options))
+
+
+def read_raw_csv(path):
+    """The CSV at ``path`` as :func:`~skprivsynth.draft_domain` reads it: only empty
+    cells are missing (a level ``"NA"`` stays a level), and columns of digit codes with
+    leading zeros (``"01"``) stay text, which a number would lose.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    frame = _pandas_read_csv(path, keep_default_na=False, na_values=[""])
+    text = _pandas_read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
+    for column in zero_padded_columns(text):
+        frame[column] = text[column]
+    return frame
 
 
 def _pandas_read_csv(path, **options):

@@ -5,7 +5,7 @@ import warnings
 
 from ..domain import infer_domain
 from ..exceptions import PrivacyLeakWarning
-from ..io import read_csv, write_text
+from ..io import read_csv, read_raw_csv, write_text
 from . import _check_output, _load_domain, _print_rows, _read_table, _tvd_table
 
 
@@ -21,7 +21,7 @@ def _check_matplotlib():
 def _drafted(path, drop):
     """The domain :func:`~skprivsynth.draft_domain` drafts from the CSV at ``path``
     (less ``drop``), its kinds only: to type the cells, not to bound them."""
-    frame = read_csv(path, keep_default_na=False, na_values=[""])
+    frame = read_raw_csv(path)
     with warnings.catch_warnings():  # an evaluation reads the real rows anyway
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         drafted = infer_domain(frame.drop(columns=list(drop)), rule="draft")

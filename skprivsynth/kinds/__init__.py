@@ -14,7 +14,7 @@ from ._base import Kind, kind_of
 from ._boolean import Boolean
 from ._categorical import Categorical
 from ._datetime import Datetime
-from ._draft import draft_domain
+from ._draft import draft_domain, zero_padded_columns
 from ._floating import Float
 from ._infer import (
     as_numbers,
@@ -73,4 +73,5 @@ __all__ = [
     "parse_columns",
     "quantile_bins",
     "reads_as_numbers",
+    "zero_padded_columns",
 ]

@@ -267,7 +267,7 @@ def _zero_padded(text):
 def zero_padded_columns(text):
     """The columns of ``text`` (a table read as strings, only empty cells missing) whose
     cells, but for missing spellings such as ``"NA"``, are digit codes with leading
-    zeros (:func:`_zero_padded`): to be drafted as text levels."""
+    zeros: to be drafted as text levels."""
     out = []
     for column in text.columns:
         cells = text[column].dropna().astype(str)
