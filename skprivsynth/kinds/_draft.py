@@ -282,7 +282,7 @@ def zero_padded_columns(text):
 #: records): synthesized as a number or a level, its synthetic values would equal real
 #: keys by chance and carry no meaning.
 _KEY_SHARE = 0.25
-_KEY_ROWS = 2
+_KEY_ROWS = 2  # and more values than MAX_INTEGER_LEVELS: fewer stay levels
 #: Share of the integers of its span that an integer key numbered consecutively (1, 2,
 #: 3 ... with a few gaps) takes; a quantity with many values on few rows (a follow-up
 #: time in days) leaves more of its span empty.  Below it, only a name saying ``id``
@@ -292,10 +292,12 @@ _KEY_DENSITY = 0.9
 
 def _key_like(present, n):
     """``(m, median)`` when the ``m`` distinct values of ``present`` are more than
-    ``_KEY_SHARE * n``, on at most ``_KEY_ROWS`` rows each at the median, else None."""
+    ``_KEY_SHARE * n`` (and more than ``MAX_INTEGER_LEVELS``), on at most ``_KEY_ROWS``
+    rows each at the median, else None."""
     counts = present.value_counts()
     median = float(np.median(counts.to_numpy())) if counts.size else 0.0
-    if counts.size > _KEY_SHARE * n and median <= _KEY_ROWS:
+    many = counts.size > max(_KEY_SHARE * n, MAX_INTEGER_LEVELS)
+    if many and median <= _KEY_ROWS:
         return counts.size, median
     return None
 
@@ -806,7 +808,7 @@ def draft_domain(frame):
     ...     domain, explanations = draft_domain(frame)
     >>> domain
     {'age': {'type': 'integer', 'range': [23, 67]}, 'sex': ['F', 'M']}
-    >>> explanations[0]
+    >>> explanations[0].split(";")[0]
     "'age': integer: integers 23..67: one level per integer"
     """
     warnings.warn(
