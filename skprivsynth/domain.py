@@ -12,13 +12,17 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from .kinds import (
     MAX_INTEGER_LEVELS,
     MISSING,
     Bins,
+    Bound,
     DatetimePart,
     Levels,
     Range,
+    Sum,
     draft_domain,
     evaluation_spec,
     kind_of,
@@ -27,16 +31,19 @@ from .kinds import (
     observed_levels,
     parse_columns,
     quantile_bins,
+    relation_order,
 )
 
 __all__ = [
     "MAX_INTEGER_LEVELS",
     "MISSING",
     "Bins",
+    "Bound",
     "DatetimePart",
     "Domain",
     "Levels",
     "Range",
+    "Sum",
     "infer_domain",
     "observed_levels",
     "quantile_bins",
@@ -133,9 +140,10 @@ class Domain(Mapping):
     """
 
     _specs: tuple
+    _relations: tuple
 
     def __init__(self, spec):
-        object.__setattr__(self, "_specs", _parse(spec, "domain"))
+        _set(self, *_parse(spec, "domain"))
 
     @classmethod
     def from_json(cls, path):
@@ -167,6 +175,11 @@ class Domain(Mapping):
     @property
     def columns(self):
         return tuple(name for name, _ in self._specs)
+
+    @property
+    def relations(self):
+        """The declared relations: column -> its :class:`Sum` or :class:`Bound`."""
+        return dict(self._relations)
 
     @property
     def sizes(self):
@@ -248,7 +261,13 @@ class Domain(Mapping):
             raise ValueError(
                 f"columns {missing!r} are not in the domain; its columns are {list(self)!r}."
             )
-        return Domain({c: self[c] for c in columns})
+        relations = self.relations
+        kept = {
+            c: {**kind_of(self[c]).to_json(), **relations[c].to_json()}
+            for c in columns
+            if c in relations and set(relations[c].columns) <= set(columns)
+        }
+        return Domain({c: kept.get(c, self[c]) for c in columns})
 
     def labels(self, column):
         """A text label for each code of ``column``, the missing level last.
@@ -318,9 +337,15 @@ class Domain(Mapping):
         -------
         dict
             Column -> int ``K``, list of levels, or a dict in the forms of the
-            parameter ``spec`` (datetimes as ISO strings).
+            parameter ``spec`` (datetimes as ISO strings), with its relation.
         """
-        return {name: kind_of(spec).to_json() for name, spec in self._specs}
+        relations = self.relations
+        out = {}
+        for name, spec in self._specs:
+            out[name] = kind_of(spec).to_json()
+            if name in relations:
+                out[name] = {**out[name], **relations[name].to_json()}
+        return out
 
     def __getitem__(self, column):
         for name, spec in self._specs:
@@ -337,10 +362,10 @@ class Domain(Mapping):
     def __eq__(self, other):
         if not isinstance(other, Domain):
             return NotImplemented
-        return self._specs == other._specs
+        return self._specs == other._specs and self._relations == other._relations
 
     def __hash__(self):
-        return hash(self._specs)
+        return hash((self._specs, self._relations))
 
     def __repr__(self):
         return f"Domain({self.to_dict()!r})"
@@ -363,16 +388,71 @@ def as_domain(spec, name="domain"):
     if isinstance(spec, Domain):
         return spec
     domain = object.__new__(Domain)
-    object.__setattr__(domain, "_specs", _parse(spec, name))
+    _set(domain, *_parse(spec, name))
     return domain
 
 
-def fitted_domain(items):
-    """A :class:`Domain` of already parsed ``(column, spec)`` pairs, not validated again
-    (a fitted encoder's: a learned constant column has the bins ``(c, c)``)."""
+def fitted_domain(items, relations=()):
+    """A :class:`Domain` of already parsed ``(column, spec)`` pairs (and ``(column,
+    relation)`` pairs), not validated again (a fitted encoder's: a learned constant
+    column has the bins ``(c, c)``)."""
     domain = object.__new__(Domain)
-    object.__setattr__(domain, "_specs", tuple(items))
+    _set(domain, tuple(items), tuple(relations))
     return domain
+
+
+def _set(domain, specs, relations):
+    object.__setattr__(domain, "_specs", specs)
+    object.__setattr__(domain, "_relations", relations)
+
+
+def coded_domain(domain):
+    """The specs the columns of ``domain`` are coded by: a column bounded by another
+    (:class:`Bound`) as its gap, a sum (:class:`Sum`, computed) left out.
+
+    Parameters
+    ----------
+    domain : Domain
+
+    Returns
+    -------
+    Domain
+    """
+    relations = domain.relations
+    return fitted_domain(
+        (c, relations[c].gap_spec() if c in relations else spec)
+        for c, spec in domain.items()
+        if not (c in relations and relations[c].computed)
+    )
+
+
+def relation_gaps(frame, relations):
+    """``frame`` with each column bounded by another (``relations``: column -> its
+    :class:`Sum` or :class:`Bound`) replaced by its gap to it, as a float number (NaN:
+    missing); ``frame`` itself when there is none.  A gap is clipped to its public
+    range: a row that breaks the relation reads as one on its bound."""
+    bounded = {c: r for c, r in relations.items() if not r.computed and c in frame}
+    if not bounded:
+        return frame
+    frame = frame.copy()
+    for column, relation in bounded.items():
+        frame[column] = relation.gaps(frame[column], frame[relation.of])
+    return frame
+
+
+def with_relations(decoded, relations, dtypes):
+    """``decoded`` (column -> Series, the gap of a bounded column) with every column of
+    ``relations`` computed in the order they read each other: a sum from its decoded
+    parts, a bounded column from its decoded gap and bound, as ``dtypes[column]``."""
+    for column in relation_order(relations):
+        relation = relations[column]
+        if relation.computed:
+            numbers = relation.values(decoded)
+        else:
+            gaps = decoded[column].to_numpy(dtype=np.float64, na_value=np.nan)
+            numbers = relation.values(gaps, decoded[relation.of])
+        decoded[column] = kind_of(relation.spec).from_numbers(numbers, dtypes[column])
+    return decoded
 
 
 def value_domain(domain):
@@ -480,9 +560,10 @@ def codes_as_missing(frame, domain):
 
 
 def _parse(spec, name):
-    """``((column, spec), ...)`` from a dict or list of specs."""
+    """``(((column, spec), ...), ((column, relation), ...))`` from a dict or list of
+    specs."""
     if isinstance(spec, Domain):
-        return spec._specs
+        return spec._specs, spec._relations
     if isinstance(spec, Mapping):
         items = list(spec.items())
     elif isinstance(spec, list | tuple):

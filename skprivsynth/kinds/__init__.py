@@ -27,6 +27,7 @@ from ._infer import (
 from ._integer import Integer
 from ._parse import parse_column, parse_columns
 from ._part import Part
+from ._relation import RELATION_KEYS, Bound, Sum, relation_order
 from ._specs import Bins, DatetimePart, Levels, Range
 from ._values import (
     DATETIME_PARTS,
@@ -47,9 +48,11 @@ __all__ = [
     "MISSING",
     "MISSING_TEXT",
     "NA_MARKERS",
+    "RELATION_KEYS",
     "RESOLUTIONS",
     "Bins",
     "Boolean",
+    "Bound",
     "Categorical",
     "Datetime",
     "DatetimePart",
@@ -59,6 +62,7 @@ __all__ = [
     "Levels",
     "Part",
     "Range",
+    "Sum",
     "as_numbers",
     "draft_domain",
     "evaluation_spec",
@@ -73,5 +77,6 @@ __all__ = [
     "parse_columns",
     "quantile_bins",
     "reads_as_numbers",
+    "relation_order",
     "zero_padded_columns",
 ]
