@@ -429,14 +429,20 @@ def coded_domain(domain):
 def relation_gaps(frame, relations):
     """``frame`` with each column bounded by another (``relations``: column -> its
     :class:`Sum` or :class:`Bound`) replaced by its gap to it, as a float number (NaN:
-    missing); ``frame`` itself when there is none.  A gap is clipped to its public
+    missing), each sum by the sum of its parts first (a sum's own values are never
+    read); ``frame`` itself when there is no relation.  A gap is clipped to its public
     range: a row that breaks the relation reads as one on its bound."""
-    bounded = {c: r for c, r in relations.items() if not r.computed and c in frame}
-    if not bounded:
+    relations = {c: r for c, r in relations.items() if c in frame}
+    if not relations:
         return frame
     frame = frame.copy()
-    for column, relation in bounded.items():
-        frame[column] = relation.gaps(frame[column], frame[relation.of])
+    for column in relation_order(relations):  # the sums, as they are decoded
+        if relations[column].computed:
+            frame[column] = relations[column].values(frame)
+    values = frame.copy()
+    for column, relation in relations.items():
+        if not relation.computed:
+            frame[column] = relation.gaps(values[column], values[relation.of])
     return frame
 
 
