@@ -61,7 +61,10 @@ class Domain(Mapping):
     privacy at fit time); or :class:`DatetimePart` (a part of a datetime column, such
     as its month: a function of that column, without codes of its own).  The number
     of codes of a column, ``len(domain[column])``, is its number of levels or bins,
-    the missing level included (0 for a :class:`DatetimePart`).
+    the missing level included (0 for a :class:`DatetimePart`).  A numeric column may
+    also declare a relation to other columns (:attr:`relations`), kept on every
+    synthetic row: the sum of others (:class:`Sum`, computed from them), or at least
+    or at most another (:class:`Bound`, modelled as the gap to it).
 
     Read more in the :ref:`User Guide <domain_file>`.
 
@@ -83,6 +86,12 @@ class Domain(Mapping):
         part declares it exactly when its datetime column does); an integer, float or
         levels column may instead list the values that stand for missing,
         ``"missing": [98, 99]`` or ``["?"]``, which are then read as missing values.
+        An integer, float or datetime column declared with a ``"range"`` (or
+        ``"bins"``) may add one relation: ``"sum_of": [columns]`` (integer or float
+        columns whose sums, from their ranges, lie in its range), ``"at_least":
+        column`` or ``"at_most": column`` (a column of the same kind and resolution
+        whose range leaves room: ``"at_least"`` needs its upper bound at most the
+        column's, ``"at_most"`` its lower bound at least the column's); no cycle.
         :func:`skprivsynth.datasets.load_adult` ``.domain`` and the ``--domain``
         file of the command line are such dicts.
 
@@ -94,6 +103,11 @@ class Domain(Mapping):
         Number of codes (levels or bins, the missing level included) of each
         column; None for a :class:`Range` (its bins are chosen at fit time); 0 for a
         :class:`DatetimePart` (encoded through its datetime column, not on its own).
+        A sum (:class:`Sum`) is coded as none (computed), a bounded column
+        (:class:`Bound`) as its gap, whose bins are chosen at fit time.
+    relations : dict
+        Column -> its :class:`Sum` or :class:`Bound`, for the columns that declare
+        one.
 
     See Also
     --------
@@ -137,6 +151,23 @@ class Domain(Mapping):
     ... })
     >>> flights["month"], flights.kind("month"), flights.sizes
     (DatetimePart(of='time_hour', part='month', missing=False), 'integer', (None, 0))
+
+    Relations between columns (kept on every synthetic row):
+
+    >>> stays = Domain({
+    ...     "admitted": {"type": "datetime", "range": ["2024-01-01", "2024-12-31"],
+    ...                  "resolution": "D"},
+    ...     "discharged": {"type": "datetime", "range": ["2024-01-01", "2025-03-31"],
+    ...                    "resolution": "D", "at_least": "admitted"},
+    ...     "care": {"type": "float", "range": [0, 5000], "decimals": 2},
+    ...     "drugs": {"type": "float", "range": [0, 1000], "decimals": 2},
+    ...     "cost": {"type": "float", "range": [0, 6000], "decimals": 2,
+    ...              "sum_of": ["care", "drugs"]},
+    ... })
+    >>> stays.relations
+    {'discharged': Bound(of='admitted', side='at_least'), 'cost': Sum(of=('care', 'drugs'))}
+    >>> stays.to_dict()["cost"]["sum_of"], stays.kind("discharged")
+    (['care', 'drugs'], 'datetime')
     """
 
     _specs: tuple
