@@ -489,7 +489,8 @@ def _check_table(encoder, X, chunks, private):
 
 
 def _declared_specs(categories, labels):
-    """Label -> parsed spec of the columns ``categories`` declares (None if malformed)."""
+    """Label -> parsed spec the columns ``categories`` declares are coded by (None if
+    malformed): a bounded column's gap, no sum (:func:`~skprivsynth.domain.coded_domain`)."""
     if isinstance(categories, str):
         return {}
     if isinstance(categories, list):
@@ -498,7 +499,7 @@ def _declared_specs(categories, labels):
         categories = dict(zip(labels, categories, strict=True))
     declared = {c: s for c, s in categories.items() if s is not None and not isinstance(s, str)}
     try:
-        domain = Domain(declared)
+        domain = coded_domain(Domain(declared))
     except (TypeError, ValueError):
         return None
     return {c: domain[c] for c in labels if c in domain}

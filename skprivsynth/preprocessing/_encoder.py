@@ -465,7 +465,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if chunks is not None and len(self._coded):
             chunks = chunks.map(functools.partial(codes_as_missing, domain=self._coded))
         # A column bounded by another is coded as its gap to it (clipped to its public
-        # range), a sum is computed from its parts: neither is read as it is.
+        # range), a sum is computed from its parts: neither is read as it is.  Both are
+        # public maps of each row alone, so two tables differing in one row still
+        # differ in one row after them, and every release below keeps its sensitivity.
         self._relations = domain.relations
         values, frame = frame, relation_gaps(frame, self._relations)
         if chunks is not None and self._relations:
