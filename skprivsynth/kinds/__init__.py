@@ -5,7 +5,9 @@ a range whose bins are chosen at fit time, a part of a datetime column); its kin
 :func:`kind_of`, says what its values are (categorical, integer, float, datetime,
 boolean, a datetime part) and owns everything that depends on it: codes and labels,
 the JSON form, how a CSV cell is read.  Code outside this package asks a kind rather
-than switching on it.
+than switching on it.  A relation between columns (:class:`Sum`, :class:`Bound`) is
+declared beside a column's spec and owns how the column is coded and decoded from the
+columns it reads.
 
 Read more in the :ref:`User Guide <domain_file>`.
 """
