@@ -170,8 +170,8 @@ class Bound:
             values = np.round(values, decimals)
         lo, hi = self._limits()
         values = np.clip(values, lo, hi)
-        keep = np.maximum if self.side == "at_least" else np.minimum
-        return np.where(np.isnan(values), np.nan, keep(values, bound))
+        keep = np.maximum if self.side == "at_least" else np.minimum  # NaN stays NaN
+        return keep(values, bound)
 
 
 def bounds(spec):
@@ -219,8 +219,6 @@ def _check_names(names, where):
             hash(name)
         except TypeError as exc:
             raise TypeError(f"{where} must name columns; got {name!r}.") from exc
-        if isinstance(name, list | dict):
-            raise TypeError(f"{where} must name columns; got {name!r}.")
 
 
 def check_relations(specs, relations, name):
