@@ -250,6 +250,8 @@ def test_the_encoder_decodes_its_own_codes_to_rows_that_keep_the_relations():
     encoder = BooleanEncoder(categories=Domain(SPEC), encoding="ordinal", binning_epsilon=1.0,
                              random_state=0).fit(real)  # fmt: skip
     assert "total" not in encoder.get_feature_names_out()  # computed: no code
+    # A part of a bounded datetime is computed from it (its codes are a gap's).
+    assert "month" not in encoder.modelled_parts_ and encoder.n_codes_[2] == 0
     back = encoder.inverse_transform(encoder.transform(real))
     assert kept(back) == (1.0, 1.0, 1.0, 1.0)
     # The stay is coded in bins of its gap: it comes back inside its bin.
