@@ -43,13 +43,29 @@ target metric:
     free text assembled from short clinical phrases and a reference number (almost
     every value unique: ``synthesize --drop notes``).
 
+With ``relations=True`` (``--relations``) the table has four more columns, related to
+others as a hospital extract's are, and its domain declares those relations:
+
+``discharged``
+    the discharge time, ``admitted`` plus a length of stay, log-normal given severity
+    (medians 2, 4 and 7 days, log standard deviation 0.8, at most 90 days), at the
+    minute: never before the admission (``"at_least": "admitted"``).
+``care``, ``drugs``
+    the parts of ``cost``: ``drugs`` a Beta(2, 5) share of it (mean 29 %), ``care``
+    the rest, both at cents and at most 500,000, so that ``cost = care + drugs``
+    (``"sum_of": ["care", "drugs"]``).
+``paid``
+    what the insurer paid: the whole cost for 40 % of the stays, else a Beta(6, 2)
+    share of it (mean 75 %), at cents, never more than ``cost`` (``"at_most":
+    "cost"``).
+
 The declared domain (:data:`DOMAIN`, returned with the table) is what a data holder
 could write without reading the rows: the calendar year, ages 0 to 110, a cost range up
 to 1,000,000 at cents, lactate from 0 to 30 mmol/L at one decimal with missing values,
 the levels.  It declares neither ``id`` nor ``notes``.  Values outside a declared range
 would be clipped to it (none are at the defaults).
 
-Run:  python benchmarks/hospital.py [--n 20000] [--seed 0] [--out-dir DIR]
+Run:  python benchmarks/hospital.py [--n 20000] [--seed 0] [--relations] [--out-dir DIR]
 writes ``real.csv`` and ``domain.json`` there, for instance for
 
     skprivsynth synthesize real.csv -o synthetic.csv --domain domain.json --drop id notes
@@ -84,6 +100,27 @@ DOMAIN = {
     "cost": {"type": "float", "range": [0, 1_000_000], "decimals": 2},
     # mmol/L at the analyser's one decimal; 30 is above the reportable range
     "lab": {"type": "float", "range": [0, 30], "decimals": 1, "missing": True},
+}
+
+#: The relations of ``make_hospital(relations=True)``: column -> what it adds to its
+#: spec (see the module docstring).
+RELATIONS = {
+    "discharged": {"at_least": "admitted"},
+    "cost": {"sum_of": ["care", "drugs"]},
+    "paid": {"at_most": "cost"},
+}
+
+#: The specs of the columns ``make_hospital(relations=True)`` adds (the discharge a
+#: quarter after the year at most; each part of a cost at most half its range).
+RELATED_COLUMNS = {
+    "discharged": {
+        "type": "datetime",
+        "range": [f"{YEAR}-01-01T00:00", f"{YEAR + 1}-03-31T23:59"],
+        "resolution": "min",
+    },
+    "care": {"type": "float", "range": [0, 500_000], "decimals": 2},
+    "drugs": {"type": "float", "range": [0, 500_000], "decimals": 2},
+    "paid": {"type": "float", "range": [0, 1_000_000], "decimals": 2},
 }
 
 _COMPLAINTS = [
@@ -129,7 +166,19 @@ def _clip(values, spec):
     return np.clip(values, low, high)
 
 
-def make_hospital(n=20_000, seed=0):
+def hospital_domain(relations=False, declared=True):
+    """The declared domain of :func:`make_hospital` (a dict): with ``relations``, that
+    of its related columns too, with their relations when ``declared``."""
+    domain = json.loads(json.dumps(DOMAIN))
+    if relations:
+        domain.update(json.loads(json.dumps(RELATED_COLUMNS)))
+        if declared:
+            for column, relation in RELATIONS.items():
+                domain[column] = {**domain[column], **relation}
+    return domain
+
+
+def make_hospital(n=20_000, seed=0, relations=False):
     """A generated hospital admissions table of ``n`` rows and its declared domain.
 
     Parameters
@@ -139,6 +188,10 @@ def make_hospital(n=20_000, seed=0):
     seed : int, default=0
         Seed of :func:`numpy.random.default_rng`; the same ``(n, seed)`` gives the
         same table.
+    relations : bool, default=False
+        Whether to add the related columns ``discharged``, ``care``, ``drugs`` and
+        ``paid`` (drawn after the others, from a stream of their own: the other
+        columns are those of ``relations=False``) and declare their relations.
 
     Returns
     -------
@@ -147,7 +200,7 @@ def make_hospital(n=20_000, seed=0):
         ``severity``, ``sex``, ``cost``, ``lab`` (NaN where missing) and ``notes``;
         see the module docstring for the model of each.
     domain : dict
-        The declared domain (a copy of :data:`DOMAIN`): every column but ``id`` and
+        The declared domain (:func:`hospital_domain`): every column but ``id`` and
         ``notes``.
     """
     rng = np.random.default_rng(seed)
@@ -190,16 +243,41 @@ def make_hospital(n=20_000, seed=0):
             "notes": notes,
         }
     )
-    return frame, json.loads(json.dumps(DOMAIN))
+    if relations:
+        frame = _with_related_columns(frame, severity_code, np.random.default_rng([seed, 1]))
+    return frame, hospital_domain(relations)
+
+
+def _with_related_columns(frame, severity_code, rng):
+    """``frame`` with ``discharged``, ``care``, ``drugs`` and ``paid`` (module
+    docstring); ``cost`` becomes ``care + drugs`` where a part is clipped to its range."""
+    n = len(frame)
+    median_days = np.array([2.0, 4.0, 7.0])[severity_code]
+    stay_minutes = np.floor(np.minimum(median_days * np.exp(rng.normal(0.0, 0.8, n)), 90) * 1440)
+    discharged = frame["admitted"] + pd.to_timedelta(stay_minutes, unit="min")
+    cost = frame["cost"].to_numpy()
+    drugs = np.round(_clip(cost * rng.beta(2.0, 5.0, n), RELATED_COLUMNS["drugs"]), 2)
+    care = np.round(_clip(cost - drugs, RELATED_COLUMNS["care"]), 2)
+    cost = np.round(care + drugs, 2)
+    share = np.where(rng.random(n) < 0.4, 1.0, rng.beta(6.0, 2.0, n))
+    paid = np.minimum(np.round(cost * share, 2), cost)
+    at = list(frame.columns).index("cost")
+    frame = frame.assign(cost=cost)
+    for k, (name, values) in enumerate(
+        [("discharged", discharged), ("care", care), ("drugs", drugs), ("paid", paid)]
+    ):
+        frame.insert(at + 1 + k if name != "discharged" else 2, name, values)
+    return frame
 
 
 def run():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--relations", action="store_true", help="add the related columns")
     parser.add_argument("--out-dir", type=Path, default=Path("."))
     args = parser.parse_args()
-    frame, domain = make_hospital(args.n, args.seed)
+    frame, domain = make_hospital(args.n, args.seed, args.relations)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out_dir / "real.csv", index=False, date_format="%Y-%m-%dT%H:%M")
     (args.out_dir / "domain.json").write_text(json.dumps(domain, indent=1) + "\n")

@@ -12,13 +12,17 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from .kinds import (
     MAX_INTEGER_LEVELS,
     MISSING,
     Bins,
+    Bound,
     DatetimePart,
     Levels,
     Range,
+    Sum,
     draft_domain,
     evaluation_spec,
     kind_of,
@@ -27,16 +31,19 @@ from .kinds import (
     observed_levels,
     parse_columns,
     quantile_bins,
+    relation_order,
 )
 
 __all__ = [
     "MAX_INTEGER_LEVELS",
     "MISSING",
     "Bins",
+    "Bound",
     "DatetimePart",
     "Domain",
     "Levels",
     "Range",
+    "Sum",
     "infer_domain",
     "observed_levels",
     "quantile_bins",
@@ -54,7 +61,10 @@ class Domain(Mapping):
     privacy at fit time); or :class:`DatetimePart` (a part of a datetime column, such
     as its month: a function of that column, without codes of its own).  The number
     of codes of a column, ``len(domain[column])``, is its number of levels or bins,
-    the missing level included (0 for a :class:`DatetimePart`).
+    the missing level included (0 for a :class:`DatetimePart`).  A numeric column may
+    also declare a relation to other columns (:attr:`relations`), kept on every
+    synthetic row: the sum of others (:class:`Sum`, computed from them), or at least
+    or at most another (:class:`Bound`, modelled as the gap to it).
 
     Read more in the :ref:`User Guide <domain_file>`.
 
@@ -76,6 +86,12 @@ class Domain(Mapping):
         part declares it exactly when its datetime column does); an integer, float or
         levels column may instead list the values that stand for missing,
         ``"missing": [98, 99]`` or ``["?"]``, which are then read as missing values.
+        An integer, float or datetime column declared with a ``"range"`` (or
+        ``"bins"``) may add one relation: ``"sum_of": [columns]`` (integer or float
+        columns whose sums, from their ranges, lie in its range), ``"at_least":
+        column`` or ``"at_most": column`` (a column of the same kind and resolution
+        whose range leaves room: ``"at_least"`` needs its upper bound at most the
+        column's, ``"at_most"`` its lower bound at least the column's); no cycle.
         :func:`skprivsynth.datasets.load_adult` ``.domain`` and the ``--domain``
         file of the command line are such dicts.
 
@@ -87,6 +103,11 @@ class Domain(Mapping):
         Number of codes (levels or bins, the missing level included) of each
         column; None for a :class:`Range` (its bins are chosen at fit time); 0 for a
         :class:`DatetimePart` (encoded through its datetime column, not on its own).
+        A sum (:class:`Sum`) is coded as none (computed), a bounded column
+        (:class:`Bound`) as its gap, whose bins are chosen at fit time.
+    relations : dict
+        Column -> its :class:`Sum` or :class:`Bound`, for the columns that declare
+        one.
 
     See Also
     --------
@@ -130,12 +151,30 @@ class Domain(Mapping):
     ... })
     >>> flights["month"], flights.kind("month"), flights.sizes
     (DatetimePart(of='time_hour', part='month', missing=False), 'integer', (None, 0))
+
+    Relations between columns (kept on every synthetic row):
+
+    >>> stays = Domain({
+    ...     "admitted": {"type": "datetime", "range": ["2024-01-01", "2024-12-31"],
+    ...                  "resolution": "D"},
+    ...     "discharged": {"type": "datetime", "range": ["2024-01-01", "2025-03-31"],
+    ...                    "resolution": "D", "at_least": "admitted"},
+    ...     "care": {"type": "float", "range": [0, 5000], "decimals": 2},
+    ...     "drugs": {"type": "float", "range": [0, 1000], "decimals": 2},
+    ...     "cost": {"type": "float", "range": [0, 6000], "decimals": 2,
+    ...              "sum_of": ["care", "drugs"]},
+    ... })
+    >>> stays.relations
+    {'discharged': Bound(of='admitted', side='at_least'), 'cost': Sum(of=('care', 'drugs'))}
+    >>> stays.to_dict()["cost"]["sum_of"], stays.kind("discharged")
+    (['care', 'drugs'], 'datetime')
     """
 
     _specs: tuple
+    _relations: tuple
 
     def __init__(self, spec):
-        object.__setattr__(self, "_specs", _parse(spec, "domain"))
+        _set(self, *_parse(spec, "domain"))
 
     @classmethod
     def from_json(cls, path):
@@ -167,6 +206,11 @@ class Domain(Mapping):
     @property
     def columns(self):
         return tuple(name for name, _ in self._specs)
+
+    @property
+    def relations(self):
+        """The declared relations: column -> its :class:`Sum` or :class:`Bound`."""
+        return dict(self._relations)
 
     @property
     def sizes(self):
@@ -248,7 +292,13 @@ class Domain(Mapping):
             raise ValueError(
                 f"columns {missing!r} are not in the domain; its columns are {list(self)!r}."
             )
-        return Domain({c: self[c] for c in columns})
+        relations = self.relations
+        kept = {
+            c: {**kind_of(self[c]).to_json(), **relations[c].to_json()}
+            for c in columns
+            if c in relations and set(relations[c].columns) <= set(columns)
+        }
+        return Domain({c: kept.get(c, self[c]) for c in columns})
 
     def labels(self, column):
         """A text label for each code of ``column``, the missing level last.
@@ -318,9 +368,15 @@ class Domain(Mapping):
         -------
         dict
             Column -> int ``K``, list of levels, or a dict in the forms of the
-            parameter ``spec`` (datetimes as ISO strings).
+            parameter ``spec`` (datetimes as ISO strings), with its relation.
         """
-        return {name: kind_of(spec).to_json() for name, spec in self._specs}
+        relations = self.relations
+        out = {}
+        for name, spec in self._specs:
+            out[name] = kind_of(spec).to_json()
+            if name in relations:
+                out[name] = {**out[name], **relations[name].to_json()}
+        return out
 
     def __getitem__(self, column):
         for name, spec in self._specs:
@@ -337,10 +393,10 @@ class Domain(Mapping):
     def __eq__(self, other):
         if not isinstance(other, Domain):
             return NotImplemented
-        return self._specs == other._specs
+        return self._specs == other._specs and self._relations == other._relations
 
     def __hash__(self):
-        return hash(self._specs)
+        return hash((self._specs, self._relations))
 
     def __repr__(self):
         return f"Domain({self.to_dict()!r})"
@@ -363,16 +419,77 @@ def as_domain(spec, name="domain"):
     if isinstance(spec, Domain):
         return spec
     domain = object.__new__(Domain)
-    object.__setattr__(domain, "_specs", _parse(spec, name))
+    _set(domain, *_parse(spec, name))
     return domain
 
 
-def fitted_domain(items):
-    """A :class:`Domain` of already parsed ``(column, spec)`` pairs, not validated again
-    (a fitted encoder's: a learned constant column has the bins ``(c, c)``)."""
+def fitted_domain(items, relations=()):
+    """A :class:`Domain` of already parsed ``(column, spec)`` pairs (and ``(column,
+    relation)`` pairs), not validated again (a fitted encoder's: a learned constant
+    column has the bins ``(c, c)``)."""
     domain = object.__new__(Domain)
-    object.__setattr__(domain, "_specs", tuple(items))
+    _set(domain, tuple(items), tuple(relations))
     return domain
+
+
+def _set(domain, specs, relations):
+    object.__setattr__(domain, "_specs", specs)
+    object.__setattr__(domain, "_relations", relations)
+
+
+def coded_domain(domain):
+    """The specs the columns of ``domain`` are coded by: a column bounded by another
+    (:class:`Bound`) as its gap, a sum (:class:`Sum`, computed) left out.
+
+    Parameters
+    ----------
+    domain : Domain
+
+    Returns
+    -------
+    Domain
+    """
+    relations = domain.relations
+    return fitted_domain(
+        (c, relations[c].gap_spec() if c in relations else spec)
+        for c, spec in domain.items()
+        if not (c in relations and relations[c].computed)
+    )
+
+
+def relation_gaps(frame, relations):
+    """``frame`` with each column bounded by another (``relations``: column -> its
+    :class:`Sum` or :class:`Bound`) replaced by its gap to it, as a float number (NaN:
+    missing), each sum by the sum of its parts first (a sum's own values are never
+    read); ``frame`` itself when there is no relation.  A gap is clipped to its public
+    range: a row that breaks the relation reads as one on its bound."""
+    relations = {c: r for c, r in relations.items() if c in frame}
+    if not relations:
+        return frame
+    frame = frame.copy()
+    for column in relation_order(relations):  # the sums, as they are decoded
+        if relations[column].computed:
+            frame[column] = relations[column].values(frame)
+    values = frame.copy()
+    for column, relation in relations.items():
+        if not relation.computed:
+            frame[column] = relation.gaps(values[column], values[relation.of])
+    return frame
+
+
+def with_relations(decoded, relations, dtypes):
+    """``decoded`` (column -> Series, the gap of a bounded column) with every column of
+    ``relations`` computed in the order they read each other: a sum from its decoded
+    parts, a bounded column from its decoded gap and bound, as ``dtypes[column]``."""
+    for column in relation_order(relations):
+        relation = relations[column]
+        if relation.computed:
+            numbers = relation.values(decoded)
+        else:
+            gaps = decoded[column].to_numpy(dtype=np.float64, na_value=np.nan)
+            numbers = relation.values(gaps, decoded[relation.of])
+        decoded[column] = kind_of(relation.spec).from_numbers(numbers, dtypes[column])
+    return decoded
 
 
 def value_domain(domain):
@@ -480,9 +597,10 @@ def codes_as_missing(frame, domain):
 
 
 def _parse(spec, name):
-    """``((column, spec), ...)`` from a dict or list of specs."""
+    """``(((column, spec), ...), ((column, relation), ...))`` from a dict or list of
+    specs."""
     if isinstance(spec, Domain):
-        return spec._specs
+        return spec._specs, spec._relations
     if isinstance(spec, Mapping):
         items = list(spec.items())
     elif isinstance(spec, list | tuple):

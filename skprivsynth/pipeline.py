@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .base import BaseSynthesizer, get_synthesizer_tags, spent_before_fit
 from .chunks import _close, _OneShot, as_chunks
-from .domain import Domain, ranged_columns
+from .domain import Domain, coded_domain, ranged_columns, relation_gaps
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
 from .preprocessing import BooleanEncoder
@@ -330,8 +330,9 @@ class SynthesisPipeline(Pipeline):
         by :meth:`sample` and compared with ``X`` over every pair of columns by
         :func:`~skprivsynth.metrics.categorical_marginal_tvd`; behind a
         :class:`~skprivsynth.preprocessing.BooleanEncoder` the columns are read in its
-        fitted domain (numeric columns binned by its bin edges; parts of a datetime
-        column, functions of it, left out).  Greater is better,
+        fitted domain (numeric columns binned by its bin edges; columns computed from
+        others, parts of a datetime column and sums, left out; a column bounded by
+        another compared as its gap to it).  Greater is better,
         at most 0; it lets ``cross_val_score(pipe, X)`` run without ``scoring``.  The
         score is an exact function of ``X``: for a differentially private
         synthesizer it warns :class:`~skprivsynth.PrivacyLeakWarning`, as the marginal
@@ -359,7 +360,7 @@ class SynthesisPipeline(Pipeline):
     def _scored_tables(self, X, synthetic):
         """``(real, synthetic, domain)`` as :meth:`score` compares them: DataFrames
         with ``X``'s columns and, behind a :class:`BooleanEncoder`, its fitted domain
-        with the parts of datetime columns left out (also used by
+        with the columns computed from others left out (also used by
         ``make_marginal_scorer(space="decoded")``)."""
         real = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
         if not isinstance(synthetic, pd.DataFrame):
@@ -367,12 +368,16 @@ class SynthesisPipeline(Pipeline):
         encoder = self._first_transformer()
         domain = None
         if isinstance(encoder, BooleanEncoder):
+            relations = encoder.domain_.relations
             domain = {
                 label: spec
-                for label, spec in zip(real.columns, encoder.domain_.values(), strict=True)
-                if not kind_of(spec).is_part  # a function of its datetime column, left out
+                for label, spec, k in zip(
+                    real.columns, encoder.domain_.values(), encoder.n_codes_, strict=True
+                )
+                if k  # a function of other columns (a computed part, a sum), left out
             }
-            real, synthetic = real[list(domain)], synthetic[list(domain)]
+            # A column bounded by another is compared as the gap it is coded by.
+            real, synthetic = (relation_gaps(t, relations)[list(domain)] for t in (real, synthetic))
         return real, synthetic, domain
 
     def sample(self, n_samples=None, random_state=None):
@@ -484,7 +489,8 @@ def _check_table(encoder, X, chunks, private):
 
 
 def _declared_specs(categories, labels):
-    """Label -> parsed spec of the columns ``categories`` declares (None if malformed)."""
+    """Label -> parsed spec the columns ``categories`` declares are coded by (None if
+    malformed): a bounded column's gap, no sum (:func:`~skprivsynth.domain.coded_domain`)."""
     if isinstance(categories, str):
         return {}
     if isinstance(categories, list):
@@ -493,7 +499,7 @@ def _declared_specs(categories, labels):
         categories = dict(zip(labels, categories, strict=True))
     declared = {c: s for c, s in categories.items() if s is not None and not isinstance(s, str)}
     try:
-        domain = Domain(declared)
+        domain = coded_domain(Domain(declared))
     except (TypeError, ValueError):
         return None
     return {c: domain[c] for c in labels if c in domain}
@@ -903,9 +909,9 @@ def make_private_pipeline(
     tags = get_synthesizer_tags(synthesizer)
     encoding, budget = tags.encoding, tags.max_bits
     codes = encoding == "ordinal"
-    encoded = domain  # the codes the encoder gives each column
+    encoded = coded_domain(domain)  # the codes the encoder gives each column
     if datetime_parts == "modelled":  # parts but the date are the levels they can take
-        encoded = {c: kind_of(s).modelled_spec(domain) for c, s in domain.items()}
+        encoded = {c: kind_of(s).modelled_spec(domain) for c, s in encoded.items()}
     if isinstance(max_bins, str) and max_bins == "auto":
         if budget is not None:
             max_bins = _binary_max_bins(encoded, budget)

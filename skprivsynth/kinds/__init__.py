@@ -5,7 +5,9 @@ a range whose bins are chosen at fit time, a part of a datetime column); its kin
 :func:`kind_of`, says what its values are (categorical, integer, float, datetime,
 boolean, a datetime part) and owns everything that depends on it: codes and labels,
 the JSON form, how a CSV cell is read.  Code outside this package asks a kind rather
-than switching on it.
+than switching on it.  A relation between columns (:class:`Sum`, :class:`Bound`) is
+declared beside a column's spec and owns how the column is coded and decoded from the
+columns it reads.
 
 Read more in the :ref:`User Guide <domain_file>`.
 """
@@ -27,6 +29,7 @@ from ._infer import (
 from ._integer import Integer
 from ._parse import parse_column, parse_columns
 from ._part import Part
+from ._relation import RELATION_KEYS, Bound, Sum, relation_order
 from ._specs import Bins, DatetimePart, Levels, Range
 from ._values import (
     DATETIME_PARTS,
@@ -47,9 +50,11 @@ __all__ = [
     "MISSING",
     "MISSING_TEXT",
     "NA_MARKERS",
+    "RELATION_KEYS",
     "RESOLUTIONS",
     "Bins",
     "Boolean",
+    "Bound",
     "Categorical",
     "Datetime",
     "DatetimePart",
@@ -59,6 +64,7 @@ __all__ = [
     "Levels",
     "Part",
     "Range",
+    "Sum",
     "as_numbers",
     "draft_domain",
     "evaluation_spec",
@@ -73,5 +79,6 @@ __all__ = [
     "parse_columns",
     "quantile_bins",
     "reads_as_numbers",
+    "relation_order",
     "zero_padded_columns",
 ]

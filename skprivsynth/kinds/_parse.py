@@ -11,6 +11,7 @@ import pandas as pd
 from ._base import Kind, kind_of
 from ._categorical import Categorical, parse_levels
 from ._part import Part
+from ._relation import check_relations, split_relation
 from ._specs import Bins, DatetimePart, Levels, Range
 from ._values import check_flag
 
@@ -49,11 +50,20 @@ def parse_column(spec, where):
 
 
 def parse_columns(items, name):
-    """``((column, spec), ...)`` parsed from ``(column, spec)`` pairs, each part of a
-    datetime checked against its column; errors name the parameter ``name``."""
-    specs = tuple((column, parse_column(value, f"{name}[{column!r}]")) for column, value in items)
+    """``(specs, relations)``: ``((column, spec), ...)`` parsed from ``(column, spec)``
+    pairs, each part of a datetime checked against its column, and ``((column,
+    relation), ...)`` the relations the specs declare (:func:`split_relation`), checked
+    against the columns; errors name the parameter ``name``."""
+    specs, relations = [], []
+    for column, value in items:
+        where = f"{name}[{column!r}]"
+        value, relation = split_relation(value, where)
+        specs.append((column, parse_column(value, where)))
+        if relation is not None:
+            relations.append((column, relation))
+    specs = tuple(specs)
     _check_parts(specs, name)
-    return specs
+    return specs, check_relations(specs, relations, name)
 
 
 def _check_parts(specs, name):

@@ -67,8 +67,10 @@ class Part(Kind):
         return self._values_kind.parse_csv(text, absent, nullable, column, what)
 
     def modelled_spec(self, domain):
-        """The levels the part can take (not the date, nor a year range too wide to be
-        levels, which stay computed)."""
+        """The levels the part can take (not the date, a year range too wide to be
+        levels, nor a part of a column kept by a relation, which stay computed)."""
+        if self.spec.of in getattr(domain, "relations", {}):
+            return self.spec
         values = self.values_spec(domain)
         if self.spec.part != "date" and isinstance(values, Levels):
             return values

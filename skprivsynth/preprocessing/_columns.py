@@ -70,6 +70,11 @@ class _Column:
             return _PartColumn(spec, learned)
         return (_BinsColumn if kind.binned else _LevelsColumn)(spec, learned)
 
+    @staticmethod
+    def computed(spec):
+        """The column of a spec computed from other columns at decode (a sum)."""
+        return _PartColumn(spec)
+
     @property
     def value_kind(self):
         """The :class:`~skprivsynth.kinds.Kind` of the (current) spec."""
@@ -278,14 +283,15 @@ class _BinsColumn(_Column):
 
 
 class _PartColumn(_Column):
-    """A part of a datetime column, computed from its decoded datetime: no codes, no
-    output columns, and its values are never read."""
+    """A column computed from others at decode (a part of a datetime column, from its
+    decoded datetime; a sum, from its parts): no codes, no output columns, and its
+    values are never read."""
 
     encoded = False
 
     @property
     def datetime_part(self):
-        return self.spec
+        return self.spec if self.value_kind.is_part else None
 
     @property
     def n_values(self):
@@ -301,9 +307,9 @@ class _PartColumn(_Column):
 
     def set_level_weights(self, label, weights):
         raise ValueError(
-            f"level_weights[{label!r}]: the column is a part of a datetime column, "
-            "computed from it: it has no levels to weigh."
+            f"level_weights[{label!r}]: the column is computed from other columns (a "
+            "part of a datetime, or a sum): it has no levels to weigh."
         )
 
     def check_missing(self, series, label):
-        """Nothing: a computed part's values are never read."""
+        """Nothing: a computed column's values are never read."""

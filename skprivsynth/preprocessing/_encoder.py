@@ -19,7 +19,15 @@ from sklearn.utils.validation import (
 
 from ..accountant import charge_active
 from ..chunks import as_chunks, reduce_chunks
-from ..domain import Domain, as_domain, codes_as_missing, fitted_domain
+from ..domain import (
+    Domain,
+    as_domain,
+    coded_domain,
+    codes_as_missing,
+    fitted_domain,
+    relation_gaps,
+    with_relations,
+)
 from ..kinds import kind_of, learned_spec
 from ..privacy import warn_privacy_leak
 from ..privacy.binning import binning_cost, release_bins
@@ -411,6 +419,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 f"categories has keys {unknown!r} that are not columns of X; the columns "
                 f"are {labels!r}."
             )
+        if isinstance(cats, Domain):
+            return cats
         declared = {
             k: v for k, v in cats.items() if not (v is None or isinstance(v, str) and v == "auto")
         }
@@ -454,12 +464,20 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         frame = codes_as_missing(frame, self._coded)
         if chunks is not None and len(self._coded):
             chunks = chunks.map(functools.partial(codes_as_missing, domain=self._coded))
+        # A column bounded by another is coded as its gap to it (clipped to its public
+        # range), a sum is computed from its parts: neither is read as it is.  Both are
+        # public maps of each row alone, so two tables differing in one row still
+        # differ in one row after them, and every release below keeps its sensitivity.
+        self._relations = domain.relations
+        values, frame = frame, relation_gaps(frame, self._relations)
+        if chunks is not None and self._relations:
+            chunks = chunks.map(functools.partial(relation_gaps, relations=self._relations))
         columns, dtypes = [], []
         for j, label in enumerate(frame.columns):
             series = frame.iloc[:, j]
             if label in domain:
                 column = self._declared_column(domain, label, frame)
-                column.check_missing(series, label)  # a computed part's: never read
+                column.check_missing(series, label)  # a computed column's: never read
             else:
                 _check_no_missing(series, label)
                 spec, learned = learned_spec(series, self.n_bins)
@@ -472,7 +490,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                     f"{labels!r} (e.g. 1 and '1'); declare distinct levels in `categories`."
                 )
             columns.append(column)
-            dtypes.append(column.fit_dtype(series.dtype))
+            if label in self._relations:  # decoded to the column's values, not its gap's
+                dtypes.append(_Column.of(domain[label]).fit_dtype(values.iloc[:, j].dtype))
+            else:
+                dtypes.append(column.fit_dtype(series.dtype))
         undeclared = [label for label, c in zip(frame.columns, columns, strict=True) if c.learned]
         if chunks is not None and undeclared:
             raise ValueError(
@@ -489,9 +510,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if column.has_codes:
                 column.encode(frame.iloc[:, j], frame.columns[j], "error")
         data = frame if chunks is None else chunks
-        reports = [self._release_bins(columns, data, domain)]
+        coded = coded_domain(domain)
+        reports = [self._release_bins(columns, data, coded)]
         if self.level_weights == "private":
-            reports.append(self._release_level_weights(columns, data, domain))
+            reports.append(self._release_level_weights(columns, data, coded))
         reports = [r for r in reports if r is not None]
         report = reports[0].compose(*reports[1:]) if len(reports) > 1 else next(iter(reports), None)
         learned = [label for label, c in zip(self._columns, columns, strict=True) if c.learned]
@@ -508,7 +530,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             )
         self.learned_columns_ = learned
         self.privacy_report_ = report
-        self.domain_ = fitted_domain(zip(self._columns, (c.spec for c in columns), strict=True))
+        self.domain_ = fitted_domain(
+            zip(self._columns, (c.spec for c in columns), strict=True), self._relations.items()
+        )
         self.modelled_parts_ = {
             label: c.part
             for label, c in zip(self._columns, columns, strict=True)
@@ -545,6 +569,9 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         year range binned)."""
         spec = domain[label]
         kind = kind_of(spec)
+        relation = domain.relations.get(label)
+        if relation is not None:
+            return _Column.computed(spec) if relation.computed else _Column.of(relation.gap_spec())
         if (
             kind.is_part
             and self.datetime_parts == "modelled"
@@ -653,6 +680,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         frame = codes_as_missing(self._as_frame(X, reset=False), self._coded)
+        frame = relation_gaps(frame, self._relations)
         n = frame.shape[0]
         if n * self.n_features_out_ > _MAX_OUTPUT_ENTRIES:
             raise ValueError(
@@ -725,7 +753,8 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
                 idx = _draw_binary_block(Xt[:, block], column, rng)
             else:
                 idx = _draw_block(Xt[:, block], column.fallback_weights(), rng, has_negative)
-            decoded[j] = column.decode(idx, self.dtypes_[j], rng)
+            gap = self._columns[j] in self._relations  # a gap: a number, until with_relations
+            decoded[j] = column.decode(idx, np.float64 if gap else self.dtypes_[j], rng)
         modelled = {}  # datetime column index -> {part: decoded values}
         for j, column in enumerate(self._encoding):
             if column.part is not None:
@@ -736,6 +765,14 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             decoded[of] = _datetimes_with_parts(
                 decoded[of], self._encoding[of], parts, self.dtypes_[of], rng
             )
+        if self._relations:
+            labels = self._columns
+            by_label = with_relations(
+                {labels[j]: v for j, v in decoded.items()},
+                self._relations,
+                dict(zip(labels, self.dtypes_, strict=True)),
+            )
+            decoded = {labels.index(c): v for c, v in by_label.items()}
         for j, column in enumerate(self._encoding):
             part = column.datetime_part
             if part is not None:
