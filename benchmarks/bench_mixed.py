@@ -239,7 +239,9 @@ def numeric_errors(real, synthetic):
 
     errors = numeric_column_errors(pd.DataFrame({"x": real}), pd.DataFrame({"x": synthetic}))
     if errors.empty:  # no real value
-        return dict.fromkeys(("ks", "w1_iqr", "std_ratio", "outside", "tail"), np.nan)
+        return dict.fromkeys(
+            ("ks", "w1_iqr", "std_ratio", "outside", "tail", "trimmed_std_ratio"), np.nan
+        )
     row = errors.iloc[0]
     return {
         "ks": row["ks"],
@@ -247,7 +249,28 @@ def numeric_errors(real, synthetic):
         "std_ratio": row["std_ratio"],
         "outside": row["outside_range"],
         "tail": row["tail_ratio"],
+        "trimmed_std_ratio": trimmed_std_ratio(real, synthetic),
     }
+
+
+def trimmed_std_ratio(real, synthetic, q=0.01):
+    """Std ratio of both columns restricted to the real [1 %, 99 %] quantile range: the
+    spread without the outer 1 % on each side (NaN where either side is constant)."""
+    r, s = real[~np.isnan(real)], synthetic[~np.isnan(synthetic)]
+    if r.size < 2 or s.size < 2:
+        return np.nan
+    lo, hi = np.quantile(r, [q, 1 - q])
+    r, s = r[(r >= lo) & (r <= hi)], s[(s >= lo) & (s <= hi)]
+    if r.size < 2 or s.size < 2 or r.std() == 0:
+        return np.nan
+    return float(s.std() / r.std())
+
+
+def median_abs_log(ratios):
+    """Median of |log ratio| over the columns (0 = every spread right)."""
+    ratios = pd.Series(ratios, dtype=float).dropna()
+    ratios = ratios[ratios > 0]
+    return float(np.median(np.abs(np.log(ratios)))) if len(ratios) else np.nan
 
 
 def decile_codes(real, synthetic, spec):
@@ -504,9 +527,10 @@ def _majority(test, domain, target):
 def summary(tables):
     """One row per (table, method, seed): the headline numbers side by side."""
     lines = [
-        "| table | method | median KS | std ratio range | max tail | max missing err "
+        "| table | method | median KS | std ratio range | median abs log std ratio "
+        "| same, 1–99 % | max tail | max missing err "
         "| tvd2 (deciles) | TSTR acc | date consistent | time_s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, facts in tables.items():
         for method, seed, result, seconds, note in facts["runs"]:
@@ -514,13 +538,15 @@ def summary(tables):
                 f" (seed {seed})" if len(set(r[1] for r in facts["runs"])) > 1 else ""
             )
             if result is None:
-                lines.append(f"| {name} | {label} | {note} | | | | | | | |")
+                lines.append(f"| {name} | {label} | {note} | | | | | | | | | |")
                 continue
             numeric = result["numeric"]
             std = numeric["std_ratio"].dropna()
             lines.append(
                 f"| {name} | {label} | {_fmt(numeric['ks'].median())} "
                 f"| {_fmt(std.min(), 2)}–{_fmt(std.max(), 2)} "
+                f"| {_fmt(median_abs_log(numeric['std_ratio']))} "
+                f"| {_fmt(median_abs_log(numeric['trimmed_std_ratio']))} "
                 f"| {_fmt(numeric['tail'].max(), 1)} | {_fmt(result['missing'].max())} "
                 f"| {_fmt(result['tvd2'])} | {_fmt(result['tstr'])} "
                 f"| {_fmt(result['dates'])} | {seconds:.1f} |"
@@ -579,6 +605,28 @@ def targets(tables, min_rows=20_000):
             else:
                 cells += ["no dpmm run"] * 3
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def spread_targets(tables):
+    """Issue 45's spread target on every table: the median over numeric columns of
+    |log std ratio| at or below dpmm MST's (whole columns, and trimmed to the real 1–99 %)."""
+    lines = [
+        "| table | seed | ours | dpmm MST | ours ≤ MST | ours 1–99 % | MST 1–99 % "
+        "| ours ≤ MST (1–99 %) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, facts in tables.items():
+        mst = {r[1]: r[2] for r in facts["runs"] if r[0] == "dpmm-mst" and r[2] is not None}
+        for method, seed, result, _, _ in facts["runs"]:
+            if method != "ours" or result is None or seed not in mst:
+                continue
+            cells = []
+            for key in ("std_ratio", "trimmed_std_ratio"):
+                a = median_abs_log(result["numeric"][key])
+                b = median_abs_log(mst[seed]["numeric"][key])
+                cells += [_fmt(a), _fmt(b), "yes" if a <= b + 5e-4 else "**no**"]
+            lines.append(f"| {name} | {seed} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -653,6 +701,10 @@ def main(argv=None):
         "### Issue 22's targets (ours, tables of at least 20,000 rows, ε = 1)",
         "",
         targets(tables),
+        "",
+        "### Issue 45's spread target (median |log std ratio| over numeric columns)",
+        "",
+        spread_targets(tables),
         "",
     ]
     print("\n".join(head), flush=True)
