@@ -162,6 +162,130 @@ def test_bad_workload_types_and_settings_are_refused(codes, no_release):
         MarginalSynthesizer(domain=[2] * 24, workload=[tuple(range(24))]).fit(wide)
 
 
+def test_weighted_closure_is_aims_sum_over_the_workload():
+    # w_r = Σ_s c_s·|r ∩ s| (AIM, Sect. 4), by brute force over random real weights.
+    rng = np.random.default_rng(0)
+    sets = [(0, 1), (1, 2, 3), (0, 3, 4)]
+    c = list(rng.uniform(0.1, 5.0, len(sets)))
+    closure = _workload_closure(sets, 3, c)
+    for r, w in closure.items():
+        by_hand = sum(ci * len(set(r) & set(s)) for s, ci in zip(sets, c, strict=True))
+        assert w == pytest.approx(by_hand)
+    assert set(closure) == set(_workload_closure(sets, 3))
+    # A dict of weights 1 is the list; integer weights stay exact (divided by their gcd).
+    assert MarginalSynthesizer(workload={(0, 1): 1, (1, 2): 1})._candidates(3) == (
+        MarginalSynthesizer(workload=[(0, 1), (1, 2)])._candidates(3)
+    )
+    assert MarginalSynthesizer(workload={(0, 1): 4, 2: 2})._candidates(3) == {
+        (0,): 2, (1,): 2, (2,): 1, (0, 1): 4,
+    }  # fmt: skip
+    # Real weights: the largest scaled to 1.
+    assert MarginalSynthesizer(workload={(0, 1): 0.5, (2,): 1.5})._candidates(3) == {
+        (0,): 1 / 3, (1,): 1 / 3, (2,): 1.0, (0, 1): 2 / 3,
+    }  # fmt: skip
+
+
+def _two_dependent_pairs(n, rng):
+    """Six columns of 3 levels, independent but for column 1 copying column 0 60 % of
+    the time and column 3 copying column 2 50 % of the time."""
+    X = rng.integers(0, 3, (n, 6))
+    X[:, 1] = np.where(rng.random(n) < 0.6, X[:, 0], X[:, 1])
+    X[:, 3] = np.where(rng.random(n) < 0.5, X[:, 2], X[:, 3])
+    return X
+
+
+def test_a_heavily_weighted_pair_is_selected_first():
+    # Unweighted, the stronger pair (0, 1) is mostly measured first; at weight 10 its
+    # score is w·(error − bias) with w = 20 against 2, the sensitivity 2·20: the
+    # weaker pair (2, 3) is.  On main a dict was read as the list of its keys (the
+    # weights silently dropped): both fits chose alike.
+    X = _two_dependent_pairs(3000, np.random.default_rng(7))
+    first = {}
+    for name, heavy in (("flat", 1), ("heavy", 10)):
+        workload = {(0, 1): 1, (2, 3): heavy, (4, 5): 1}
+        chosen = []
+        for seed in range(12):
+            est = MarginalSynthesizer(1.0, domain=[3] * 6, workload=workload, random_state=seed)
+            chosen.append(next(c for c in est.fit(X).cliques_ if len(c) > 1))
+        first[name] = sum(c == (2, 3) for c in chosen)
+    # Measured: (2, 3) first in 2 of 12 fits unweighted, in 9 of 12 weighted.
+    assert first["heavy"] >= first["flat"] + 5
+
+
+def test_scaling_every_weight_changes_nothing():
+    # The exponential mechanism sees w_r·q_r / (2·max w): scaling the weights is the
+    # same selection.  A sensitivity that ignored the weights would sharpen it.
+    X = _two_dependent_pairs(2000, np.random.default_rng(3))
+    fits = [
+        MarginalSynthesizer(1.0, domain=[3] * 6, workload=w, random_state=5).fit(X)
+        for w in (
+            {(0, 1): 3, (2, 3): 1, (4, 5): 1},
+            {(0, 1): 30, (2, 3): 10, (4, 5): 10},
+            {(0, 1): 0.3, (2, 3): 0.1, (4, 5): 0.1},
+        )
+    ]
+    assert fits[0].cliques_ == fits[1].cliques_ == fits[2].cliques_
+    for est in fits:
+        entries = [e for e in est.privacy_report_.entries if e["step"] == "marginal selection"]
+        weights = est._candidates(6)
+        assert {e["sensitivity"] for e in entries} == {2.0 * max(weights.values())}
+        assert est.rho_ == pytest.approx(fits[0].rho_)
+
+
+def test_workload_columns_by_name_in_a_frame_and_a_pipeline():
+    import pandas as pd
+
+    from skprivsynth import make_private_pipeline
+
+    X = _two_dependent_pairs(2000, np.random.default_rng(3))
+    names = ["a", "b", "c", "d", "e", "f"]
+    frame = pd.DataFrame(X, columns=names)
+    by_index = {(0, 1): 3, (2, 3): 1, 5: 2}
+    by_name = {("a", "b"): 3, ("c", "d"): 1, "f": 2}
+    assert MarginalSynthesizer(workload=by_name)._candidates(6, names) == (
+        MarginalSynthesizer(workload=by_index)._candidates(6)
+    )
+    with pytest.warns(PrivacyLeakWarning):
+        named = MarginalSynthesizer(1.0, domain=[3] * 6, workload=by_name, random_state=5)
+        indexed = MarginalSynthesizer(1.0, domain=[3] * 6, workload=by_index, random_state=5)
+        assert named.fit(frame).cliques_ == indexed.fit(X).cliques_
+    domain = {name: {"levels": [0, 1, 2]} for name in names}
+    with pytest.warns(PrivacyLeakWarning):
+        pipe = make_private_pipeline(
+            MarginalSynthesizer(1.0, workload=by_name, random_state=5), domain, random_state=5
+        ).fit(frame)
+    closure = set(MarginalSynthesizer(workload=by_index)._candidates(6))
+    assert pipe.steps[-1][1].cliques_ and set(pipe.steps[-1][1].cliques_) <= closure
+
+
+@pytest.mark.parametrize(
+    "workload, match",
+    [
+        ({(0, 1): 0}, r"positive finite numbers; got workload\[\(0, 1\)\]=0 \(accepted"),
+        ({(0, 1): -1.5}, r"workload\[\(0, 1\)\]=-1.5"),
+        ({(0, 1): True}, r"workload\[\(0, 1\)\]=True"),
+        ({(0, 1): "2"}, r"workload\[\(0, 1\)\]='2'"),
+        ({(0, 1): float("inf")}, r"workload\[\(0, 1\)\]=inf"),
+        ({(0, 1): float("nan")}, r"workload\[\(0, 1\)\]=nan"),
+        ({(0, 9): 1}, r"below 8\); got workload\[0\]=\(0, 9\)"),
+        ({(0, 1): 1, (1, 0): 2}, r"contains the set \(0, 1\) twice"),
+        ({("age",): 1}, r"names the column 'age', but the columns have no names"),
+        ({}, "at least one column set"),
+    ],
+)
+def test_bad_weighted_workloads_are_refused_before_any_release(codes, no_release, workload, match):
+    with pytest.raises(ValueError, match=match):
+        MarginalSynthesizer(domain=[K] * D, workload=workload).fit(codes)
+
+
+def test_an_unknown_column_name_lists_the_names():
+    import pandas as pd
+
+    frame = pd.DataFrame(np.zeros((20, 2), dtype=int), columns=["age", "sex"])
+    with pytest.raises(ValueError, match=r"'cost', but the columns are \['age', 'sex'\]"):
+        MarginalSynthesizer(domain=[2, 2], workload={"cost": 2}).fit(frame)
+
+
 def test_metrics_evaluate_exactly_the_workload(codes):
     rng = np.random.default_rng(1)
     S = rng.integers(0, K, (2000, D))

@@ -107,7 +107,7 @@ def run(args):
         print("numeric columns: distributions of the values, real vs synthetic")
         print(numeric.to_string(float_format=lambda v: f"{v:.4f}"))
         verdicts = numeric_verdicts(numeric)
-        print("verdicts (flagged: std ratio outside [0.8, 1.25] or tail ratio below 0.3)")
+        print("verdicts (flagged: std ratio outside [0.8, 1.25], tail ratio below 0.3 and floor)")
         for _, row in verdicts.iterrows():
             print(f"  {'FLAGGED' if row['flagged'] else 'ok':7}  {row['verdict']}")
         print(table_verdict(verdicts))

@@ -19,6 +19,7 @@ from ._domain import evaluation_domain
 from ._numeric import (
     MIN_TAIL_RATIO,
     STD_RATIO_BAND,
+    _tail_threshold,
     distribution_columns,
     log_axis_columns,
     missing_rates,
@@ -837,9 +838,10 @@ class MarginalErrorDisplay:
             )
         return (
             f"<p>A column is flagged when its std ratio is outside [{low:g}, {high:g}] or "
-            f"its tail ratio below {MIN_TAIL_RATIO:g}: its spread or its tail was not "
-            "reproduced, as happens to a long tail whose few rows a differentially "
-            "private synthesizer cannot place at its ε.</p>"
+            f"its tail ratio below {MIN_TAIL_RATIO:g} and below its sampling floor (what a "
+            "resample of the real values would beat in 95 % of draws): its spread or its "
+            "tail was not reproduced, as happens to a long tail whose few rows a "
+            "differentially private synthesizer cannot place at its ε.</p>"
             f'<ul class="verdicts">{items}</ul>{log}'
         )
 
@@ -864,7 +866,7 @@ class MarginalErrorDisplay:
             std, tail = row["std_ratio"], row["tail_ratio"]
             if not low <= std <= high:  # NaN too
                 marked.add((k, 3))
-            if not tail >= MIN_TAIL_RATIO:
+            if not tail >= _tail_threshold(row.get("tail_floor", np.nan)):
                 marked.add((k, 5))
             flagged = bool(self.verdicts["flagged"].iloc[k])
             rows[k].append("flagged" if flagged else "ok")

@@ -80,30 +80,76 @@ def _float_tables(tables):
     return {attrs: table.astype(np.float64) for attrs, table in tables.items()}
 
 
-def _workload_closure(workload, max_size):
+def _workload_closure(workload, max_size, weights=None):
     """AIM's candidates of a workload and their weights (McKenna et al. 2022, Sect. 4).
 
     Parameters
     ----------
     workload : list of tuple of int
         Column sets, each sorted (as :func:`~skprivsynth._math.workload.check_column_sets`
-        returns them), each of weight 1.
+        returns them).
     max_size : int
         Largest number of columns of a candidate.
+    weights : list of float, optional
+        The weight ``c_s`` of each set (None: each 1).
 
     Returns
     -------
     dict
         Every non-empty subset ``r`` of a workload set with at most ``max_size`` columns
-        (the downward closure), by size then lexicographically, mapped to its integer
-        weight ``w_r = Σ_{s∈W} |r ∩ s| = Σ_{j∈r} m_j``, ``m_j`` the number of workload
-        sets holding column ``j``.
+        (the downward closure), by size then lexicographically, mapped to its weight
+        ``w_r = Σ_{s∈W} c_s·|r ∩ s| = Σ_{j∈r} m_j``, ``m_j`` the summed weight of the
+        workload sets holding column ``j``.
     """
-    m = collections.Counter(j for s in workload for j in s)
+    weights = [1] * len(workload) if weights is None else weights
+    m = collections.Counter()
+    for s, c in zip(workload, weights, strict=True):
+        m.update(dict.fromkeys(s, c))
     closure = {
         r for s in workload for k in range(1, max_size + 1) for r in itertools.combinations(s, k)
     }
     return {r: sum(m[j] for j in r) for r in sorted(closure, key=lambda r: (len(r), r))}
+
+
+def _weighted_sets(workload, names, d):
+    """The column sets of a ``workload`` given as a list of sets or a dict ``{set: weight}``
+    and their weights, columns by position or by name (``names``).  Public: the
+    workload is a parameter, checked before any release."""
+    accepted = (
+        "accepted: None, an int k, a list of column sets, or a dict {column set: weight} "
+        "with positive weights; a column by position, or by name when the columns have "
+        "names (a DataFrame, or through a SynthesisPipeline)"
+    )
+    if isinstance(workload, dict):
+        keys, weights = list(workload), list(workload.values())
+        for key, w in workload.items():
+            if isinstance(w, bool) or not isinstance(w, Real) or not 0 < w < math.inf:
+                raise ValueError(
+                    f"workload weights must be positive finite numbers; got "
+                    f"workload[{key!r}]={w!r} ({accepted})."
+                )
+    else:
+        keys, weights = workload, None
+    if isinstance(keys, str | bytes) or not hasattr(keys, "__iter__"):
+        raise TypeError(f"workload must be a list or a dict of column sets; got {workload!r}.")
+    known = {} if names is None else {str(name): j for j, name in enumerate(names)}
+
+    def position(label):
+        if not isinstance(label, str):
+            return label  # an index, checked by check_column_sets
+        if label not in known:
+            where = f"the columns are {list(known)}" if known else "the columns have no names"
+            raise ValueError(f"workload names the column {label!r}, but {where} ({accepted}).")
+        return known[label]
+
+    sets = [
+        tuple(position(label) for label in ([key] if isinstance(key, str | Integral) else key))
+        for key in keys
+    ]
+    sets = check_column_sets(sets, d, "workload")
+    if weights is not None and all(float(w).is_integer() for w in weights):
+        weights = [int(w) for w in weights]  # exact: divided by their gcd below
+    return sets, weights
 
 
 def _margin_pairs(candidates, numeric):
@@ -162,14 +208,20 @@ class MarginalSynthesizer(BaseSynthesizer):
         marginals (see ``workload``), each measured at once and the model re-fitted,
         with budget annealing (AIM, McKenna et al. 2022).  ``"mst"``: a maximum
         spanning tree of 2-way marginals (MST, McKenna et al. 2021).
-    workload : None, int or list of column sets, default=None
+    workload : None, int, list of column sets or dict, default=None
         The marginals the release will be judged on (``"adaptive"``).  The candidates
         are its downward closure (every non-empty subset of a workload set), the
-        error of candidate ``r`` weighted by ``w_r = Σ_{s∈W} |r ∩ s|`` (AIM, McKenna
-        et al. 2022, Sect. 4).  A list of column sets, e.g. ``[(0, 1), (2, 3, 4)]``
-        (the spelling of :mod:`skprivsynth.workload`, each set weight 1); an int
-        ``k``: all ``k``-way marginals; None: all ``max_degree``-way marginals.
-        Public: it changes no privacy cost.
+        error of candidate ``r`` weighted by ``w_r = Σ_{s∈W} c_s·|r ∩ s|`` (AIM,
+        McKenna et al. 2022, Sect. 4).  A list of column sets, e.g.
+        ``[(0, 1), (2, 3, 4)]`` (the spelling of :mod:`skprivsynth.workload`, each set
+        of weight ``c_s = 1``); a dict ``{column set: c_s}`` of positive weights, e.g.
+        ``{("cost",): 4, ("cost", "severity"): 2, ("age", "sex"): 1}`` (a set of one
+        column may be the column alone); an int ``k``: all ``k``-way marginals; None:
+        all ``max_degree``-way marginals.  Columns by position, or by name when ``X``
+        is a DataFrame or in a :class:`~skprivsynth.SynthesisPipeline` (the encoder's
+        column names).  A weight raises the selection score of its sets and of their
+        subsets; the noise of each measurement is unchanged.  Public: it changes no
+        privacy cost.
     max_degree : int or "auto", default="auto"
         Largest number of columns of a candidate marginal (``"adaptive"``).  "auto":
         with ``workload=None``, 3 for tables of up to 20 columns, 2 for wider ones
@@ -247,7 +299,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "domain": "no_validation",
         "selection": [StrOptions({"adaptive", "mst"})],
-        "workload": [None, Interval(Integral, 1, None, closed="left"), "array-like"],
+        "workload": [None, Interval(Integral, 1, None, closed="left"), "array-like", dict],
         "max_degree": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_model_size": [Interval(Integral, 1, None, closed="left")],
         "measurement": [StrOptions({"independent", "correlated"})],
@@ -393,7 +445,8 @@ class MarginalSynthesizer(BaseSynthesizer):
                 "with selection='mst' (a spanning tree of all 2-way marginals)."
             )
         # The candidates and their weights: public, checked before any release.
-        weight = self._candidates(d) if self.selection == "adaptive" else None
+        names = getattr(self, "_fit_column_names", data.feature_names)
+        weight = self._candidates(d, names) if self.selection == "adaptive" else None
         if d > 1 or self.selection == "adaptive":
             data.check_reiterable()  # two passes: before and after the compression
         # Pass 1 over the data: the exact 1-way count tables (integer codes checked
@@ -534,18 +587,20 @@ class MarginalSynthesizer(BaseSynthesizer):
         self._log("fitted the model to every released table")
         return model, cliques, compression
 
-    def _candidates(self, d):
-        """AIM's candidates of ``workload`` (capped at ``max_degree`` columns) and their
-        weights, divided by their greatest common divisor (the exponential mechanism
-        is unchanged: scores and their sensitivity scale together).  Public."""
+    def _candidates(self, d, names=None):
+        """AIM's candidates of ``workload`` (capped at ``max_degree`` columns, columns
+        named by ``names``) and their weights, divided by their greatest common divisor
+        (real weights: by the largest; the exponential mechanism is unchanged: scores and
+        their sensitivity scale together).  Public."""
         workload, cap = self.workload, self.max_degree
         if workload is None:  # all max_degree-way marginals: weights ∝ |r|
             cap = (3 if d <= 20 else 2) if cap == "auto" else cap
             workload = cap
+        weights = None
         if isinstance(workload, Integral) and not isinstance(workload, bool):
             sets = list(itertools.combinations(range(d), min(workload, d)))
         else:
-            sets = check_column_sets(workload, d, "workload")
+            sets, weights = _weighted_sets(workload, names, d)
         cap = d if cap == "auto" else min(cap, d)
         pairs = sum(math.comb(len(s), k) for s in sets for k in range(1, min(len(s), cap) + 1))
         if pairs > _MAX_CLOSURE:
@@ -554,7 +609,10 @@ class MarginalSynthesizer(BaseSynthesizer):
                 f"{pairs:,} subsets of its sets to enumerate as candidates, above "
                 f"{_MAX_CLOSURE:,}; lower max_degree or use smaller sets."
             )
-        weight = _workload_closure(sets, cap)
+        weight = _workload_closure(sets, cap, weights)
+        if not all(isinstance(w, int) for w in weight.values()):  # the largest scaled to 1
+            top = max(weight.values())
+            return {r: w / top for r, w in weight.items()}
         g = math.gcd(*weight.values())
         return {r: w // g for r, w in weight.items()}
 
@@ -642,8 +700,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         # Score of r: w_r·(‖n·M_r − Y_r‖₁ − bias·cells), M_r the model's marginal (fitted
         # to earlier releases) and bias public.  Replace-one moves the count table Y_r by
         # at most 2 in L1 (_TABLE_L1), hence the score by at most 2·w_r (triangle
-        # inequality): sensitivity 2·max_r w_r.  The weights follow from the public
-        # workload: no privacy cost changes with it.
+        # inequality): sensitivity 2·max_r w_r over the candidates scored (AIM's
+        # Δ = max_r w_r, McKenna et al. 2022, Sect. 4, here for replace-one).  A weight
+        # thus tilts the choice towards its candidates without changing the selection's
+        # ρ = ε²/8; the measurements' ρ does not depend on the weights.  The weights
+        # follow from the public workload: no privacy cost changes with it.
         score_sensitivity = _TABLE_L1 * max(weight[c] for c in candidates)
         cliques = []
         last = False
