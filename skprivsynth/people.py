@@ -17,7 +17,13 @@ import numpy as np
 from ._math.people import bound_contributions, draw_people, person_weights
 from .privacy import warn_privacy_leak
 
-__all__ = ["person_relation", "PersonTable"]
+__all__ = [
+    "PersonTable",
+    "check_person_columns",
+    "person_relation",
+    "sample_people",
+    "warn_per_row",
+]
 
 
 def person_relation(max_rows_per_person):
