@@ -227,6 +227,13 @@ class SynthesisPipeline(Pipeline):
                 encoder.binning_epsilon).rho)  # fmt: skip
         if encoder.level_weights == "private":
             planned.add("decoding weights", "planned", None, encoder.decode_epsilon, None, "")
+        if planned.entries and getattr(final, "max_rows_per_person", None) is not None:
+            raise ValueError(
+                "the encoder's releases (private bins of declared ranges, decoding weights) "
+                "are per row, and the synthesizer's max_rows_per_person asks for a "
+                "person-level guarantee: declare bins or levels instead of ranges and pass "
+                "decode_share=0."
+            )
         remaining_cost(final._fit_cost(None, None), planned, final._zcdp_delta())
 
     def _transformers_report(self):
@@ -321,7 +328,7 @@ class SynthesisPipeline(Pipeline):
             total, parts = report, ""
         text = f"privacy: epsilon = {total.epsilon:.4g}{parts}"
         delta = f", delta = {total.delta:.3g}" if total.delta else ""
-        return f"{text}{delta}, replace-one neighbours"
+        return f"{text}{delta}, {total.neighbouring_relation.split(' (')[0]} neighbours"
 
     def score(self, X, y=None):
         """Minus the mean total variation distance of the decoded 2-way tables.
@@ -401,7 +408,36 @@ class SynthesisPipeline(Pipeline):
         if random_state is not None:  # streams of their own, not the steps' fit streams
             sample_seed = role_generator(random_state, "pipeline sampling")
             decode_seed = role_generator(random_state, "pipeline decoding")
-        data = self._draw(n_samples, sample_seed)
+        return self._decode(self._draw(n_samples, sample_seed), decode_seed)
+
+    def sample_people(self, n_people=None, random_state=None):
+        """Draw synthetic people from a person-level synthesizer and decode their rows.
+
+        Parameters
+        ----------
+        n_people : int, optional
+            Number of people; defaults to the number of people seen in ``fit``.
+        random_state : None, int or numpy.random.Generator, optional
+            Seed of this draw, as in :meth:`sample`.
+
+        Returns
+        -------
+        rows : DataFrame or ndarray
+            The decoded rows, each person's contiguous.
+        persons : ndarray of int
+            The synthetic person of each row (see
+            :meth:`~skprivsynth.MarginalSynthesizer.sample_people`).
+        """
+        check_is_fitted(self)
+        sample_seed = decode_seed = None
+        if random_state is not None:
+            sample_seed = role_generator(random_state, "pipeline sampling")
+            decode_seed = role_generator(random_state, "pipeline decoding")
+        rows, persons = self[-1].sample_people(n_people, random_state=sample_seed)
+        return self._decode(rows, decode_seed), persons
+
+    def _decode(self, data, decode_seed):
+        """``data`` through the transformers' ``inverse_transform``, last first."""
         for _, step in reversed(self.steps[:-1]):
             if step is None or step == "passthrough":
                 continue

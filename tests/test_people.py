@@ -52,13 +52,9 @@ def _worst_case_pair(n_people=300, seed=0):
 
 
 def _estimator(epsilon=1.0, **params):
+    params = {"person_columns": PERSON_COLUMNS, **params}
     return MarginalSynthesizer(
-        epsilon,
-        domain=DOMAIN,
-        max_rows_per_person=K,
-        person_columns=PERSON_COLUMNS,
-        random_state=0,
-        **params,
+        epsilon, domain=DOMAIN, max_rows_per_person=K, random_state=0, **params
     )
 
 
@@ -326,3 +322,54 @@ def test_bound_needs_persons():
     X, _ = _visits()
     with pytest.raises(ValueError, match="persons"):
         MarginalSynthesizer(domain=DOMAIN, max_rows_per_person=K).fit(X)
+
+
+# -------------------------------------------------------------------------- pipeline
+
+
+def _frame():
+    import pandas as pd
+
+    X, persons = _visits()
+    frame = pd.DataFrame(X.astype(int), columns=["sex", "age", "diagnosis", "ward"])
+    return frame, persons, {c: list(range(k)) for c, k in zip(frame.columns, DOMAIN, strict=True)}
+
+
+def test_pipeline_states_the_person_level_guarantee():
+    from skprivsynth import make_private_pipeline
+
+    frame, persons, domain = _frame()
+    pipe = make_private_pipeline(_estimator(), domain=domain)
+    with pytest.warns(PrivacyLeakWarning):
+        pipe.fit(frame, marginalsynthesizer__persons=persons)
+    rows, keys = pipe.sample_people(30, random_state=0)
+    assert list(rows.columns) == list(frame.columns) and len(rows) == len(keys)
+    assert np.bincount(keys).min() >= 1 and keys.max() == 29
+    for column in ["sex", "age"]:
+        assert (rows.groupby(keys)[column].nunique() == 1).all()
+    assert pipe.privacy_statement().endswith("replace-one person neighbours")
+    assert "replace-one person" in pipe.privacy_report_.neighbouring_relation
+
+
+def test_pipeline_refuses_row_level_encoder_releases_before_any_release():
+    from skprivsynth import make_private_pipeline
+
+    frame, persons, domain = _frame()
+    domain["ward"] = {"type": "float", "range": [0, 3]}
+    frame["ward"] = frame["ward"].astype(float)
+    pipe = make_private_pipeline(_estimator(person_columns=None), domain=domain)
+    with record_releases() as recording, pytest.raises(ValueError, match="per row"):
+        pipe.fit(frame, marginalsynthesizer__persons=persons)
+    assert len(recording) == 0
+
+
+def test_releases_under_different_relations_do_not_compose():
+    from skprivsynth.privacy import PrivacyReport
+
+    person = PrivacyReport("a", neighbouring_relation=people.person_relation(3))
+    row = PrivacyReport("b")
+    for report in (person, row):
+        report.add("x", "Laplace mechanism", 1.0, 0.5, 2.0, "")
+    with pytest.raises(ValueError, match="neighbouring relations"):
+        person.compose(row)
+    assert person.compose(PrivacyReport("c")).neighbouring_relation == person.neighbouring_relation
