@@ -18,12 +18,21 @@ from ._math.people import bound_contributions, draw_people, person_weights
 from .privacy import warn_privacy_leak
 
 __all__ = [
+    "PER_ROW_ENCODER",
     "PersonTable",
     "check_person_columns",
     "person_relation",
     "sample_people",
     "warn_per_row",
 ]
+
+
+#: Why a pipeline refuses a person-level fit behind an encoder that releases per row.
+PER_ROW_ENCODER = (
+    "the encoder's releases (private bins of declared ranges, decoding weights) are per "
+    "row, and the synthesizer's max_rows_per_person asks for a person-level guarantee: "
+    "declare bins or levels instead of ranges and pass decode_share=0."
+)
 
 
 def person_relation(max_rows_per_person):

@@ -25,6 +25,7 @@ from .chunks import _close, _OneShot, as_chunks
 from .domain import Domain, ranged_columns
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
+from .people import PER_ROW_ENCODER
 from .preprocessing import BooleanEncoder
 from .privacy import PrivacyReport, remaining_cost, warn_privacy_leak
 from .privacy.binning import BINNING_DELTA, binning_cost
@@ -228,12 +229,7 @@ class SynthesisPipeline(Pipeline):
         if encoder.level_weights == "private":
             planned.add("decoding weights", "planned", None, encoder.decode_epsilon, None, "")
         if planned.entries and getattr(final, "max_rows_per_person", None) is not None:
-            raise ValueError(
-                "the encoder's releases (private bins of declared ranges, decoding weights) "
-                "are per row, and the synthesizer's max_rows_per_person asks for a "
-                "person-level guarantee: declare bins or levels instead of ranges and pass "
-                "decode_share=0."
-            )
+            raise ValueError(PER_ROW_ENCODER)
         remaining_cost(final._fit_cost(None, None), planned, final._zcdp_delta())
 
     def _transformers_report(self):
@@ -411,30 +407,18 @@ class SynthesisPipeline(Pipeline):
         return self._decode(self._draw(n_samples, sample_seed), decode_seed)
 
     def sample_people(self, n_people=None, random_state=None):
-        """Draw synthetic people from a person-level synthesizer and decode their rows.
-
-        Parameters
-        ----------
-        n_people : int, optional
-            Number of people; defaults to the number of people seen in ``fit``.
-        random_state : None, int or numpy.random.Generator, optional
-            Seed of this draw, as in :meth:`sample`.
-
-        Returns
-        -------
-        rows : DataFrame or ndarray
-            The decoded rows, each person's contiguous.
-        persons : ndarray of int
-            The synthetic person of each row (see
-            :meth:`~skprivsynth.MarginalSynthesizer.sample_people`).
-        """
+        """Draw synthetic people from a person-level synthesizer and decode their rows:
+        ``(rows, persons)``, ``n_people`` and ``random_state`` as ``n_samples`` and
+        ``random_state`` of :meth:`sample`, ``persons`` the synthetic person of each row
+        (:meth:`~skprivsynth.MarginalSynthesizer.sample_people`)."""
         check_is_fitted(self)
-        sample_seed = decode_seed = None
+        seeds = (None, None)
         if random_state is not None:
-            sample_seed = role_generator(random_state, "pipeline sampling")
-            decode_seed = role_generator(random_state, "pipeline decoding")
-        rows, persons = self[-1].sample_people(n_people, random_state=sample_seed)
-        return self._decode(rows, decode_seed), persons
+            seeds = [
+                role_generator(random_state, f"pipeline {r}") for r in ("sampling", "decoding")
+            ]
+        rows, persons = self[-1].sample_people(n_people, random_state=seeds[0])
+        return self._decode(rows, seeds[1]), persons
 
     def _decode(self, data, decode_seed):
         """``data`` through the transformers' ``inverse_transform``, last first."""

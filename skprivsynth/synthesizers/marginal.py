@@ -408,7 +408,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         people = self._person_table(data, persons, sizes)
         data.count_column = None
         if people is not None:  # the person-weighted table: one more column, c − 1
-            sizes, numeric = sizes + (self.max_rows_per_person,), numeric + (0,)
+            sizes, numeric = (
+                sizes + (self.max_rows_per_person,),
+                numeric + (self.max_rows_per_person,),
+            )
             names, data = data.feature_names, self._validate_fit_source(people.codes)
             data.count_column, data.feature_names, d = d, names, d + 1
         if sum(sizes) > self.max_model_size:  # public: no release happens on refusal
