@@ -23,6 +23,7 @@ __all__ = [
     "check_person_columns",
     "person_relation",
     "sample_people",
+    "synthesize_people",
     "warn_per_row",
 ]
 
@@ -142,3 +143,33 @@ def sample_people(model, compression, n_people, person_columns, rng):
     rows = compression.inverse_transform(rows, rng)
     rows[:, key_columns] = decoded[person][:, key_columns]
     return rows[:, :count], person
+
+
+def synthesize_people(pipeline, frame, person, max_rows_per_person, random_state=None):
+    """Fit ``pipeline`` person-level on ``frame`` and return its synthetic people.
+
+    The column ``person`` names each row's person: it is left out of the fit, given to
+    the synthesizer's ``fit`` as ``persons`` with ``max_rows_per_person`` set on it,
+    and comes back holding the synthetic persons' keys ``0..n_people − 1``
+    (:meth:`~skprivsynth.SynthesisPipeline.sample_people`).  What the command line's
+    ``synthesize --person COLUMN --max-rows-per-person K`` runs.
+
+    Returns
+    -------
+    DataFrame
+        The synthetic rows, each person's contiguous, the key in column ``person``.
+    """
+    if person is None or max_rows_per_person is None:
+        raise ValueError(
+            "a person-level run needs both the person column and max_rows_per_person; "
+            f"got person={person!r}, max_rows_per_person={max_rows_per_person!r}."
+        )
+    if person not in frame.columns:
+        raise ValueError(f"person={person!r} is not a column of the table.")
+    name, synthesizer = pipeline.steps[-1]
+    synthesizer.set_params(max_rows_per_person=max_rows_per_person)
+    persons = frame[person].to_numpy()
+    pipeline.fit(frame.drop(columns=person), **{f"{name}__persons": persons})
+    rows, keys = pipeline.sample_people(random_state=random_state)
+    rows.insert(int(frame.columns.get_loc(person)), person, keys)
+    return rows
