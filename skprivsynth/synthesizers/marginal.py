@@ -212,8 +212,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         ``max_rows_per_person`` rows in the table's order, before any release, and the
         guarantee holds for two tables of the same number of people (public) that
         differ in all the rows of one person
-        (:class:`~skprivsynth.people.PersonTable`).  :meth:`sample` then draws people:
-        :meth:`sample_people`.  None: replace-one rows.
+        (:class:`~skprivsynth.people.PersonTable`).  :meth:`sample` then returns the
+        rows of ``n_samples`` synthetic people, :meth:`sample_people` their keys too;
+        see the :ref:`User Guide <people>`.  None: replace-one rows.
     person_columns : sequence of int or None, default=None
         With ``max_rows_per_person``: the columns constant within a person (public; a
         person takes the value of their first row), kept constant within each
