@@ -25,6 +25,7 @@ from .chunks import _close, _OneShot, as_chunks
 from .domain import Domain, coded_domain, ranged_columns, relation_gaps
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
+from .people import PER_ROW_ENCODER
 from .preprocessing import BooleanEncoder
 from .privacy import PrivacyReport, remaining_cost, warn_privacy_leak
 from .privacy.binning import BINNING_DELTA, binning_cost
@@ -227,6 +228,8 @@ class SynthesisPipeline(Pipeline):
                 encoder.binning_epsilon).rho)  # fmt: skip
         if encoder.level_weights == "private":
             planned.add("decoding weights", "planned", None, encoder.decode_epsilon, None, "")
+        if planned.entries and getattr(final, "max_rows_per_person", None) is not None:
+            raise ValueError(PER_ROW_ENCODER)
         remaining_cost(final._fit_cost(None, None), planned, final._zcdp_delta())
 
     def _transformers_report(self):
@@ -321,7 +324,7 @@ class SynthesisPipeline(Pipeline):
             total, parts = report, ""
         text = f"privacy: epsilon = {total.epsilon:.4g}{parts}"
         delta = f", delta = {total.delta:.3g}" if total.delta else ""
-        return f"{text}{delta}, replace-one neighbours"
+        return f"{text}{delta}, {total.neighbouring_relation.split(' (')[0]} neighbours"
 
     def score(self, X, y=None):
         """Minus the mean total variation distance of the decoded 2-way tables.
@@ -406,7 +409,24 @@ class SynthesisPipeline(Pipeline):
         if random_state is not None:  # streams of their own, not the steps' fit streams
             sample_seed = role_generator(random_state, "pipeline sampling")
             decode_seed = role_generator(random_state, "pipeline decoding")
-        data = self._draw(n_samples, sample_seed)
+        return self._decode(self._draw(n_samples, sample_seed), decode_seed)
+
+    def sample_people(self, n_people=None, random_state=None):
+        """Draw synthetic people from a person-level synthesizer and decode their rows:
+        ``(rows, persons)``, ``n_people`` and ``random_state`` as ``n_samples`` and
+        ``random_state`` of :meth:`sample`, ``persons`` the synthetic person of each row
+        (:meth:`~skprivsynth.MarginalSynthesizer.sample_people`)."""
+        check_is_fitted(self)
+        seeds = (None, None)
+        if random_state is not None:
+            seeds = [
+                role_generator(random_state, f"pipeline {r}") for r in ("sampling", "decoding")
+            ]
+        rows, persons = self[-1].sample_people(n_people, random_state=seeds[0])
+        return self._decode(rows, seeds[1]), persons
+
+    def _decode(self, data, decode_seed):
+        """``data`` through the transformers' ``inverse_transform``, last first."""
         for _, step in reversed(self.steps[:-1]):
             if step is None or step == "passthrough":
                 continue

@@ -114,11 +114,7 @@ def _print_rows(rows):
 def _pipeline(args, domain, synthesizer, allow_learned_domain=False):
     """The pipeline of a run: :func:`~skprivsynth.make_private_pipeline`'s encoding policy
     with the command-line options (``--max-bins 0``: no coarsening)."""
-    max_bins = args.max_bins
-    if max_bins is None:
-        max_bins = "auto"
-    elif max_bins <= 0:
-        max_bins = None
+    max_bins = "auto" if args.max_bins is None else (args.max_bins if args.max_bins > 0 else None)
     for option, share, positive in (
         ("--binning-share", args.binning_share, True),
         ("--decode-share", args.decode_share, False),
@@ -297,6 +293,8 @@ def _add_synthesize_command(commands):
         default=None,
         help="number of synthetic rows (default: as many as the input)",
     )
+    synth.add_argument("--person", metavar="COLUMN", help="the column of each row's person")
+    synth.add_argument("--max-rows-per-person", type=int, metavar="K", help="person-level DP")
     _add_method_options(
         synth,
         None,

@@ -11,6 +11,7 @@ import numpy as np
 from ..base import get_synthesizer_tags
 from ..chunks import Chunks
 from ..io import write_csv
+from ..people import synthesize_people
 from ..validation import is_differentially_private
 from . import (
     _check_output,
@@ -34,7 +35,7 @@ def run(args):
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     _plan_release(synthesizer, len(data) if args.n_samples is None else args.n_samples)
     private = is_differentially_private(synthesizer)
-    undeclared = [c for c in data.columns if domain is None or c not in domain]
+    undeclared = [c for c in data.columns if c not in (domain or {}) and c != args.person]
     codes = get_synthesizer_tags(synthesizer).code_domain  # the declared codes, always
     if undeclared and (codes or (private and not args.allow_learned_domain)):
         if codes:
@@ -51,9 +52,12 @@ def run(args):
             "codes, bin edges or a range; `skprivsynth domain data.csv > domain.json` "
             f"drafts a file to review) or leave them out with --drop{allow}."
         )
-    pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain).fit(data)
-    # The stream of the streamed run's batches: one batch of it is this sample.
-    synthetic = pipe.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
+    pipe = _pipeline(args, domain, synthesizer, args.allow_learned_domain)
+    rng = np.random.default_rng(args.seed)  # the stream of the streamed run's batches
+    if args.person is None and args.max_rows_per_person is None:
+        synthetic = pipe.fit(data).sample(args.n_samples, random_state=rng)
+    else:  # person-level: the key column out of the fit, synthetic keys back
+        synthetic = synthesize_people(pipe, data, args.person, args.max_rows_per_person, rng)
     write_csv(synthetic, args.output, domain)
     print(
         f"wrote {len(synthetic)} synthetic rows to {args.output}; {pipe.privacy_statement()}",

@@ -853,9 +853,17 @@ class PrivacyReport:
         """
         reports = (self, *others)
         deltas = [r.zcdp_delta for r in reports if r.rho > 0]
+        # Releases compose only under one neighbouring relation (a report without
+        # releases takes any).
+        relations = {r.neighbouring_relation for r in reports if r.entries}
+        if len(relations) > 1:
+            raise ValueError(
+                f"releases under different neighbouring relations do not compose: {relations}."
+            )
         composed = PrivacyReport(
             mechanism or " + ".join(r.mechanism for r in reports),
             zcdp_delta=deltas[0] if deltas else None,
+            neighbouring_relation=relations.pop() if relations else self.neighbouring_relation,
         )
         for r in reports:
             composed.entries.extend(

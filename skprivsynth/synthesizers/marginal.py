@@ -11,6 +11,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from .._math.budget import (
     MST_SHARE,
@@ -24,6 +25,7 @@ from .._math.graphical_model import Measurement, estimate, model_size
 from .._math.residuals import allocate
 from .._math.workload import check_column_sets
 from ..base import BaseSynthesizer
+from ..people import PersonTable, check_person_columns, person_relation, sample_people, warn_per_row
 from ..privacy import (
     NOISE_OPTIONS,
     PrivacyCost,
@@ -52,14 +54,20 @@ class _CountTables:
 
     The codes are checked against the declared ``sizes``, then mapped by
     ``compression`` when given (rare levels merged; the tables are then over the
-    compressed sizes).  Tables add over chunks.
+    compressed sizes).  Tables add over chunks.  With ``count_column`` (a person-level
+    fit), each row weighs ``1/c`` (:class:`~skprivsynth.people.PersonTable`) and the
+    tables are float64.
     """
 
-    def __init__(self, sizes, cliques, compression=None):
+    def __init__(self, sizes, cliques, compression=None, count_column=None):
         self.sizes, self.cliques, self.compression = sizes, cliques, compression
+        self.count_column = count_column
 
     def __call__(self, X):
         codes, sizes = _check_codes(X, self.sizes), self.sizes
+        weights = None
+        if self.count_column is not None:
+            weights = PersonTable.weights(codes, self.count_column)
         if self.compression is not None:
             codes, sizes = self.compression.transform(codes), self.compression.sizes
         # One contiguous row per column: the gathers below read memory in order.
@@ -71,7 +79,7 @@ class _CountTables:
             for a in attrs[1:]:
                 cells *= sizes[a]
                 cells += columns[a]
-            tables[attrs] = np.bincount(cells, minlength=math.prod(shape)).reshape(shape)
+            tables[attrs] = np.bincount(cells, weights, math.prod(shape)).reshape(shape)
         return tables
 
 
@@ -250,6 +258,19 @@ class MarginalSynthesizer(BaseSynthesizer):
         log-likelihood of the measurements, by at most ``tol`` nats (or at its cap of
         steps, above).  Smaller is slower and closer to the optimum; see the User
         Guide.
+    max_rows_per_person : int or None, default=None
+        Person-level privacy: the most rows a person contributes (public).  ``fit``
+        then takes the person of each row (``persons``); each person keeps their first
+        ``max_rows_per_person`` rows in the table's order, before any release, and the
+        guarantee holds for two tables of the same number of people (public) that
+        differ in all the rows of one person
+        (:class:`~skprivsynth.people.PersonTable`).  :meth:`sample` then returns the
+        rows of ``n_samples`` synthetic people, :meth:`sample_people` their keys too;
+        see the :ref:`User Guide <people>`.  None: replace-one rows.
+    person_columns : sequence of int or None, default=None
+        With ``max_rows_per_person``: the columns constant within a person (public; a
+        person takes the value of their first row), kept constant within each
+        synthetic person.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
@@ -306,6 +327,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         "noise": [StrOptions(set(NOISE_OPTIONS))],
         "iterations": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "max_rows_per_person": [None, Interval(Integral, 1, None, closed="left")],
+        "person_columns": [None, "array-like"],
     }
 
     def __init__(
@@ -322,6 +345,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         noise="continuous",
         iterations=1000,
         tol=0.1,
+        max_rows_per_person=None,
+        person_columns=None,
         random_state=None,
         verbose=0,
     ):
@@ -336,6 +361,8 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.noise = noise
         self.iterations = iterations
         self.tol = tol
+        self.max_rows_per_person = max_rows_per_person
+        self.person_columns = person_columns
         self.random_state = random_state
         self.verbose = verbose
 
@@ -394,7 +421,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         return self.delta
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, domain=None, numeric_codes=None):
+    def fit(self, X, y=None, domain=None, numeric_codes=None, persons=None):
         """Fit the model to integer codes ``X`` under (``epsilon``, ``delta``)-DP.
 
         Parameters
@@ -418,6 +445,9 @@ class MarginalSynthesizer(BaseSynthesizer):
             significance-tested shares, so that noise in the empty tails of a
             generous public range does not come back as far values (see the User
             Guide).  Public.
+        persons : array-like of shape (n_samples,), optional
+            The person of each row, for ``max_rows_per_person`` (in-memory ``X``).
+            Without ``max_rows_per_person`` the fit is row-level and warns so.
 
         Returns
         -------
@@ -428,6 +458,15 @@ class MarginalSynthesizer(BaseSynthesizer):
         d = data.n_features
         sizes = self._sizes(domain, d)
         numeric = self._numeric_codes(numeric_codes, sizes)
+        people = self._person_table(data, persons, sizes)
+        data.count_column = None
+        if people is not None:  # the person-weighted table: one more column, c − 1
+            sizes, numeric = (
+                sizes + (self.max_rows_per_person,),
+                numeric + (self.max_rows_per_person,),
+            )
+            names, data = data.feature_names, self._validate_fit_source(people.codes)
+            data.count_column, data.feature_names, d = d, names, d + 1
         if sum(sizes) > self.max_model_size:  # public: no release happens on refusal
             raise ValueError(
                 f"max_model_size={self.max_model_size} is below the size of the 1-way "
@@ -451,11 +490,17 @@ class MarginalSynthesizer(BaseSynthesizer):
             data.check_reiterable()  # two passes: before and after the compression
         # Pass 1 over the data: the exact 1-way count tables (integer codes checked
         # against the declared sizes, chunk by chunk, before any release).
-        one_way = data.reduce(_CountTables(sizes, [(j,) for j in range(d)]))
+        one_way = data.reduce(
+            _CountTables(sizes, [(j,) for j in range(d)], count_column=data.count_column)
+        )
         self._log(f"counted the levels of each of the {d} columns (pass 1 over the data)")
+        if people is not None:  # the weighted table's total (public)
+            data.n_samples, data.n_features = people.n_people, d - 1
         state, rng = data.fitted_state()
         rho = self._fit_budget(data.n_samples, data.n_features).rho
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
+        if people is not None:
+            report.neighbouring_relation = person_relation(self.max_rows_per_person)
         if self.selection == "mst":
             fit = self._fit_mst
         else:
@@ -470,7 +515,43 @@ class MarginalSynthesizer(BaseSynthesizer):
             delta_=report.delta,
             rho_=report.rho,
             _compression=compression,
+            _person_columns=None if people is None else self._check_person_columns(d - 1),
         )
+
+    def _check_person_columns(self, n_features):
+        return check_person_columns(self.person_columns, n_features)
+
+    def _person_table(self, data, persons, sizes):
+        """The person-weighted table of a person-level fit (None: row-level), after
+        its public checks."""
+        if self.max_rows_per_person is None:
+            if self.person_columns is not None:
+                raise ValueError(
+                    f"person_columns={self.person_columns!r} applies with "
+                    "max_rows_per_person; got max_rows_per_person=None."
+                )
+            if persons is not None:
+                warn_per_row(type(self).__name__)
+            return None
+        if persons is None:
+            raise ValueError(
+                f"max_rows_per_person={self.max_rows_per_person} needs the person of each "
+                "row: fit(X, persons=...)."
+            )
+        if data.chunks is not None:
+            raise ValueError(
+                "max_rows_per_person needs X in memory (each person's rows are bounded "
+                "across the whole table); got a source of chunks."
+            )
+        if self.noise == "discrete":
+            raise ValueError(
+                "max_rows_per_person needs noise='continuous' (the person-weighted "
+                "tables are not on the discrete Gaussian's integer grid); got "
+                "noise='discrete'."
+            )
+        columns = self._check_person_columns(data.n_features)
+        _check_codes(data.array, sizes)
+        return PersonTable(data.array, persons, self.max_rows_per_person, columns)
 
     def _measure_one_way(self, one_way, rho_each, report, rng, earlier=None):
         """Release 1-way marginal ``j`` at ``rho_each[j]``: the noisy tables and their σ.
@@ -562,7 +643,9 @@ class MarginalSynthesizer(BaseSynthesizer):
             pairs = list(itertools.combinations(range(d), 2))
             # Pass 2 over the data: every pair's table of the compressed codes (the
             # compression is post-processing of the 1-way release).
-            answers = _float_tables(data.reduce(_CountTables(data_sizes, pairs, compression)))
+            answers = _float_tables(
+                data.reduce(_CountTables(data_sizes, pairs, compression, data.count_column))
+            )
             self._log(f"counted the tables of the {len(pairs)} pairs of columns (pass 2)")
             # L1 error of the independent model on each pair: sensitivity 2 (replace-one).
             scores = np.array([np.abs(n * model.marginal(p) - answers[p]).sum() for p in pairs])
@@ -838,7 +921,9 @@ class MarginalSynthesizer(BaseSynthesizer):
     def _count_candidates(self, data, data_sizes, candidates, compression):
         """Pass 2 over the data: every candidate's table of the compressed codes (the
         compression is post-processing of the 1-way release)."""
-        answers = _float_tables(data.reduce(_CountTables(data_sizes, candidates, compression)))
+        answers = _float_tables(
+            data.reduce(_CountTables(data_sizes, candidates, compression, data.count_column))
+        )
         self._log(
             f"counted the {len(candidates)} candidate tables of several columns "
             "(pass 2 over the data)"
@@ -861,8 +946,44 @@ class MarginalSynthesizer(BaseSynthesizer):
     # ----------------------------------------------------------------- sampling
 
     def _sample(self, n_samples, rng, rounding):
-        """Integer codes drawn from the fitted model, rare codes decoded."""
+        """Integer codes drawn from the fitted model, rare codes decoded; of
+        ``n_samples`` people in a person-level fit."""
+        if self._person_columns is not None:
+            return self._sample_people(n_samples, rng)[0]
         return self._compression.inverse_transform(self.model_.sample(n_samples, rng), rng)
+
+    def _sample_people(self, n_people, rng):
+        return sample_people(self.model_, self._compression, n_people, self._person_columns, rng)
+
+    def sample_people(self, n_people=None, random_state=None):
+        """Draw synthetic people and their rows (a person-level fit).
+
+        Each synthetic person has a number of rows drawn from the model's distribution
+        of ``c`` (the rows a person keeps), the same value in every person column,
+        and rows drawn from the model given their person columns and ``c``.
+
+        Parameters
+        ----------
+        n_people : int, optional
+            Number of people; defaults to the number of people seen in ``fit``.
+        random_state : None, int or numpy.random.Generator, optional
+            Seed of this draw; None continues the estimator's own stream.
+
+        Returns
+        -------
+        X : ndarray of shape (n_rows, n_features_in)
+            The rows, each person's contiguous.
+        persons : ndarray of int, shape (n_rows,)
+            The synthetic person of each row, ``0..n_people − 1``.
+        """
+        check_is_fitted(self)
+        if self._person_columns is None:
+            raise ValueError(
+                "sample_people needs a person-level fit (max_rows_per_person); this "
+                "estimator was fitted row-level."
+            )
+        n = self._sample_size(n_people)
+        return self._sample_people(n, self._sampling_generator(random_state))
 
 
 def _check_codes(X, sizes):

@@ -1,0 +1,147 @@
+"""One person, many rows: contribution bounding and the person-weighted table.
+
+Replace-one-person neighbours are two tables with the same number of people that
+differ in all the rows of one person.  Each person keeps at most ``k`` rows, chosen by a
+rule that reads that person's rows only (:func:`bound_contributions`), and each kept
+row carries the weight ``1/c``, ``c`` the person's number of kept rows
+(:func:`person_weights`).  A person then adds to any count table a non-negative vector
+``u`` of total weight ``‖u‖₁ = 1``; replacing the person by another (``v``) changes the
+table by ``u − v``, with ``‖u − v‖₁ <= 2`` and ``‖u − v‖₂² = ‖u‖₂² + ‖v‖₂² − 2u·v <= 2``
+(``‖u‖₂ <= ‖u‖₁`` and ``u·v >= 0``).  More generally, ``u − v = Σ_ij α_i β_j (e_i − e_j)``
+with ``α, β`` the two persons' weights, so by convexity every norm of a linear function
+of the table moves by at most its largest move under one row replaced by another: each
+release calibrated to replace-one rows is calibrated to replace-one persons on the
+weighted table, and the weighted table's total is the number of people.
+"""
+
+import numpy as np
+
+__all__ = ["bound_contributions", "person_weights", "draw_people"]
+
+
+def bound_contributions(persons, max_rows):
+    """The rows each person keeps: their first ``max_rows`` rows in the table's order.
+
+    Which rows of a person are kept depends on that person's rows (and their order) only,
+    so replacing one person changes only that person's kept rows (Wilson et al. 2020,
+    Sect. 4; Amin et al. 2019).
+
+    Parameters
+    ----------
+    persons : ndarray of shape (n_rows,)
+        The person of each row (any values ``numpy.unique`` sorts).
+    max_rows : int
+        Most rows a person keeps (``k >= 1``).
+
+    Returns
+    -------
+    keep : ndarray of bool, shape (n_rows,)
+        The kept rows.
+    person : ndarray of int, shape (n_rows,)
+        Index of each row's person, ``0..n_people − 1``.
+    first : ndarray of int, shape (n_people,)
+        Each person's first row.
+    counts : ndarray of int, shape (n_people,)
+        Each person's number of kept rows, ``c = min(n_i, k)``.
+    """
+    _, person = np.unique(np.asarray(persons), return_inverse=True)
+    person = person.ravel()
+    order = np.argsort(person, kind="stable")  # each person's rows, in the table's order
+    rows = np.bincount(person)
+    starts = np.cumsum(rows) - rows
+    rank = np.empty(person.size, dtype=np.int64)
+    rank[order] = np.arange(person.size) - np.repeat(starts, rows)
+    return rank < max_rows, person, order[starts], np.minimum(rows, max_rows)
+
+
+def person_weights(counts):
+    """The weight ``1/c`` of each kept row of a person with ``c`` kept rows: a person's
+    weights sum to 1 (the module's derivation)."""
+    return 1.0 / np.asarray(counts, dtype=np.float64)
+
+
+def draw_people(people, counts, draw, key, rng, max_rounds=1000):
+    """The rows of synthetic people from a model of the person-weighted table.
+
+    A record of the model is a person (its person-level attributes and its number of
+    rows ``c``, summarised by ``key``) together with one of its rows.  The model's
+    distribution of the person part is that of the people, and given it the row part
+    is that of a person's rows; so a synthetic person drawn as one record keeps that
+    record as its first row and takes ``c − 1`` further records of the same key from
+    pools of records drawn from the model (each used once, the pool shuffled since the
+    model's sampler orders its records).
+
+    Parameters
+    ----------
+    people : ndarray of shape (n_people, p)
+        One record of the model per synthetic person.
+    counts : ndarray of int, shape (n_people,)
+        Each person's number of rows, ``>= 1``.
+    draw : callable
+        ``draw(m) -> ndarray of shape (m, p)``: records of the model.
+    key : callable
+        ``key(records) -> ndarray of int``: each record's person key.
+    rng : numpy.random.Generator
+        Shuffles each pool.
+    max_rounds : int, default=1000
+        Most pools drawn (a key of vanishing mass under the model fails).
+
+    Returns
+    -------
+    records : ndarray of shape (Σ counts, p)
+        The rows, each person's contiguous, the person's own record first.
+    person : ndarray of int
+        Index of each row's synthetic person.
+    """
+    n_people = len(people)
+    keys = key(people)
+    need = counts - 1
+    slots = np.repeat(np.arange(n_people), need)  # the persons of the missing rows
+    slot_keys = keys[slots]
+    filled = np.empty((slots.size, people.shape[1]), dtype=people.dtype)
+    todo = np.arange(slots.size)
+    pool_size = max(int(need.sum()), 1)
+    for _ in range(max_rounds):
+        if todo.size == 0:
+            break
+        pool = draw(max(pool_size, todo.size))
+        pool = pool[rng.permutation(len(pool))]
+        pool_keys = key(pool)
+        # The j-th open slot of a key takes the j-th pool record of that key.
+        values, slot_key = np.unique(slot_keys[todo], return_inverse=True)
+        slot_rank = _rank_within(slot_key)
+        where = np.searchsorted(values, pool_keys)
+        match = (where < values.size) & (values[np.minimum(where, values.size - 1)] == pool_keys)
+        pool_idx = np.flatnonzero(match)
+        pool_key = where[match]
+        pool_rank = _rank_within(pool_key)
+        available = np.bincount(pool_key, minlength=values.size)
+        served = slot_rank < available[slot_key]
+        # The pool record of (key, rank): sort the pool's by (key, rank).
+        order = np.lexsort((pool_rank, pool_key))
+        offsets = np.cumsum(available) - available
+        chosen = pool_idx[order[offsets[slot_key[served]] + slot_rank[served]]]
+        filled[todo[served]] = pool[chosen]
+        todo = todo[~served]
+    if todo.size:
+        raise RuntimeError(
+            f"{todo.size} rows of synthetic people found no record of their person's kind "
+            f"in {max_rounds} pools; the model gives those kinds vanishing mass."
+        )
+    starts = np.cumsum(counts) - counts
+    records = np.empty((int(counts.sum()), people.shape[1]), dtype=people.dtype)
+    records[starts] = people
+    rest = np.ones(len(records), dtype=bool)
+    rest[starts] = False
+    records[rest] = filled
+    return records, np.repeat(np.arange(n_people), counts)
+
+
+def _rank_within(groups):
+    """Rank of each element among the elements of its group, in order."""
+    order = np.argsort(groups, kind="stable")
+    sizes = np.bincount(groups)
+    starts = np.cumsum(sizes) - sizes
+    rank = np.empty(groups.size, dtype=np.int64)
+    rank[order] = np.arange(groups.size) - np.repeat(starts, sizes)
+    return rank

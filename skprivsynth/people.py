@@ -1,0 +1,175 @@
+"""One person, many rows: person-level differential privacy on one table.
+
+A table where one person has many rows (visits, claims, person-years) is protected at
+the level of a person by bounding each person's rows and weighting each kept row by
+``1/c``, ``c`` the person's number of kept rows (:mod:`skprivsynth._math.people`): every
+release calibrated to replace-one rows is then calibrated to replace-one persons.  The
+number of people is public, the number of rows is not.  Read more in the
+:ref:`User Guide <people>`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+
+from ._math.people import bound_contributions, draw_people, person_weights
+from .privacy import warn_privacy_leak
+
+__all__ = [
+    "PER_ROW_ENCODER",
+    "PersonTable",
+    "check_person_columns",
+    "person_relation",
+    "sample_people",
+    "synthesize_people",
+    "warn_per_row",
+]
+
+
+#: Why a pipeline refuses a person-level fit behind an encoder that releases per row.
+PER_ROW_ENCODER = (
+    "the encoder's releases (private bins of declared ranges, decoding weights) are per "
+    "row, and the synthesizer's max_rows_per_person asks for a person-level guarantee: "
+    "declare bins or levels instead of ranges and pass decode_share=0."
+)
+
+
+def person_relation(max_rows_per_person):
+    """The neighbouring relation of a person-level fit, in words (for the report)."""
+    return (
+        "replace-one person (person-level DP): tables of the same public number of "
+        "people that differ in all the rows of one person; each person keeps their "
+        f"first {max_rows_per_person} rows in the table's order, the number of rows is "
+        "not public"
+    )
+
+
+def warn_per_row(estimator):
+    """Warn that a fit given persons without ``max_rows_per_person`` is row-level."""
+    warn_privacy_leak(
+        f"{estimator} was given the person of each row but max_rows_per_person=None: its "
+        "guarantee is per row, and a person with k rows is protected only at k times "
+        "epsilon (group privacy). Set max_rows_per_person for a person-level guarantee.",
+        stacklevel=4,
+    )
+
+
+class PersonTable:
+    """The person-weighted table of a table of codes whose rows belong to people.
+
+    Each person keeps their first ``max_rows`` rows in the table's order
+    (:func:`~skprivsynth._math.people.bound_contributions`, applied before any
+    release); the columns ``person_columns`` (declared constant within a person:
+    public) take the value of the person's first row; a last column holds ``c − 1``,
+    ``c = min(n_i, max_rows)`` the person's number of kept rows, and each kept row
+    weighs ``1/c`` (:meth:`weights`).  Over the event columns the weighted table sums
+    to the people's distribution of their person columns and ``c``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, d)
+        Integer codes.
+    persons : array-like of shape (n_rows,)
+        The person of each row.
+    max_rows : int
+        Most rows a person contributes (public).
+    person_columns : sequence of int
+        Columns constant within a person (public).
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_kept, d + 1)
+        The kept rows, their person columns set, and ``c − 1`` last.
+    n_people : int
+        The number of people (public under replace-one-person neighbours).
+    """
+
+    def __init__(self, X, persons, max_rows, person_columns):
+        persons = np.asarray(persons)
+        if persons.ndim != 1 or len(persons) != len(X):
+            raise ValueError(
+                f"persons must give the person of each of the {len(X)} rows of X (one "
+                f"value a row); got an array of shape {persons.shape}."
+            )
+        keep, person, first, counts = bound_contributions(persons, max_rows)
+        kept = person[keep]
+        codes = np.column_stack([X[keep], counts[kept] - 1]).astype(np.float64)
+        columns = list(person_columns)
+        codes[:, columns] = X[first[kept]][:, columns]
+        self.codes, self.n_people = codes, int(len(counts))
+
+    @staticmethod
+    def weights(codes, count_column):
+        """The weight ``1/c`` of each row (``c − 1`` in ``count_column``)."""
+        return person_weights(codes[:, count_column] + 1)
+
+
+def check_person_columns(person_columns, n_features):
+    """``person_columns`` as a sorted tuple of column indices (public)."""
+    columns = () if person_columns is None else tuple(person_columns)
+    if not all(
+        isinstance(j, Integral) and not isinstance(j, bool) and 0 <= j < n_features for j in columns
+    ) or len(set(columns)) != len(columns):
+        raise ValueError(
+            f"person_columns must list distinct column indices 0..{n_features - 1}; got "
+            f"{person_columns!r}."
+        )
+    return tuple(sorted(int(j) for j in columns))
+
+
+def sample_people(model, compression, n_people, person_columns, rng):
+    """Rows of ``n_people`` synthetic people from a model of the person-weighted table.
+
+    Each person is one record of the model, decoded once: its person columns and its
+    number of rows ``c`` (last column); its rows are ``c`` records of the same
+    compressed person columns and ``c``
+    (:func:`~skprivsynth._math.people.draw_people`), decoded, with the person's
+    values in its person columns.  Returns the rows' codes (without the count column)
+    and each row's synthetic person, ``0..n_people − 1``.
+    """
+    count = len(model.sizes) - 1
+    key_columns = list(person_columns) + [count]
+    key_sizes = [model.sizes[j] for j in key_columns]
+
+    def key(records):
+        return np.ravel_multi_index(tuple(records[:, key_columns].T), key_sizes)
+
+    people = model.sample(n_people, rng)
+    decoded = compression.inverse_transform(people, rng)
+    counts = decoded[:, count].astype(np.int64) + 1
+    rows, person = draw_people(people, counts, lambda m: model.sample(m, rng), key, rng)
+    rows = compression.inverse_transform(rows, rng)
+    rows[:, key_columns] = decoded[person][:, key_columns]
+    return rows[:, :count], person
+
+
+def synthesize_people(pipeline, frame, person, max_rows_per_person, random_state=None):
+    """Fit ``pipeline`` person-level on ``frame`` and return its synthetic people.
+
+    The column ``person`` names each row's person: it is left out of the fit, given to
+    the synthesizer's ``fit`` as ``persons`` with ``max_rows_per_person`` set on it,
+    and comes back holding the synthetic persons' keys ``0..n_people − 1``
+    (:meth:`~skprivsynth.SynthesisPipeline.sample_people`).  What the command line's
+    ``synthesize --person COLUMN --max-rows-per-person K`` runs.
+
+    Returns
+    -------
+    DataFrame
+        The synthetic rows, each person's contiguous, the key in column ``person``.
+    """
+    if person is None or max_rows_per_person is None:
+        raise ValueError(
+            "a person-level run needs both the person column and max_rows_per_person; "
+            f"got person={person!r}, max_rows_per_person={max_rows_per_person!r}."
+        )
+    if person not in frame.columns:
+        raise ValueError(f"person={person!r} is not a column of the table.")
+    name, synthesizer = pipeline.steps[-1]
+    synthesizer.set_params(max_rows_per_person=max_rows_per_person)
+    persons = frame[person].to_numpy()
+    pipeline.fit(frame.drop(columns=person), **{f"{name}__persons": persons})
+    rows, keys = pipeline.sample_people(random_state=random_state)
+    rows.insert(int(frame.columns.get_loc(person)), person, keys)
+    return rows

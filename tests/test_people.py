@@ -1,0 +1,414 @@
+"""Person-level privacy on one table (``max_rows_per_person``): the bound, the
+person-weighted tables' sensitivity on worst-case neighbours, record and replay at
+person level, an audit against a variant that calibrates per row, and sampling."""
+
+import json
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from replay import assert_replays
+
+from skprivsynth import MarginalSynthesizer, people
+from skprivsynth._math.people import bound_contributions
+from skprivsynth.auditing import audit_mechanism, gdp_mu
+from skprivsynth.exceptions import PrivacyLeakWarning
+from skprivsynth.releases import record_releases, replay_releases
+
+K = 6
+DOMAIN = [2, 4, 5, 3]  # sex, age group (person columns 0, 1); diagnosis, ward (rows)
+PERSON_COLUMNS = [0, 1]
+
+
+def _visits(n_people=300, seed=0):
+    """Codes of visits and the person of each: person columns constant, 1..12 rows a
+    person (some above the bound K), events depending on the person's age group."""
+    rng = np.random.default_rng(seed)
+    sex, age = rng.integers(0, 2, n_people), rng.integers(0, 4, n_people)
+    rows = rng.geometric(0.25 + 0.1 * (age < 2), n_people).clip(1, 12)
+    person = np.repeat(np.arange(n_people), rows)
+    diagnosis = (age[person] + rng.integers(0, 2, person.size)) % 5
+    ward = (diagnosis // 2 + rng.integers(0, 2, person.size)) % 3
+    X = np.column_stack([sex[person], age[person], diagnosis, ward]).astype(float)
+    return X, person
+
+
+def _replace_person(X, persons, who, new_rows):
+    """The table with all the rows of person ``who`` replaced by ``new_rows`` (the
+    same person key, at the end of the table)."""
+    keep = persons != who
+    X_new = np.vstack([X[keep], new_rows])
+    return X_new, np.r_[persons[keep], np.full(len(new_rows), who)]
+
+
+def _worst_case_pair(n_people=300, seed=0):
+    """A person with K rows all in one cell, replaced by one with K rows all in
+    another cell (every column, person columns included)."""
+    X, persons = _visits(n_people, seed)
+    low = np.zeros((K, len(DOMAIN)))
+    high = np.tile(np.array(DOMAIN, dtype=float) - 1, (K, 1))
+    D = _replace_person(X, persons, 0, low)
+    return D, _replace_person(X, persons, 0, high)
+
+
+def _estimator(epsilon=1.0, **params):
+    params = {"person_columns": PERSON_COLUMNS, **params}
+    return MarginalSynthesizer(
+        epsilon, domain=DOMAIN, max_rows_per_person=K, random_state=0, **params
+    )
+
+
+def _private_arguments(recording):
+    """Wrap ``recording.observe`` to keep every release's private statistic."""
+    kept = []
+    observe = recording.observe
+
+    def capture(call, rng, args, kwargs, function):
+        value = kwargs.get("values", kwargs.get("scores", args[0] if args else None))
+        kept.append((call, np.asarray(value, dtype=np.float64).copy()))
+        return observe(call, rng, args, kwargs, function)
+
+    recording.observe = capture
+    return kept
+
+
+def _releases_on_neighbours(fit, D, D_prime):
+    """Each release's statistic on ``D`` and, replaying ``D``'s outputs, on ``D'``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with record_releases() as recording:
+            on_d = _private_arguments(recording)
+            fit(D)
+        with replay_releases(recording) as replay:
+            on_d_prime = _private_arguments(replay)
+            fit(D_prime)
+    return list(zip(on_d, on_d_prime, strict=True))
+
+
+def _largest_moves(pairs):
+    """Per release kind, the largest ratio of the statistic's move to its declared
+    sensitivity (L2 for Gaussian releases, L∞ for exponential-mechanism scores)."""
+    ratios = {}
+    for (call, a), (_, b) in pairs:
+        kind = call["release"]
+        if kind == "Gaussian mechanism":
+            ratio = np.linalg.norm(a - b) / call["sensitivity"]
+        else:
+            assert kind == "exponential mechanism", kind
+            ratio = np.abs(a - b).max() / call["sensitivity"]
+        ratios[kind] = max(ratios.get(kind, 0.0), ratio)
+    return ratios
+
+
+# ---------------------------------------------------------------------------- the bound
+
+
+def test_bound_keeps_each_persons_first_rows():
+    persons = np.array(["b", "a", "b", "b", "a", "c", "b"])
+    keep, person, first, counts = bound_contributions(persons, 2)
+    assert keep.tolist() == [True, True, True, False, True, True, False]
+    assert counts.tolist() == [2, 2, 1]  # a, b, c
+    assert first.tolist() == [1, 0, 5]
+    assert person.tolist() == [1, 0, 1, 1, 0, 2, 1]
+
+
+def test_person_table_weights_sum_to_one_per_person():
+    X, persons = _visits()
+    table = people.PersonTable(X, persons, K, PERSON_COLUMNS)
+    w = people.PersonTable.weights(table.codes, len(DOMAIN))
+    assert table.n_people == len(np.unique(persons))
+    assert np.isclose(w.sum(), table.n_people)
+    # The count column is min(rows, K) − 1, and the person columns the first row's.
+    rows = np.bincount(persons)
+    assert np.array_equal(np.bincount(table.codes[:, -1].astype(int)) > 0,
+                          np.bincount(np.minimum(rows, K) - 1) > 0)  # fmt: skip
+
+
+def test_the_bound_is_applied_before_any_release():
+    """Rows beyond a person's first K change nothing: every release's statistic is the
+    same, and the replayed run is identical."""
+    X, persons = _visits()
+    big = np.flatnonzero(np.bincount(persons) > K)[0]
+    beyond = np.flatnonzero(persons == big)[K:]
+    X_changed = X.copy()
+    X_changed[beyond, 2:] = 0  # the events past the bound
+    X_more = np.vstack([X, np.tile(X[beyond[:1]], (5, 1))])  # and more of them
+    persons_more = np.r_[persons, np.full(5, big)]
+
+    def fit(data):
+        return _estimator().fit(data[0], persons=data[1])
+
+    for other in [(X_changed, persons), (X_more, persons_more)]:
+        for (_, a), (_, b) in _releases_on_neighbours(fit, (X, persons), other):
+            assert np.array_equal(a, b)
+
+
+# ---------------------------------------------------- sensitivity on worst-case neighbours
+
+
+@pytest.mark.parametrize("selection", ["adaptive", "mst"])
+def test_person_level_sensitivity_on_worst_case_neighbours(selection):
+    """Every release moves by at most its declared sensitivity when a person with K
+    rows in one cell is replaced by a person with K rows in another, and the 1-way
+    tables attain it (the bound is tight)."""
+    D, D_prime = _worst_case_pair()
+
+    def fit(data):
+        return _estimator(8.0, selection=selection).fit(data[0], persons=data[1])
+
+    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    assert moves["Gaussian mechanism"] == pytest.approx(1.0)
+    assert moves["exponential mechanism"] <= 1.0 + 1e-12
+
+
+def test_person_level_sensitivity_when_the_count_changes():
+    """A person with K rows in one cell replaced by a person with one row elsewhere:
+    the count column moves too, and still within the declared sensitivity."""
+    X, persons = _visits()
+    low = np.zeros((K, len(DOMAIN)))
+    D = _replace_person(X, persons, 0, low)
+    D_prime = _replace_person(X, persons, 0, np.array([DOMAIN], dtype=float) - 1)
+
+    def fit(data):
+        return _estimator(8.0).fit(data[0], persons=data[1])
+
+    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    assert "exponential mechanism" in moves
+    assert max(moves.values()) <= 1.0 + 1e-12
+
+
+def test_a_per_row_calibration_exceeds_the_declared_sensitivity(monkeypatch):
+    """The same test catches a fit whose kept rows weigh 1 (calibrated per row): the
+    1-way tables then move by K·√2."""
+    monkeypatch.setattr(people, "person_weights", lambda counts: np.ones(len(counts)))
+    D, D_prime = _worst_case_pair()
+
+    def fit(data):
+        return _estimator(8.0).fit(data[0], persons=data[1])
+
+    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    assert moves["Gaussian mechanism"] == pytest.approx(K)
+
+
+# ----------------------------------------------------------------- record and replay
+
+
+@pytest.mark.parametrize("selection", ["adaptive", "mst"])
+def test_replay_at_person_level(selection):
+    """A fit and sample on D and, replaying its releases, on D' (one person's rows all
+    replaced, with another number of rows) agree on everything."""
+    X, persons = _visits()
+    D = (X, persons)
+    D_prime = _replace_person(X, persons, 3, np.tile(np.array(DOMAIN, float) - 1, (2, 1)))
+
+    def run(data):
+        est = _estimator(8.0, selection=selection, verbose=1).fit(data[0], persons=data[1])
+        rows, keys = est.sample_people(40, random_state=1)
+        state = {k: v for k, v in vars(est).items() if k != "_log_clock"}
+        return {"rows": rows, "keys": keys, "report": str(est.privacy_report_),
+                "state": pickle.dumps(state)}  # fmt: skip
+
+    assert_replays(run, D, D_prime, seeded=True)
+
+
+# -------------------------------------------------------------------------- the audit
+
+
+def audit_person_level(variant, n_runs, random_state=0, monkeypatch=None):
+    """GDP audit of a person-level fit on a worst-case pair of people.
+
+    One column of two levels; 400 people of ``k = 20`` rows, half at each level; the
+    audited person has all their rows at level 0 on ``D`` and at level 1 on ``D'``.
+    Event (fixed in advance): the fitted model's share of level 0 is at least the
+    midpoint of the two tables' person-weighted shares.  ``"per-row"``: the kept rows
+    weigh 1 (calibrated per row), so the weighted table moves by ``k`` times the
+    declared sensitivity.
+    """
+    k, n_people, eps, delta = 20, 400, 1.0, 1e-9
+    if variant == "per-row":
+        monkeypatch.setattr(people, "person_weights", lambda counts: np.ones(len(counts)))
+    levels = (np.arange(n_people) % 2).astype(float)
+    levels[0] = 0.0
+    X0 = np.repeat(levels, k)[:, None].reshape(n_people, k, 1)
+    X1 = X0.copy()
+    X1[0] = 1.0
+    persons = np.repeat(np.arange(n_people), k)
+    midpoint = (n_people / 2 - 0.5) / n_people
+
+    def mechanism(X, seed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            est = MarginalSynthesizer(eps, delta=delta, domain=[2], max_rows_per_person=k,
+                                      random_state=seed)  # fmt: skip
+            return est.fit(X.reshape(-1, 1), persons=persons)
+
+    return audit_mechanism(
+        mechanism,
+        X0,
+        X1,
+        events={"share of level 0 >= midpoint": lambda e: e.model_.marginal((0,))[0] >= midpoint},
+        mu=gdp_mu(eps, delta),
+        n_runs=n_runs,
+        n_search_runs=50,
+        random_state=random_state,
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["honest", "per-row"])
+def test_audit_person_level(variant, monkeypatch):
+    result = audit_person_level(variant, 600, random_state=1, monkeypatch=monkeypatch)
+    if variant == "honest":
+        assert not result.violation, result.summary()
+    else:
+        assert result.violation, result.summary()
+
+
+# ----------------------------------------------------------------------------- sampling
+
+
+def test_synthetic_people_keep_their_person_columns_and_bound():
+    X, persons = _visits(600)
+    est = _estimator().fit(X, persons=persons)
+    rows, keys = est.sample_people()
+    assert rows.shape[1] == len(DOMAIN)
+    assert keys.max() + 1 == len(np.unique(persons))  # the public number of people
+    per_person = np.bincount(keys)
+    assert per_person.min() >= 1 and per_person.max() <= K
+    for j in PERSON_COLUMNS:
+        first = rows[np.r_[0, np.flatnonzero(np.diff(keys)) + 1], j]
+        assert np.array_equal(rows[:, j], first[keys])
+    assert est.sample(7).shape[1] == len(DOMAIN)
+
+
+def test_rows_per_person_follow_the_data():
+    """The synthetic distribution of rows per person is close to the bounded one's
+    (a DP estimate at ε = 4 on 3,000 people) and far from a uniform one's."""
+    X, persons = _visits(3000, seed=1)
+    est = MarginalSynthesizer(4.0, domain=DOMAIN, max_rows_per_person=K,
+                              person_columns=PERSON_COLUMNS, random_state=0)  # fmt: skip
+    _, keys = est.fit(X, persons=persons).sample_people()
+    real = np.bincount(np.minimum(np.bincount(persons), K), minlength=K + 1)[1:]
+    synth = np.bincount(np.bincount(keys), minlength=K + 1)[1:]
+    tvd = 0.5 * np.abs(real / real.sum() - synth / synth.sum()).sum()
+    assert tvd < 0.05, (real, synth)
+    uniform = 0.5 * np.abs(real / real.sum() - 1 / K).sum()
+    assert uniform > 3 * tvd
+
+
+def test_row_level_fit_given_persons_warns():
+    X, persons = _visits()
+    with pytest.warns(PrivacyLeakWarning, match="per row"):
+        MarginalSynthesizer(1.0, domain=DOMAIN, random_state=0).fit(X, persons=persons)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(max_rows_per_person=None, person_columns=[0]), "person_columns"),
+        (dict(person_columns=[7]), "person_columns"),
+        (dict(noise="discrete"), "noise='continuous'"),
+    ],
+)
+def test_public_refusals(params, match):
+    X, persons = _visits()
+    est = MarginalSynthesizer(**{"domain": DOMAIN, "max_rows_per_person": K, **params})
+    with record_releases() as recording, pytest.raises(ValueError, match=match):
+        est.fit(X, persons=persons)
+    assert len(recording) == 0
+
+
+def test_bound_needs_persons():
+    X, _ = _visits()
+    with pytest.raises(ValueError, match="persons"):
+        MarginalSynthesizer(domain=DOMAIN, max_rows_per_person=K).fit(X)
+
+
+# -------------------------------------------------------------------------- pipeline
+
+
+def _frame():
+    import pandas as pd
+
+    X, persons = _visits()
+    frame = pd.DataFrame(X.astype(int), columns=["sex", "age", "diagnosis", "ward"])
+    return frame, persons, {c: list(range(k)) for c, k in zip(frame.columns, DOMAIN, strict=True)}
+
+
+def test_pipeline_states_the_person_level_guarantee():
+    from skprivsynth import make_private_pipeline
+
+    frame, persons, domain = _frame()
+    pipe = make_private_pipeline(_estimator(), domain=domain)
+    with pytest.warns(PrivacyLeakWarning):
+        pipe.fit(frame, marginalsynthesizer__persons=persons)
+    rows, keys = pipe.sample_people(30, random_state=0)
+    assert list(rows.columns) == list(frame.columns) and len(rows) == len(keys)
+    assert np.bincount(keys).min() >= 1 and keys.max() == 29
+    for column in ["sex", "age"]:
+        assert (rows.groupby(keys)[column].nunique() == 1).all()
+    assert pipe.privacy_statement().endswith("replace-one person neighbours")
+    assert "replace-one person" in pipe.privacy_report_.neighbouring_relation
+
+
+def test_pipeline_refuses_row_level_encoder_releases_before_any_release():
+    from skprivsynth import make_private_pipeline
+
+    frame, persons, domain = _frame()
+    domain["ward"] = {"type": "float", "range": [0, 3]}
+    frame["ward"] = frame["ward"].astype(float)
+    pipe = make_private_pipeline(_estimator(person_columns=None), domain=domain)
+    with record_releases() as recording, pytest.raises(ValueError, match="per row"):
+        pipe.fit(frame, marginalsynthesizer__persons=persons)
+    assert len(recording) == 0
+
+
+def test_releases_under_different_relations_do_not_compose():
+    from skprivsynth.privacy import PrivacyReport
+
+    person = PrivacyReport("a", neighbouring_relation=people.person_relation(3))
+    row = PrivacyReport("b")
+    for report in (person, row):
+        report.add("x", "Laplace mechanism", 1.0, 0.5, 2.0, "")
+    with pytest.raises(ValueError, match="neighbouring relations"):
+        person.compose(row)
+    assert person.compose(PrivacyReport("c")).neighbouring_relation == person.neighbouring_relation
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def _visits_csv(frame_persons):
+    import pandas as pd
+
+    X, persons = frame_persons
+    frame = pd.DataFrame(X.astype(int), columns=["sex", "age", "diagnosis", "ward"])
+    frame.insert(0, "patient_id", [f"P{p:05d}" for p in persons])
+    return frame.to_csv(index=False)
+
+
+def test_replay_the_command_line_at_person_level(tmp_path):
+    """``synthesize --person patient_id --max-rows-per-person K`` on two files that
+    differ in all the rows of one patient (another number of rows) says and writes the
+    same, replaying the releases; the output holds synthetic keys."""
+    from skprivsynth.cli import main
+
+    domain = dict(zip(["sex", "age", "diagnosis", "ward"], DOMAIN, strict=True))
+    (tmp_path / "domain.json").write_text(json.dumps(domain))
+    data, output = tmp_path / "visits.csv", tmp_path / "synthetic.csv"
+    X, persons = _visits()
+    neighbour = _replace_person(X, persons, 5, np.tile(np.array(DOMAIN, float) - 1, (K + 3, 1)))
+
+    def run(text):
+        data.write_text(text)
+        code = main(["synthesize", str(data), "-o", str(output), "--domain",
+                     str(tmp_path / "domain.json"), "--person", "patient_id",
+                     "--max-rows-per-person", str(K), "--seed", "0"])  # fmt: skip
+        return {"code": code, "csv": output.read_text()}
+
+    outcome = assert_replays(run, _visits_csv((X, persons)), _visits_csv(neighbour), seeded=True)
+    assert outcome["result"]["code"] == 0, outcome["stderr"]
+    assert "replace-one person neighbours" in outcome["stderr"]
+    header, first = outcome["result"]["csv"].splitlines()[:2]
+    assert header == "patient_id,sex,age,diagnosis,ward" and first.startswith("0,")
