@@ -738,7 +738,7 @@ def test_synthesize_defaults_to_the_dp_marginal_method_at_epsilon_one(tmp_path, 
 
 
 def test_a_one_hot_encoding_too_wide_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
-    from skprivsynth.pipeline import _MAX_ONEHOT_FEATURES
+    from skprivsynth._table_checks import MAX_ONEHOT_FEATURES
 
     rng = np.random.default_rng(0)
     n = 30_000
@@ -750,7 +750,7 @@ def test_a_one_hot_encoding_too_wide_is_refused_before_any_work(tmp_path, capsys
     data.to_csv(source, index=False)
     argv = ["synthesize", str(source), "-o", str(tmp_path / "out.csv"), *_MICRO, "k=10"]
     levels = data["tail"].nunique()
-    assert levels > _MAX_ONEHOT_FEATURES
+    assert levels > MAX_ONEHOT_FEATURES
     _fail_if_fitted(monkeypatch)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)

@@ -20,7 +20,7 @@ from skprivsynth import (
     read_csv,
     write_csv,
 )
-from skprivsynth.pipeline import _MAX_ONEHOT_FEATURES
+from skprivsynth._table_checks import MAX_ONEHOT_FEATURES
 from skprivsynth.preprocessing import BooleanEncoder
 from skprivsynth.releases import record_releases
 
@@ -176,6 +176,6 @@ def test_microaggregation_warns_about_identifiers_and_refuses_a_wide_one_hot():
     assert pipe[0].encoding == encoder.encoding == "onehot"
     with warnings.catch_warnings(), record_releases() as recording:
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        with pytest.raises(ValueError, match=rf"3003 features, more than {_MAX_ONEHOT_FEATURES}"):
+        with pytest.raises(ValueError, match=rf"3003 features, more than {MAX_ONEHOT_FEATURES}"):
             pipe.fit(table)
     assert len(recording) == 0

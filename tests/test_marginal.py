@@ -761,9 +761,10 @@ def test_the_rounds_cost_the_split_of_merged_levels_they_never_measure():
 
 
 def test_the_margin_is_read_from_the_pairs_of_columns_without_numeric_bins():
-    from skprivsynth.synthesizers.marginal import _margin_pairs, _workload_closure
+    from skprivsynth._math.workload import workload_closure
+    from skprivsynth.synthesizers.marginal import _margin_pairs
 
-    candidates = _workload_closure([(0, 1, 2), (1, 2, 3)], 3)
+    candidates = workload_closure([(0, 1, 2), (1, 2, 3)], 3)
     # Columns 1 and 3 hold numeric bins: their groups follow the rounds' noise.
     assert _margin_pairs(candidates, [0, 8, 0, 5]) == [(0, 2)]
     assert _margin_pairs(candidates, [0, 0, 0, 0]) == [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)]

@@ -9,6 +9,7 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
 from skprivsynth import MarginalSynthesizer
+from skprivsynth._math.workload import workload_closure
 from skprivsynth.exceptions import PrivacyLeakWarning
 from skprivsynth.metrics import (
     categorical_marginal_errors,
@@ -18,7 +19,6 @@ from skprivsynth.metrics import (
     marginal_errors,
 )
 from skprivsynth.privacy import PrivacyReport
-from skprivsynth.synthesizers.marginal import _workload_closure
 
 K, D = 4, 8
 
@@ -65,14 +65,14 @@ def test_closure_and_weights_match_aim_by_hand():
         (2, 3): 2,
         (1, 2, 3): 4,
     }
-    closure = _workload_closure([(0, 1), (1, 2, 3)], 3)
+    closure = workload_closure([(0, 1), (1, 2, 3)], 3)
     assert closure == expected and list(closure) == list(expected)  # by size, then lex.
-    assert _workload_closure([(0, 1), (1, 2, 3)], 2) == {
+    assert workload_closure([(0, 1), (1, 2, 3)], 2) == {
         r: w for r, w in expected.items() if len(r) <= 2
     }
     est = MarginalSynthesizer(workload=[[3, 2, 1], (1, 0)])  # any order inside a set
     assert est._candidates(4) == expected
-    assert est.set_params(max_degree=2)._candidates(4) == _workload_closure([(0, 1), (1, 2, 3)], 2)
+    assert est.set_params(max_degree=2)._candidates(4) == workload_closure([(0, 1), (1, 2, 3)], 2)
 
 
 @pytest.mark.parametrize("d, degree", [(4, 3), (25, 2)])
@@ -83,7 +83,7 @@ def test_default_candidates_are_all_sets_up_to_max_degree_weighted_by_size(d, de
     }
     assert list(MarginalSynthesizer()._candidates(d).items()) == list(expected.items())
     assert MarginalSynthesizer(workload=degree)._candidates(d) == expected
-    w = _workload_closure(list(itertools.combinations(range(d), degree)), degree)
+    w = workload_closure(list(itertools.combinations(range(d), degree)), degree)
     assert w == {r: k * math.comb(d - 1, degree - 1) for r, k in expected.items()}
 
 
@@ -109,10 +109,10 @@ def test_selection_only_picks_candidates_of_the_closure(codes, workload, max_deg
         4.0, domain=[K] * D, workload=workload, max_degree=max_degree, random_state=0
     ).fit(codes)
     cap = D if max_degree == "auto" else max_degree
-    closure = set(_workload_closure([tuple(sorted(s)) for s in workload], cap))
+    closure = set(workload_closure([tuple(sorted(s)) for s in workload], cap))
     assert est.cliques_ and set(est.cliques_) <= closure
     # The selection's sensitivity is 2·max_r w_r over the candidates.
-    weights = _workload_closure([tuple(sorted(s)) for s in workload], cap)
+    weights = workload_closure([tuple(sorted(s)) for s in workload], cap)
     entries = [e for e in est.privacy_report_.entries if e["step"] == "marginal selection"]
     assert {e["sensitivity"] for e in entries} == {2.0 * max(weights.values())}
 
@@ -167,11 +167,11 @@ def test_weighted_closure_is_aims_sum_over_the_workload():
     rng = np.random.default_rng(0)
     sets = [(0, 1), (1, 2, 3), (0, 3, 4)]
     c = list(rng.uniform(0.1, 5.0, len(sets)))
-    closure = _workload_closure(sets, 3, c)
+    closure = workload_closure(sets, 3, c)
     for r, w in closure.items():
         by_hand = sum(ci * len(set(r) & set(s)) for s, ci in zip(sets, c, strict=True))
         assert w == pytest.approx(by_hand)
-    assert set(closure) == set(_workload_closure(sets, 3))
+    assert set(closure) == set(workload_closure(sets, 3))
     # A dict of weights 1 is the list; integer weights stay exact (divided by their gcd).
     assert MarginalSynthesizer(workload={(0, 1): 1, (1, 2): 1})._candidates(3) == (
         MarginalSynthesizer(workload=[(0, 1), (1, 2)])._candidates(3)

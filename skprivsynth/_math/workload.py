@@ -48,7 +48,9 @@ All of these are *computed* from the workload by :meth:`l1_sensitivity`.
 
 from __future__ import annotations
 
+import collections
 import copy
+import itertools
 import math
 from itertools import combinations, product
 from numbers import Integral, Real
@@ -66,6 +68,8 @@ __all__ = [
     "check_column_sets",
     "check_workload",
     "project_one_hot",
+    "weighted_column_sets",
+    "workload_closure",
 ]
 
 #: Largest number of queries a workload may have; building one larger raises an error
@@ -827,6 +831,77 @@ def check_column_sets(column_sets, n_features, name="column_sets"):
     if not out:
         raise ValueError(f"{name} must contain at least one column set; got {column_sets!r}.")
     return out
+
+
+def workload_closure(workload, max_size, weights=None):
+    """AIM's candidates of a workload and their weights (McKenna et al. 2022, Sect. 4).
+
+    Parameters
+    ----------
+    workload : list of tuple of int
+        Column sets, each sorted (as :func:`check_column_sets` returns them).
+    max_size : int
+        Largest number of columns of a candidate.
+    weights : list of float, optional
+        The weight ``c_s`` of each set (None: each 1).
+
+    Returns
+    -------
+    dict
+        Every non-empty subset ``r`` of a workload set with at most ``max_size`` columns
+        (the downward closure), by size then lexicographically, mapped to its weight
+        ``w_r = Σ_{s∈W} c_s·|r ∩ s| = Σ_{j∈r} m_j``, ``m_j`` the summed weight of the
+        workload sets holding column ``j``.
+    """
+    weights = [1] * len(workload) if weights is None else weights
+    m = collections.Counter()
+    for s, c in zip(workload, weights, strict=True):
+        m.update(dict.fromkeys(s, c))
+    closure = {
+        r for s in workload for k in range(1, max_size + 1) for r in itertools.combinations(s, k)
+    }
+    return {r: sum(m[j] for j in r) for r in sorted(closure, key=lambda r: (len(r), r))}
+
+
+def weighted_column_sets(workload, names, d):
+    """The column sets of a ``workload`` given as a list of sets or a dict ``{set: weight}``
+    and their weights, columns by position or by name (``names``).  Public: the
+    workload is a parameter, checked before any release."""
+    accepted = (
+        "accepted: None, an int k, a list of column sets, or a dict {column set: weight} "
+        "with positive weights; a column by position, or by name when the columns have "
+        "names (a DataFrame, or through a SynthesisPipeline)"
+    )
+    if isinstance(workload, dict):
+        keys, weights = list(workload), list(workload.values())
+        for key, w in workload.items():
+            if isinstance(w, bool) or not isinstance(w, Real) or not 0 < w < math.inf:
+                raise ValueError(
+                    f"workload weights must be positive finite numbers; got "
+                    f"workload[{key!r}]={w!r} ({accepted})."
+                )
+    else:
+        keys, weights = workload, None
+    if isinstance(keys, str | bytes) or not hasattr(keys, "__iter__"):
+        raise TypeError(f"workload must be a list or a dict of column sets; got {workload!r}.")
+    known = {} if names is None else {str(name): j for j, name in enumerate(names)}
+
+    def position(label):
+        if not isinstance(label, str):
+            return label  # an index, checked by check_column_sets
+        if label not in known:
+            where = f"the columns are {list(known)}" if known else "the columns have no names"
+            raise ValueError(f"workload names the column {label!r}, but {where} ({accepted}).")
+        return known[label]
+
+    sets = [
+        tuple(position(label) for label in ([key] if isinstance(key, str | Integral) else key))
+        for key in keys
+    ]
+    sets = check_column_sets(sets, d, "workload")
+    if weights is not None and all(float(w).is_integer() for w in weights):
+        weights = [int(w) for w in weights]  # exact: divided by their gcd below
+    return sets, weights
 
 
 def _check_n(n):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections
 import functools
 import itertools
 import math
@@ -23,7 +22,7 @@ from .._math.budget import (
 from .._math.compression import Compression
 from .._math.graphical_model import Measurement, estimate, model_size
 from .._math.residuals import allocate
-from .._math.workload import check_column_sets
+from .._math.workload import weighted_column_sets, workload_closure
 from ..base import BaseSynthesizer
 from ..people import PersonTable, check_person_columns, person_relation, sample_people, warn_per_row
 from ..privacy import (
@@ -86,78 +85,6 @@ class _CountTables:
 def _float_tables(tables):
     """Count tables as float64 (exact: every count is an integer below 2**53)."""
     return {attrs: table.astype(np.float64) for attrs, table in tables.items()}
-
-
-def _workload_closure(workload, max_size, weights=None):
-    """AIM's candidates of a workload and their weights (McKenna et al. 2022, Sect. 4).
-
-    Parameters
-    ----------
-    workload : list of tuple of int
-        Column sets, each sorted (as :func:`~skprivsynth._math.workload.check_column_sets`
-        returns them).
-    max_size : int
-        Largest number of columns of a candidate.
-    weights : list of float, optional
-        The weight ``c_s`` of each set (None: each 1).
-
-    Returns
-    -------
-    dict
-        Every non-empty subset ``r`` of a workload set with at most ``max_size`` columns
-        (the downward closure), by size then lexicographically, mapped to its weight
-        ``w_r = Σ_{s∈W} c_s·|r ∩ s| = Σ_{j∈r} m_j``, ``m_j`` the summed weight of the
-        workload sets holding column ``j``.
-    """
-    weights = [1] * len(workload) if weights is None else weights
-    m = collections.Counter()
-    for s, c in zip(workload, weights, strict=True):
-        m.update(dict.fromkeys(s, c))
-    closure = {
-        r for s in workload for k in range(1, max_size + 1) for r in itertools.combinations(s, k)
-    }
-    return {r: sum(m[j] for j in r) for r in sorted(closure, key=lambda r: (len(r), r))}
-
-
-def _weighted_sets(workload, names, d):
-    """The column sets of a ``workload`` given as a list of sets or a dict ``{set: weight}``
-    and their weights, columns by position or by name (``names``).  Public: the
-    workload is a parameter, checked before any release."""
-    accepted = (
-        "accepted: None, an int k, a list of column sets, or a dict {column set: weight} "
-        "with positive weights; a column by position, or by name when the columns have "
-        "names (a DataFrame, or through a SynthesisPipeline)"
-    )
-    if isinstance(workload, dict):
-        keys, weights = list(workload), list(workload.values())
-        for key, w in workload.items():
-            if isinstance(w, bool) or not isinstance(w, Real) or not 0 < w < math.inf:
-                raise ValueError(
-                    f"workload weights must be positive finite numbers; got "
-                    f"workload[{key!r}]={w!r} ({accepted})."
-                )
-    else:
-        keys, weights = workload, None
-    if isinstance(keys, str | bytes) or not hasattr(keys, "__iter__"):
-        raise TypeError(f"workload must be a list or a dict of column sets; got {workload!r}.")
-    known = {} if names is None else {str(name): j for j, name in enumerate(names)}
-
-    def position(label):
-        if not isinstance(label, str):
-            return label  # an index, checked by check_column_sets
-        if label not in known:
-            where = f"the columns are {list(known)}" if known else "the columns have no names"
-            raise ValueError(f"workload names the column {label!r}, but {where} ({accepted}).")
-        return known[label]
-
-    sets = [
-        tuple(position(label) for label in ([key] if isinstance(key, str | Integral) else key))
-        for key in keys
-    ]
-    sets = check_column_sets(sets, d, "workload")
-    if weights is not None and all(float(w).is_integer() for w in weights):
-        weights = [int(w) for w in weights]  # exact: divided by their gcd below
-    return sets, weights
 
 
 def _margin_pairs(candidates, numeric):
@@ -683,7 +610,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         if isinstance(workload, Integral) and not isinstance(workload, bool):
             sets = list(itertools.combinations(range(d), min(workload, d)))
         else:
-            sets, weights = _weighted_sets(workload, names, d)
+            sets, weights = weighted_column_sets(workload, names, d)
         cap = d if cap == "auto" else min(cap, d)
         pairs = sum(math.comb(len(s), k) for s in sets for k in range(1, min(len(s), cap) + 1))
         if pairs > _MAX_CLOSURE:
@@ -692,7 +619,7 @@ class MarginalSynthesizer(BaseSynthesizer):
                 f"{pairs:,} subsets of its sets to enumerate as candidates, above "
                 f"{_MAX_CLOSURE:,}; lower max_degree or use smaller sets."
             )
-        weight = _workload_closure(sets, cap, weights)
+        weight = workload_closure(sets, cap, weights)
         if not all(isinstance(w, int) for w in weight.values()):  # the largest scaled to 1
             top = max(weight.values())
             return {r: w / top for r, w in weight.items()}
