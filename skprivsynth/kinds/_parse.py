@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from numbers import Integral
 
@@ -63,7 +64,17 @@ def parse_columns(items, name):
             relations.append((column, relation))
     specs = tuple(specs)
     _check_parts(specs, name)
-    return specs, check_relations(specs, relations, name)
+    return specs, tuple(
+        (column, _with_gap(relation, f"the gap of {name}[{column!r}]"))
+        for column, relation in check_relations(specs, relations, name)
+    )
+
+
+def _with_gap(relation, where):
+    """A checked relation with the parsed spec of its gap (a bound; a sum has none)."""
+    if relation.computed:
+        return relation
+    return dataclasses.replace(relation, gap=parse_column(relation.gap_json(), where))
 
 
 def _check_parts(specs, name):

@@ -98,6 +98,7 @@ class Bound:
     #: The parsed specs of the column and of its bound (filled in by the domain).
     spec: object = field(default=None, compare=False, repr=False)
     other: object = field(default=None, compare=False, repr=False)
+    gap: object = field(default=None, compare=False, repr=False)
 
     computed = False
 
@@ -137,11 +138,9 @@ class Bound:
         step = kind_of(self.spec).step
         return float(np.floor(span / step)) if step else float(span)
 
-    def gap_spec(self):
-        """The parsed spec of the gap: a range ``[0, G]`` of the column's numbers
+    def gap_json(self):
+        """The JSON form of the gap: a range ``[0, G]`` of the column's numbers
         (integers in units of the resolution for a datetime), missing where it is."""
-        from ._parse import parse_column  # the one parser of column specs
-
         spec, name = self.spec, kind_of(self.spec).name
         gap = {"type": "integer" if name != "float" else "float"}
         gap["range"] = [0, int(self.largest_gap) if name != "float" else self.largest_gap]
@@ -149,7 +148,12 @@ class Bound:
             gap["decimals"] = spec.decimals
         if kind_of(spec).missing:
             gap["missing"] = True
-        return parse_column(gap, f"the gap of a column {self.side} {self.of!r}")
+        return gap
+
+    def gap_spec(self):
+        """The parsed spec of the gap (:meth:`gap_json`, parsed by the domain's parser
+        when the relation is checked)."""
+        return self.gap
 
     def gaps(self, values, other):
         """The gaps of ``values`` to ``other`` (Series of the column and of its bound),
