@@ -68,6 +68,7 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = f"skprivsynth {release}"
 html_static_path = ["_static"]
+html_css_files = ["wrap.css"]
 html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
