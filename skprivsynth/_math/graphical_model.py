@@ -267,33 +267,44 @@ class GraphicalModel:
         return self.calibrate()
 
     def calibrate(self):
-        """Belief propagation (two passes, log space); sets ``marginals``. Returns self."""
+        """Belief propagation (two passes, log space); sets ``marginals``. Returns self.
+
+        Downward, a node's message to a child is its log marginal summed to their
+        separator, plus ``log Z``, less the child's upward message (a function of the
+        separator alone, so it leaves the sum): one ``exp`` of each node's belief, into
+        its marginal, instead of one more for every child."""
         order = [0] + [child for _, child in self.edges]
         up = {}
         for i in reversed(order[1:]):
             belief = self.potentials[i].values
             attrs = self.nodes[i]
-            for c in self.children[i]:
-                belief = belief + up[c].expand(attrs)
+            for k, c in enumerate(self.children[i]):
+                if k:  # a sum allocated here: added to in place
+                    belief += up[c].expand(attrs)
+                else:
+                    belief = belief + up[c].expand(attrs)
             sep = tuple(a for a in attrs if a in self.nodes[self.parent[i]])
             up[i] = Factor(attrs, belief).logsumexp_to(sep)
         down = {}
-        beliefs = [None] * len(self.nodes)
+        self.marginals = [None] * len(self.nodes)
+        log_z = None
         for i in order:
             attrs = self.nodes[i]
-            belief = self.potentials[i].values
-            if i in down:
-                belief = belief + down[i].expand(attrs)
-            for c in self.children[i]:
-                belief = belief + up[c].expand(attrs)
-            beliefs[i] = belief
+            messages = [down[i]] if i in down else []
+            messages += [up[c] for c in self.children[i]]
+            belief = self.potentials[i].values.copy()
+            for message in messages:
+                belief += message.expand(attrs)
+            if log_z is None:
+                log_z = float(_logsumexp(belief))
+            belief -= log_z
+            marginal = Factor(attrs, np.exp(belief, out=belief))
+            self.marginals[i] = marginal
             for c in self.children[i]:
                 sep = tuple(a for a in attrs if a in self.nodes[c])
-                down[c] = Factor(attrs, belief - up[c].expand(attrs)).logsumexp_to(sep)
-        log_z = _logsumexp(beliefs[0])
-        self.marginals = [
-            Factor(c, np.exp(b - log_z)) for c, b in zip(self.nodes, beliefs, strict=True)
-        ]
+                with np.errstate(divide="ignore"):  # a separator cell of mass 0: -inf
+                    total = np.log(marginal.sum_to(sep).values)
+                down[c] = Factor(sep, total + log_z - up[c].values)
         return self
 
     def marginal(self, attrs):
@@ -437,19 +448,72 @@ def _systematic_draws(cond, group, rng, strata=()):
 # ---------------------------------------------------------------------- estimation
 
 
+def _pooled(measurements):
+    """Measurements of one attribute set (and kind) pooled into one: their losses
+    ``½ Σ_k ||f − y_k||²/σ_k²`` are ``½ ||f − ȳ||²·W`` plus a constant, with ``W = Σ_k
+    1/σ_k²`` and ``ȳ = Σ_k y_k/σ_k² / W`` (cell by cell): the same minimiser and the same
+    steps, one table to compare."""
+    groups = {}
+    for m in measurements:
+        groups.setdefault((m.attrs, m.residual), []).append(m)
+    pooled = []
+    for (attrs, residual), group in groups.items():
+        if len(group) == 1:
+            pooled.append(group[0])
+            continue
+        weights = [1.0 / np.square(m.sigma) for m in group]
+        total = sum(weights)
+        counts = sum(w * m.counts for w, m in zip(weights, group, strict=True)) / total
+        pooled.append(Measurement(attrs, counts, 1.0 / np.sqrt(total), residual))
+    return pooled
+
+
+def _fitted_marginals(model, measurements, hosts):
+    """Each measurement's marginal ``μ_r``, summed from the smallest table already summed
+    in its host node that holds ``r`` (the node's marginal at first): a node's
+    measurements, largest first, so a 1-way table is summed from a pair, not the node."""
+    out = [None] * len(measurements)
+    tables = {i: [model.marginals[i]] for i in set(hosts)}
+    order = sorted(range(len(measurements)), key=lambda k: -len(measurements[k].attrs))
+    for k in order:
+        attrs, held = measurements[k].attrs, tables[hosts[k]]
+        source = min((f for f in held if set(attrs) <= set(f.attrs)), key=lambda f: f.values.size)
+        factor = source if source.attrs == attrs else source.sum_to(attrs)
+        if factor is not source:
+            held.append(factor)
+        out[k] = factor.values
+    return out
+
+
 def _loss_and_gradient(model, measurements, hosts, n):
+    """The loss, each measurement's marginal ``μ_r`` and its gradient ``∂L/∂μ_r`` (a
+    node's gradient is the sum of its measurements' gradients, broadcast)."""
     loss = 0.0
-    grads = [None] * len(model.nodes)
-    for m, i in zip(measurements, hosts, strict=True):
-        node = model.marginals[i]
-        fitted = n * node.sum_to(m.attrs).values
+    marginals = _fitted_marginals(model, measurements, hosts)
+    grads = []
+    for m, mu in zip(measurements, marginals, strict=True):
+        fitted = n * mu
         # P is an orthogonal projection, so the gradient of ½||P(nμ) − y||² is nP(nμ − y).
         diff = (center(fitted, range(fitted.ndim)) if m.residual else fitted) - m.counts
-        weight = 1.0 / np.square(m.sigma)
-        loss += 0.5 * float(np.sum(weight * diff * diff))
-        g = Factor(m.attrs, weight * n * diff).expand(node.attrs)
-        grads[i] = g if grads[i] is None else grads[i] + g
-    return loss, grads
+        weighted = diff / np.square(m.sigma)
+        loss += 0.5 * float(np.vdot(weighted, diff))
+        grads.append(n * weighted)
+    return loss, marginals, grads
+
+
+def _stepped(potentials, measurements, hosts, grads, step):
+    """The potentials ``θ − step·∇L``: each node's sum of its measurements' gradients,
+    broadcast and subtracted in place from a copy of its potential."""
+    potentials = list(potentials)
+    fresh = set()
+    for m, i, g in zip(measurements, hosts, grads, strict=True):
+        node = potentials[i]
+        if i not in fresh:
+            potentials[i] = node = Factor(node.attrs, node.values.copy())
+            fresh.add(i)
+        values = node.values
+        values -= step * Factor(m.attrs, g).expand(node.attrs)
+    return potentials
 
 
 def estimate(
@@ -491,28 +555,26 @@ def estimate(
         model.warm_start(warm_start)
     else:
         model.calibrate()
+    measurements = _pooled(measurements)
     hosts = [model.host(m.attrs) for m in measurements]
-    loss, grads = _loss_and_gradient(model, measurements, hosts, n)
+    loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n)
     for _ in range(iterations):
-        old = model.potentials, model.marginals
+        old = model.potentials
         while True:
-            model.potentials = [
-                p if g is None else Factor(p.attrs, p.values - step * g)
-                for p, g in zip(old[0], grads, strict=True)
-            ]
+            model.potentials = _stepped(old, measurements, hosts, grads, step)
             model.calibrate()
-            new_loss, new_grads = _loss_and_gradient(model, measurements, hosts, n)
-            # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2
+            new_loss, new_marginals, new_grads = _loss_and_gradient(model, measurements, hosts, n)
+            # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2, the inner product
+            # taken measurement by measurement (∇L is their broadcast sum on each node)
             decrease = sum(
-                float(np.sum(g * (mu.values - nu.values)))
-                for g, mu, nu in zip(grads, old[1], model.marginals, strict=True)
-                if g is not None
+                float(np.vdot(g, mu - nu))
+                for g, mu, nu in zip(grads, marginals, new_marginals, strict=True)
             )
             if new_loss <= loss - 0.5 * decrease or step < 1e-30:
                 break
             step *= 0.5
         model.converged = loss - new_loss <= tol
-        loss, grads = new_loss, new_grads
+        loss, marginals, grads = new_loss, new_marginals, new_grads
         step *= 1.5
         if model.converged:
             break
