@@ -502,17 +502,27 @@ def _loss_and_gradient(model, measurements, hosts, n):
 
 
 def _stepped(potentials, measurements, hosts, grads, step):
-    """The potentials ``θ − step·∇L``: each node's sum of its measurements' gradients,
-    broadcast and subtracted in place from a copy of its potential."""
+    """The potentials ``θ − step·∇L``.  A node's gradient is the broadcast sum of its
+    measurements' gradients: each is first added into the largest of its node's
+    measurement tables that holds its attributes (largest first), so the node's table
+    is touched once per table left, not once per measurement."""
     potentials = list(potentials)
-    fresh = set()
-    for m, i, g in zip(measurements, hosts, grads, strict=True):
+    tables = {}  # node -> [(attrs, summed gradient)]
+    order = sorted(range(len(measurements)), key=lambda k: -grads[k].size)
+    for k in order:
+        attrs, held = measurements[k].attrs, tables.setdefault(hosts[k], [])
+        into = next((t for t in held if set(attrs) <= set(t[0])), None)
+        if into is None:
+            held.append((attrs, grads[k].copy()))
+        else:
+            values = into[1]
+            values += Factor(attrs, grads[k]).expand(into[0])
+    for i, held in tables.items():
         node = potentials[i]
-        if i not in fresh:
-            potentials[i] = node = Factor(node.attrs, node.values.copy())
-            fresh.add(i)
-        values = node.values
-        values -= step * Factor(m.attrs, g).expand(node.attrs)
+        values = node.values.copy()
+        for attrs, g in held:
+            values -= step * Factor(attrs, g).expand(node.attrs)
+        potentials[i] = Factor(node.attrs, values)
     return potentials
 
 
