@@ -145,7 +145,18 @@ def test_every_form_is_written_back_and_round_trips(tmp_path):
     [
         ({"type": "text"}, ValueError, r"\['type'\] must be one of"),
         ({"type": "float"}, ValueError, "given as a dict must be"),
-        ({"type": "boolean", "range": [0, 1]}, ValueError, "given as a dict must be"),
+        ({"type": "boolean", "range": [0, 1]}, ValueError, "unknown keys 'range'; a boolean"),
+        (
+            {"type": "float", "range": [0, 1], "decimal": 2},
+            ValueError,
+            "'decimal' \\(did you mean 'decimals'\\?\\)",
+        ),
+        (
+            {"type": "integer", "range": [0, 9], "sum_off": ["a"]},
+            ValueError,
+            "did you mean 'sum_of'",
+        ),
+        ({"levels": ["a"], "orderd": True}, ValueError, "'orderd' \\(did you mean 'ordered'\\?\\)"),
         ({"levels": ["a"], "ordered": "yes"}, TypeError, r"\['ordered'\] must be a bool"),
         ({"levels": ["a"], "missing": 1}, TypeError, r"\['missing'\] must be a bool"),
         ({"levels": ["a", None]}, ValueError, r"must not contain missing values .*\"missing\""),

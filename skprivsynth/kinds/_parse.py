@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Mapping
 from numbers import Integral
 
@@ -12,7 +13,7 @@ import pandas as pd
 from ._base import Kind, kind_of
 from ._categorical import Categorical, parse_levels
 from ._part import Part
-from ._relation import check_relations, split_relation
+from ._relation import RELATION_KEYS, check_relations, split_relation
 from ._specs import Bins, DatetimePart, Levels, Range
 from ._values import check_flag
 
@@ -24,6 +25,14 @@ _KEYS = {
     "integer": {"type", "range", "bins", "clip", "missing"},
     "float": {"type", "range", "bins", "clip", "missing", "decimals"},
     "datetime": {"type", "range", "bins", "resolution", "format", "clip", "missing"},
+}
+_FORM_NAMES = {
+    None: "a column of bins",
+    "levels": "a column of levels",
+    "boolean": "a boolean column",
+    "integer": "an integer column",
+    "float": "a float column",
+    "datetime": "a datetime column",
 }
 
 
@@ -113,9 +122,18 @@ def _parse_dict(spec, where):
             f"got {kind!r}."
         )
     unknown = set(spec) - _KEYS[form]
-    if unknown or (
-        form in (None, "float", "integer", "datetime") and not {"bins", "range"} & set(spec)
-    ):
+    if unknown and (form is not None or {"bins", "range"} & set(spec)):  # a typo'd key
+        relations = set(RELATION_KEYS) if form not in ("levels", "boolean") else set()
+        accepted = sorted(_KEYS[form] | relations)
+        hints = [
+            f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)
+            for key in sorted(map(str, unknown))
+            for close in [difflib.get_close_matches(key, accepted, n=1)]
+        ]
+        raise ValueError(
+            f"{where} has unknown keys {', '.join(hints)}; {_FORM_NAMES[form]} accepts {accepted}."
+        )
+    if form in (None, "float", "integer", "datetime") and not {"bins", "range"} & set(spec):
         raise ValueError(
             f"{where} given as a dict must be {{'bins': [e0, ..., eB]}} with optional "
             "'clip': bool, {'levels': [...], 'ordered': bool} or {'type': ..., 'range': "
