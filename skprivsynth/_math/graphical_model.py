@@ -501,12 +501,11 @@ def _loss_and_gradient(model, measurements, hosts, n):
     return loss, marginals, grads
 
 
-def _stepped(potentials, measurements, hosts, grads, step):
-    """The potentials ``θ − step·∇L``.  A node's gradient is the broadcast sum of its
-    measurements' gradients: each is first added into the largest of its node's
-    measurement tables that holds its attributes (largest first), so the node's table
-    is touched once per table left, not once per measurement."""
-    potentials = list(potentials)
+def _node_gradients(measurements, hosts, grads):
+    """Each node's gradient as a few tables to broadcast: a node's gradient is the sum
+    of its measurements' gradients, and each is added into the largest of its node's
+    measurement tables that holds its attributes (largest first), so a step touches the
+    node's table once per table left, not once per measurement."""
     tables = {}  # node -> [(attrs, summed gradient)]
     order = sorted(range(len(measurements)), key=lambda k: -grads[k].size)
     for k in order:
@@ -517,7 +516,13 @@ def _stepped(potentials, measurements, hosts, grads, step):
         else:
             values = into[1]
             values += Factor(attrs, grads[k]).expand(into[0])
-    for i, held in tables.items():
+    return tables
+
+
+def _stepped(potentials, node_gradients, step):
+    """The potentials ``θ − step·∇L`` (``node_gradients`` from :func:`_node_gradients`)."""
+    potentials = list(potentials)
+    for i, held in node_gradients.items():
         node = potentials[i]
         values = node.values.copy()
         for attrs, g in held:
@@ -570,8 +575,9 @@ def estimate(
     loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n)
     for _ in range(iterations):
         old = model.potentials
+        node_gradients = _node_gradients(measurements, hosts, grads)  # once a step
         while True:
-            model.potentials = _stepped(old, measurements, hosts, grads, step)
+            model.potentials = _stepped(old, node_gradients, step)
             model.calibrate()
             new_loss, new_marginals, new_grads = _loss_and_gradient(model, measurements, hosts, n)
             # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2, the inner product
