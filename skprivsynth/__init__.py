@@ -28,6 +28,7 @@ accounting in :mod:`skprivsynth.privacy`.
 from .accountant import PrivacyAccountant
 from .chunks import Chunks
 from .domain import Domain
+from .events import PeopleEventsSynthesizer
 from .exceptions import BudgetExceededError, PrivacyLeakWarning, SolverError
 from .io import read_csv, write_csv
 from .kinds import draft_domain
@@ -57,6 +58,8 @@ __all__ = [
     "SynthesisPipeline",
     "make_private_pipeline",
     "make_synthesis_pipeline",
+    # people and their events
+    "PeopleEventsSynthesizer",
     # privacy accounting
     "PrivacyAccountant",
     "PrivacyReport",

@@ -16,7 +16,38 @@ import pandas as pd
 from .domain import Domain
 from .kinds import NA_MARKERS, kind_of, zero_padded_columns
 
-__all__ = ["read_csv", "read_raw_csv", "write_csv", "write_text"]
+__all__ = ["check_output_path", "read_csv", "read_raw_csv", "write_csv", "write_text"]
+
+
+def check_output_path(output, inputs=(), option="--output"):
+    """Refuse an output path that cannot be written, before any work is done.
+
+    The directory must exist and be writable, the path must not be a directory and
+    must not be one of the ``inputs`` (which are never overwritten).  Errors name the
+    path by ``option`` (the command line's option, or a parameter's name).
+
+    Parameters
+    ----------
+    output : str or path-like
+        The file to be written.
+    inputs : sequence of str or path-like, default=()
+        The files read by the same run.
+    option : str, default="--output"
+        How errors name ``output``.
+    """
+    directory = os.path.dirname(os.path.abspath(output))
+    if os.path.isdir(output):
+        raise ValueError(f"{option} {output!r} is a directory; give a file path.")
+    if not os.path.isdir(directory):
+        raise ValueError(f"{option} {output!r}: the directory {directory!r} does not exist.")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {output!r}: the directory {directory!r} is not writable.")
+    for path in inputs:
+        if os.path.exists(output) and os.path.exists(path) and os.path.samefile(path, output):
+            raise ValueError(
+                f"{option} {output!r} is the input file; choose another path "
+                "(the input is never overwritten)."
+            )
 
 
 def read_csv(path, domain=None, *, blocksize=None, undeclared_missing="error", **options):

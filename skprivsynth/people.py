@@ -106,15 +106,28 @@ class PersonTable:
         return person_weights(codes[:, count_column] + 1)
 
 
-def check_person_columns(person_columns, n_features):
-    """``person_columns`` as a sorted tuple of column indices (public)."""
-    columns = () if person_columns is None else tuple(person_columns)
+def check_person_columns(person_columns, n_features, names=None):
+    """``person_columns`` as a sorted tuple of column indices (public).
+
+    A column may be given by name when ``names`` lists the columns' names (the
+    encoder's output names in a :class:`~skprivsynth.SynthesisPipeline`).
+    """
+    columns = () if person_columns is None else list(person_columns)
+    if names is not None:
+        index = {str(name): j for j, name in enumerate(names)}
+        unknown = [c for c in columns if isinstance(c, str) and c not in index]
+        if unknown:
+            raise ValueError(
+                f"person_columns names {unknown!r}, which are not among the modelled "
+                f"columns {list(index)!r}."
+            )
+        columns = [index[c] if isinstance(c, str) else c for c in columns]
     if not all(
         isinstance(j, Integral) and not isinstance(j, bool) and 0 <= j < n_features for j in columns
     ) or len(set(columns)) != len(columns):
         raise ValueError(
-            f"person_columns must list distinct column indices 0..{n_features - 1}; got "
-            f"{person_columns!r}."
+            f"person_columns must list distinct column indices 0..{n_features - 1}"
+            f"{' or column names' if names is not None else ''}; got {person_columns!r}."
         )
     return tuple(sorted(int(j) for j in columns))
 

@@ -12,7 +12,6 @@ import argparse
 import contextlib
 import importlib
 import inspect
-import os
 import sys
 import warnings
 
@@ -168,28 +167,6 @@ def _read_table(path, domain, drop=(), **options):
     return read_csv(path, domain, usecols=usecols, **options), domain
 
 
-def _check_output(output, inputs, option="--output"):
-    """Refuse an output path (of the command-line ``option``) that cannot be written,
-    before any work is done.
-
-    The directory must exist and be writable, the path must not be a directory and
-    must not be one of the ``inputs`` (which are never overwritten).
-    """
-    directory = os.path.dirname(os.path.abspath(output))
-    if os.path.isdir(output):
-        raise ValueError(f"{option} {output!r} is a directory; give a file path.")
-    if not os.path.isdir(directory):
-        raise ValueError(f"{option} {output!r}: the directory {directory!r} does not exist.")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise ValueError(f"{option} {output!r}: the directory {directory!r} is not writable.")
-    for path in inputs:
-        if os.path.exists(output) and os.path.exists(path) and os.path.samefile(path, output):
-            raise ValueError(
-                f"{option} {output!r} is the input file; choose another path "
-                "(the input is never overwritten)."
-            )
-
-
 def _add_method_options(sub, seed_default, seed_help, method_default):
     """The options shared by demo and synthesize: the synthesizer, its parameters,
     the seed and the encoder's budgets."""
@@ -202,10 +179,7 @@ def _add_method_options(sub, seed_default, seed_help, method_default):
         "reduced-space-lp, private-sampler, correlated-gaussian",
     )
     sub.add_argument(
-        "--param",
-        action="append",
-        metavar="KEY=VALUE",
-        help="synthesizer parameter, repeatable (e.g. --param k=10)",
+        "--param", action="append", metavar="KEY=VALUE", help="synthesizer parameter, repeatable"
     )
     sub.add_argument(
         "--max-bins",
@@ -235,12 +209,7 @@ def _add_method_options(sub, seed_default, seed_help, method_default):
         "hi]}) and their within-bin decoding weights (default 0.25; spent only when "
         "such columns are declared); the epsilon is the whole run's",
     )
-    sub.add_argument(
-        "--seed",
-        type=int,
-        default=seed_default,
-        help=seed_help,
-    )
+    sub.add_argument("--seed", type=int, default=seed_default, help=seed_help)
     sub.add_argument(
         "-q",
         "--quiet",
@@ -256,9 +225,7 @@ def _add_demo_command(commands):
     _add_method_options(demo, 0, "random seed (the demo data is public)", "marginal")
     demo.add_argument("--n-rows", type=int, default=None, help="use only the first rows")
     demo.add_argument(
-        "--verbose",
-        action="store_true",
-        help="print every release of the privacy report with its derivation",
+        "--verbose", action="store_true", help="print each release of the report and its derivation"
     )
     demo.set_defaults(module="_demo")
 
@@ -287,13 +254,11 @@ def _add_synthesize_command(commands):
         "the output (identifiers, free text: the columns the domain draft leaves out)",
     )
     synth.add_argument(
-        "-n",
-        "--n-samples",
-        type=int,
-        default=None,
-        help="number of synthetic rows (default: as many as the input)",
+        "-n", "--n-samples", type=int, help="number of synthetic rows (default: as in the input)"
     )
     synth.add_argument("--person", metavar="COLUMN", help="the column of each row's person")
+    synth.add_argument("--events", metavar="CSV", help="the events of the input's people")
+    synth.add_argument("--events-output", metavar="CSV", help="the synthetic events (--events)")
     synth.add_argument("--max-rows-per-person", type=int, metavar="K", help="person-level DP")
     _add_method_options(
         synth,
@@ -305,7 +270,6 @@ def _add_synthesize_command(commands):
     synth.add_argument(
         "--chunksize",
         type=int,
-        default=None,
         metavar="N",
         help="read the input N rows at a time and write the output in batches of N rows: "
         "memory bounded by N, whatever the number of rows; needs every column declared "
@@ -314,7 +278,6 @@ def _add_synthesize_command(commands):
     synth.add_argument(
         "--dask",
         metavar="SCHEDULER",
-        default=None,
         help="fit on a Dask cluster: a scheduler address (e.g. tcp://host:8786; the "
         "workers must see the input path) or 'local' for a cluster of this machine's "
         "cores; needs pip install skprivsynth[dask] and every column declared in --domain; "

@@ -5,8 +5,8 @@ import warnings
 
 from ..domain import infer_domain
 from ..exceptions import PrivacyLeakWarning
-from ..io import read_csv, read_raw_csv, write_text
-from . import _check_output, _load_domain, _print_rows, _read_table, _tvd_table
+from ..io import check_output_path, read_csv, read_raw_csv, write_text
+from . import _load_domain, _print_rows, _read_table, _tvd_table
 
 
 def _check_matplotlib():
@@ -43,7 +43,7 @@ def run(args):
 
     inputs = [args.real, args.synthetic] + ([args.holdout] if args.holdout else [])
     if args.report is not None:
-        _check_output(args.report, inputs, option="--report")
+        check_output_path(args.report, inputs, option="--report")
         _check_matplotlib()
     # Columns left out of the synthesis (synthesize --drop) are left out here too.
     produced = set(read_csv(args.synthetic, nrows=0).columns)

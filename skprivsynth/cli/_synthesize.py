@@ -10,11 +10,11 @@ import numpy as np
 
 from ..base import get_synthesizer_tags
 from ..chunks import Chunks
-from ..io import write_csv
+from ..events import PeopleEventsSynthesizer
+from ..io import check_output_path, read_csv, write_csv
 from ..people import synthesize_people
 from ..validation import is_differentially_private
 from . import (
-    _check_output,
     _load_domain,
     _make_synthesizer,
     _parse_params,
@@ -28,7 +28,9 @@ _SAMPLE_BATCH = 100_000
 
 
 def run(args):
-    _check_output(args.output, [args.input])
+    check_output_path(args.output, [args.input])
+    if args.events is not None:
+        return _synthesize_events(args)
     if args.chunksize is not None or args.dask is not None:
         return _synthesize_streaming(args)
     data, domain = _read_table(args.input, _load_domain(args.domain), args.drop)
@@ -61,6 +63,36 @@ def run(args):
     write_csv(synthetic, args.output, domain)
     print(
         f"wrote {len(synthetic)} synthetic rows to {args.output}; {pipe.privacy_statement()}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _synthesize_events(args):
+    """A people file and its events file in, their synthetic pair out (person-level)."""
+    if None in (args.person, args.max_rows_per_person, args.events_output, args.domain):
+        raise ValueError(
+            "--events needs --person (the key column of both files), --max-rows-per-person, "
+            "--events-output and --domain (every column of both files but the key)."
+        )
+    if args.chunksize is not None or args.dask is not None:
+        raise ValueError("--events reads both files in memory; drop --chunksize and --dask.")
+    check_output_path(args.events_output, [args.input, args.events, args.output], "--events-output")
+    domain, tables = _load_domain(args.domain), []
+    for path in (args.input, args.events):  # each file read by its columns' domain
+        header = set(read_csv(path, nrows=0).columns)
+        part = domain.project([c for c in domain if c in header])
+        tables.append(_read_table(path, part, args.drop)[0])
+    synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
+    est = PeopleEventsSynthesizer(
+        synthesizer, domain=domain, max_events_per_person=args.max_rows_per_person
+    ).fit(*tables, key=args.person)
+    people, events = est.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
+    write_csv(people, args.output, domain)
+    write_csv(events, args.events_output, domain)
+    print(
+        f"wrote {len(people)} synthetic people to {args.output} and their {len(events)} "
+        f"events to {args.events_output}; {est.pipeline_.privacy_statement()}",
         file=sys.stderr,
     )
     return 0

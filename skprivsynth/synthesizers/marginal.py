@@ -194,10 +194,11 @@ class MarginalSynthesizer(BaseSynthesizer):
         (:class:`~skprivsynth.people.PersonTable`).  :meth:`sample` then returns the
         rows of ``n_samples`` synthetic people, :meth:`sample_people` their keys too;
         see the :ref:`User Guide <people>`.  None: replace-one rows.
-    person_columns : sequence of int or None, default=None
+    person_columns : sequence of int or str, or None, default=None
         With ``max_rows_per_person``: the columns constant within a person (public; a
         person takes the value of their first row), kept constant within each
-        synthetic person.
+        synthetic person; by position, or by name when ``X`` is a DataFrame or in a
+        :class:`~skprivsynth.SynthesisPipeline` (the encoder's column names).
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
@@ -442,11 +443,12 @@ class MarginalSynthesizer(BaseSynthesizer):
             delta_=report.delta,
             rho_=report.rho,
             _compression=compression,
-            _person_columns=None if people is None else self._check_person_columns(d - 1),
+            _person_columns=None if people is None else self._check_person_columns(d - 1, names),
         )
 
-    def _check_person_columns(self, n_features):
-        return check_person_columns(self.person_columns, n_features)
+    def _check_person_columns(self, n_features, names):
+        names = getattr(self, "_fit_column_names", names)
+        return check_person_columns(self.person_columns, n_features, names)
 
     def _person_table(self, data, persons, sizes):
         """The person-weighted table of a person-level fit (None: row-level), after
@@ -476,7 +478,7 @@ class MarginalSynthesizer(BaseSynthesizer):
                 "tables are not on the discrete Gaussian's integer grid); got "
                 "noise='discrete'."
             )
-        columns = self._check_person_columns(data.n_features)
+        columns = self._check_person_columns(data.n_features, data.feature_names)
         _check_codes(data.array, sizes)
         return PersonTable(data.array, persons, self.max_rows_per_person, columns)
 

@@ -1,0 +1,280 @@
+"""A table of people with a table of their events, under person-level DP.
+
+One row per person (sex, birth year, region) and one row per event with the person's
+key (date, diagnosis, cost): :class:`PeopleEventsSynthesizer` releases a synthetic
+people table and a synthetic events table whose keys point into it, both covered by
+one person-level guarantee.  The two tables are joined into one table of events, each
+carrying its person's attributes (a person without events contributes one row that
+says so), and fitted person-level (:mod:`skprivsynth.people`): every release is
+calibrated to two pairs of tables that differ in one person, their row of the people
+table and all their events.  Read more in the :ref:`User Guide <people_events>`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils.validation import check_is_fitted
+
+from .domain import Domain
+from .pipeline import make_private_pipeline
+from .synthesizers.marginal import MarginalSynthesizer
+from .validation import role_generator
+
+__all__ = ["PeopleEventsSynthesizer"]
+
+
+class PeopleEventsSynthesizer(BaseEstimator):
+    """Synthetic people and their events under person-level differential privacy.
+
+    ``fit(people, events, key=...)`` joins each event to its person's attributes,
+    bounds each person to their first ``max_events_per_person`` events in the events
+    table's order (before any release), adds a person column saying whether the
+    person has any event (a person without events contributes one row, its event
+    columns missing), and fits ``synthesizer`` person-level on that table
+    (:class:`~skprivsynth.people.PersonTable`: every person weighs 1, so every
+    release calibrated to replace-one rows is calibrated to replace-one persons).
+    ``sample`` draws synthetic people (one model record each: their attributes and
+    their number of events) and each person's events given their attributes and
+    number of events, and splits them into the two tables with synthetic keys
+    ``0..n_people − 1``: every event's key is a person of the people table.
+
+    The number of people (rows of ``people``) is public; the number of events, and
+    any person's, is not.  A key repeated in ``people`` is one person (their first
+    row); events whose key is not in ``people`` belong to no person and are left out.
+
+    Read more in the :ref:`User Guide <people_events>`.
+
+    Parameters
+    ----------
+    synthesizer : estimator or None, default=None
+        A person-level capable synthesizer
+        (:class:`~skprivsynth.MarginalSynthesizer`, its ε the whole run's); None:
+        ``MarginalSynthesizer()`` (ε = 1).  Its ``max_rows_per_person`` and
+        ``person_columns`` are set by the fit.
+    domain : dict or Domain
+        The public domain of every column of both tables but the key (one file for
+        both, as :class:`~skprivsynth.Domain`).  Numeric and date columns need
+        declared ``"bins"`` (private bins of a range are per row).  An event column
+        is declared missing in the joined table (a person without events); it comes
+        back missing only if declared so.
+    max_events_per_person : int
+        The most events a person contributes (public).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seeds the encoder; leave it None for a release.
+
+    Attributes
+    ----------
+    pipeline_ : SynthesisPipeline
+        The fitted person-level pipeline of the joined table.
+    privacy_report_ : PrivacyReport
+        The releases of the fit, under replace-one-person neighbours.
+    people_columns_, event_columns_ : list of str
+        The non-key columns of each table.
+    n_people_ : int
+        The number of people (public).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skprivsynth import MarginalSynthesizer, PeopleEventsSynthesizer
+    >>> people = pd.DataFrame({"id": range(400), "sex": ["F", "M"] * 200})
+    >>> events = pd.DataFrame({"id": [i // 3 for i in range(900)],
+    ...                        "ward": ["A", "B", "C"] * 300})
+    >>> est = PeopleEventsSynthesizer(
+    ...     MarginalSynthesizer(epsilon=1.0, random_state=0),
+    ...     domain={"sex": ["F", "M"], "ward": ["A", "B", "C"]}, max_events_per_person=3)
+    >>> synthetic_people, synthetic_events = est.fit(people, events, key="id").sample(
+    ...     random_state=0)
+    >>> len(synthetic_people), synthetic_events["id"].isin(synthetic_people["id"]).all()
+    (400, np.True_)
+    """
+
+    def __init__(self, synthesizer=None, *, domain, max_events_per_person, random_state=None):
+        self.synthesizer = synthesizer
+        self.domain = domain
+        self.max_events_per_person = max_events_per_person
+        self.random_state = random_state
+
+    def fit(self, people, events, key):
+        """Fit on a people table and its events table, joined on ``key``.
+
+        Parameters
+        ----------
+        people : DataFrame
+            One row per person: ``key`` and the person's attributes.
+        events : DataFrame
+            One row per event: ``key`` (the person's) and the event's attributes, a
+            person's events in the order they are kept (sort by date to keep the
+            earliest).
+        key : str
+            The key column of both tables (left out of the fit).
+
+        Returns
+        -------
+        self
+        """
+        people_columns, event_columns = _check_tables(people, events, key)
+        k = self.max_events_per_person
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+            raise ValueError(f"max_events_per_person must be an integer >= 1; got {k!r}.")
+        has = _has_events_name(key, people_columns, event_columns)
+        domain = _joined_domain(Domain(self.domain), people_columns, event_columns, has)
+        # Per-person rules only: a key's first row in people; events of no person out.
+        people = people.drop_duplicates(subset=key, keep="first")
+        events = events[events[key].isin(people[key])]
+        joined = events.merge(people, on=key, how="left", sort=False)
+        alone = people[~people[key].isin(events[key])]
+        joined = pd.concat(
+            [joined.assign(**{has: True}), alone.assign(**{has: False})], ignore_index=True
+        )[[key, *domain.columns]]
+        synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
+        modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
+        synthesizer.set_params(max_rows_per_person=int(k), person_columns=modelled)
+        pipe = make_private_pipeline(
+            synthesizer, domain, decode_share=0, random_state=self.random_state
+        )
+        name = pipe.steps[-1][0]
+        pipe.fit(joined.drop(columns=key), **{f"{name}__persons": joined[key].to_numpy()})
+        self.pipeline_, self.privacy_report_ = pipe, pipe.privacy_report_
+        self.people_columns_, self.event_columns_ = people_columns, event_columns
+        self.n_people_ = int(len(people))
+        self._key, self._has = key, has
+        self._dtypes = {**people.dtypes.to_dict(), **events.dtypes.to_dict()}
+        del self._dtypes[key]  # synthetic keys are 0..n_people - 1
+        source = Domain(self.domain)
+        self._missing = {c for c in event_columns if source.missing(c)}
+        return self
+
+    def sample(self, n_people=None, random_state=None):
+        """Synthetic people and their events.
+
+        Parameters
+        ----------
+        n_people : int, optional
+            Number of synthetic people; defaults to the number of people of ``fit``.
+        random_state : None, int or numpy.random.Generator, optional
+            Seed of this draw; None continues the estimator's streams.
+
+        Returns
+        -------
+        people : DataFrame
+            One row per synthetic person: the key ``0..n_people − 1`` and the
+            people columns.
+        events : DataFrame
+            One row per synthetic event: the key of its person and the event columns,
+            each person's events contiguous.
+        """
+        check_is_fitted(self)
+        rows, persons = self.pipeline_.sample_people(n_people, random_state=random_state)
+        key = self._key
+        _, first = np.unique(persons, return_index=True)
+        people = rows.iloc[first][self.people_columns_].reset_index(drop=True)
+        people.insert(0, key, np.arange(len(people)))
+        has = rows[self._has].to_numpy(dtype=bool)
+        events = rows.loc[has, self.event_columns_].reset_index(drop=True)
+        events.insert(0, key, persons[has])
+        rng = role_generator(random_state, "pipeline decoding")
+        for column in self.event_columns_:
+            if column not in self._missing:
+                events[column] = _fill_missing(events[column], rng)
+        return _as_dtypes(people, self._dtypes), _as_dtypes(events, self._dtypes)
+
+
+def _check_tables(people, events, key):
+    """The people and event columns (all but ``key``), after the tables' checks."""
+    for name, table in (("people", people), ("events", events)):
+        if not isinstance(table, pd.DataFrame):
+            raise TypeError(f"{name} must be a pandas DataFrame; got {type(table).__name__}.")
+        if key not in table.columns:
+            raise ValueError(
+                f"key={key!r} is not a column of {name}; its columns are {list(table.columns)!r}."
+            )
+    people_columns = [c for c in people.columns if c != key]
+    event_columns = [c for c in events.columns if c != key]
+    both = sorted(set(people_columns) & set(event_columns), key=str)
+    if both:
+        raise ValueError(
+            f"columns {both!r} are in both people and events; a column other than the key "
+            "belongs to one table (rename one of them)."
+        )
+    if not event_columns:
+        raise ValueError("events has no column but the key; give the events' attributes.")
+    return people_columns, event_columns
+
+
+def _has_events_name(key, people_columns, event_columns):
+    """The name of the joined person column 'has events' (not a column already)."""
+    name = "has events"
+    while name in {key, *people_columns, *event_columns}:
+        name = f"_{name}"
+    return name
+
+
+def _spec(domain, column):
+    """The JSON form of ``column``'s spec with its relation (a dict)."""
+    spec = domain.project([column]).to_dict()[column] if column in domain else {}
+    relation = domain.relations.get(column)
+    spec = spec if isinstance(spec, dict) else {"levels": spec}
+    return {**spec, **(relation.to_json() if relation is not None else {})}
+
+
+def _joined_domain(domain, people_columns, event_columns, has):
+    """The domain of the joined table: the people columns, ``has`` (boolean) and the
+    event columns, each declared missing (a person without events)."""
+    undeclared = [c for c in [*people_columns, *event_columns] if c not in domain]
+    if undeclared:
+        raise ValueError(
+            f"domain must declare every column of both tables but the key; columns "
+            f"{undeclared!r} are not declared."
+        )
+    specs = domain.to_dict()
+    tables = {**dict.fromkeys(people_columns, "people"), **dict.fromkeys(event_columns, "events")}
+    for column in [*people_columns, *event_columns]:
+        spec = specs[column]
+        read = [spec["part_of"]] if isinstance(spec, dict) and "part_of" in spec else []
+        relation = domain.relations.get(column)
+        read += list(relation.columns) if relation is not None else []
+        other = [c for c in read if tables.get(c) != tables[column]]
+        if other:
+            raise ValueError(
+                f"column {column!r} of {tables[column]} is declared from {other!r}, which "
+                "are not in the same table; a part or a relation reads its own table."
+            )
+    joined = {c: specs[c] for c in people_columns}
+    joined[has] = {"type": "boolean"}
+    for column in event_columns:
+        spec = specs[column]
+        if isinstance(spec, int | list):
+            spec = {"levels": list(range(spec)) if isinstance(spec, int) else spec}
+        if not spec.get("missing"):
+            spec = {**spec, "missing": True}
+        joined[column] = spec
+    return Domain(joined)
+
+
+def _fill_missing(column, rng):
+    """``column``'s missing cells (a synthetic person's event drawn with the 'no event'
+    level) filled with values drawn from its other synthetic cells (post-processing)."""
+    missing = column.isna().to_numpy()
+    if not missing.any() or missing.all():
+        return column
+    values = column[~missing].to_numpy()
+    column = column.copy()
+    column[missing] = values[rng.integers(0, len(values), missing.sum())]
+    return column
+
+
+def _as_dtypes(frame, dtypes):
+    """``frame``'s columns in the dtypes of the tables given to ``fit`` where they hold
+    its values (the schema is public; a column the dtype cannot hold is left)."""
+    for column in frame.columns:
+        dtype = dtypes.get(column)
+        if dtype is None or frame[column].dtype == dtype:
+            continue
+        try:
+            frame[column] = frame[column].astype(dtype)
+        except (TypeError, ValueError):
+            pass
+    return frame
