@@ -13,7 +13,8 @@ Run in the peers venv only, never imported by skprivsynth or its tests::
 multi-table metadata (people's primary key ``KEY``; events' foreign key ``KEY`` ->
 people), with the column sdtypes read from the CSVs: categorical for text and Boolean
 columns and for integer columns (integral values, missing values allowed) of at most
-``--max-levels`` distinct values, numerical otherwise (integer columns as ``Int64``).
+``--max-levels`` distinct values, numerical otherwise (SDV 2.0 ignores a declared
+``computer_representation`` and rounds integral columns itself).
 It fits ``HMASynthesizer`` (default parameters: Gaussian copulas per table), samples
 ``scale=1`` (as many people as the input; their events follow the model), writes
 ``OUT_DIR/people.csv`` and ``OUT_DIR/events.csv`` in the input's column order, and
@@ -61,13 +62,10 @@ def column_metadata(frame, key, max_levels):
             columns[name] = {"sdtype": "id"}
         elif not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
             columns[name] = {"sdtype": "categorical"}
-        elif _is_integral(column):
-            if column.nunique(dropna=True) <= max_levels:
-                columns[name] = {"sdtype": "categorical"}
-            else:
-                columns[name] = {"sdtype": "numerical", "computer_representation": "Int64"}
+        elif _is_integral(column) and column.nunique(dropna=True) <= max_levels:
+            columns[name] = {"sdtype": "categorical"}
         else:
-            columns[name] = {"sdtype": "numerical", "computer_representation": "Float"}
+            columns[name] = {"sdtype": "numerical"}
     return columns
 
 
