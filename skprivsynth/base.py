@@ -502,9 +502,15 @@ class BaseSynthesizer(BaseEstimator):
         names = getattr(self, "_fit_column_names", None)
         if names is None:
             names = getattr(self, "feature_names_in_", None)
+        if names is not None:  # and the columns a fit adds (a person-level fit's count)
+            names = [*names, *self._added_column_names(names)]
         if names is None or len(names) <= max(columns, default=-1):
             return f"column {columns[0]}" if len(columns) == 1 else f"columns {columns}"
         return " × ".join(str(names[j]) for j in columns)
+
+    def _added_column_names(self, names):
+        """Names of the columns a fit adds after the input's ``names`` (none by default)."""
+        return ()
 
     def _log(self, message=None):
         """Print the phase line ``[Class] message (seconds)`` on standard error.

@@ -61,6 +61,12 @@ class PeopleEventsSynthesizer(BaseEstimator):
         back missing only if declared so.
     max_events_per_person : int
         The most events a person contributes (public).
+    lag_columns : list of str or None, default=None
+        Event columns whose value at the person's previous event (in the events
+        table's order) is modelled with the event, so that a synthetic person's
+        consecutive events keep their relation (a cost and the next visit's cost);
+        the synthesizer's ``lag_columns``.  None: a person's events are independent
+        given the person.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the encoder; leave it None for a release.
 
@@ -91,10 +97,14 @@ class PeopleEventsSynthesizer(BaseEstimator):
     (400, np.True_)
     """
 
-    def __init__(self, synthesizer=None, *, domain, max_events_per_person, random_state=None):
+    def __init__(
+        self, synthesizer=None, *, domain, max_events_per_person, lag_columns=None,
+        random_state=None,
+    ):  # fmt: skip
         self.synthesizer = synthesizer
         self.domain = domain
         self.max_events_per_person = max_events_per_person
+        self.lag_columns = lag_columns
         self.random_state = random_state
 
     def fit(self, people, events, key):
@@ -119,6 +129,11 @@ class PeopleEventsSynthesizer(BaseEstimator):
         k = self.max_events_per_person
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise ValueError(f"max_events_per_person must be an integer >= 1; got {k!r}.")
+        lags = [] if self.lag_columns is None else list(self.lag_columns)
+        if not set(lags) <= set(event_columns):
+            raise ValueError(
+                f"lag_columns must name event columns {event_columns!r}; got {self.lag_columns!r}."
+            )
         has = _has_events_name(key, people_columns, event_columns)
         domain = _joined_domain(Domain(self.domain), people_columns, event_columns, has)
         # Per-person rules only: a key's first row in people; events of no person out.
@@ -131,7 +146,9 @@ class PeopleEventsSynthesizer(BaseEstimator):
         )[[key, *domain.columns]]
         synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
         modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
-        synthesizer.set_params(max_rows_per_person=int(k), person_columns=modelled)
+        synthesizer.set_params(
+            max_rows_per_person=int(k), person_columns=modelled, lag_columns=lags or None
+        )
         pipe = make_private_pipeline(
             synthesizer, domain, decode_share=0, random_state=self.random_state
         )

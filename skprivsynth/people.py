@@ -14,7 +14,13 @@ from numbers import Integral
 
 import numpy as np
 
-from ._math.people import bound_contributions, draw_people, person_weights
+from ._math.people import (
+    bound_contributions,
+    draw_people,
+    fill_slots,
+    person_weights,
+    previous_rows,
+)
 from .privacy import warn_privacy_leak
 
 __all__ = [
@@ -27,6 +33,11 @@ __all__ = [
     "warn_per_row",
 ]
 
+
+#: Pools drawn for the rows of a kind (person, count, previous values) before a row is
+#: drawn given its person's kind alone (pools double: the last is 2**(rounds-1) times
+#: the first).
+_LAG_ROUNDS = 4
 
 #: Why a pipeline refuses a person-level fit behind an encoder that releases per row.
 PER_ROW_ENCODER = (
@@ -65,7 +76,10 @@ class PersonTable:
     public) take the value of the person's first row; a last column holds ``c − 1``,
     ``c = min(n_i, max_rows)`` the person's number of kept rows, and each kept row
     weighs ``1/c`` (:meth:`weights`).  Over the event columns the weighted table sums
-    to the people's distribution of their person columns and ``c``.
+    to the people's distribution of their person columns and ``c``.  Each column of
+    ``lag_columns`` adds a column after it: the column's code at the person's previous
+    kept row, or ``sizes[j]`` (one more code: "first row") at their first
+    (:func:`~skprivsynth._math.people.previous_rows`; a person's own rows only).
 
     Parameters
     ----------
@@ -77,16 +91,24 @@ class PersonTable:
         Most rows a person contributes (public).
     person_columns : sequence of int
         Columns constant within a person (public).
+    lag_columns : sequence of int, default=()
+        Columns whose value at the person's previous row is a column (public).
+    sizes : sequence of int, optional
+        The number of codes of each column (needed with ``lag_columns``).
 
     Attributes
     ----------
-    codes : ndarray of shape (n_kept, d + 1)
-        The kept rows, their person columns set, and ``c − 1`` last.
+    codes : ndarray of shape (n_kept, d + 1 + len(lag_columns))
+        The kept rows, their person columns set, ``c − 1``, then the lag columns.
     n_people : int
         The number of people (public under replace-one-person neighbours).
+    person_columns, lag_columns : tuple of int
+        As given.
+    lags : list of (int, int)
+        Each lag column and the column of its value at the previous row.
     """
 
-    def __init__(self, X, persons, max_rows, person_columns):
+    def __init__(self, X, persons, max_rows, person_columns, lag_columns=(), sizes=None):
         persons = np.asarray(persons)
         if persons.ndim != 1 or len(persons) != len(X):
             raise ValueError(
@@ -98,7 +120,16 @@ class PersonTable:
         codes = np.column_stack([X[keep], counts[kept] - 1]).astype(np.float64)
         columns = list(person_columns)
         codes[:, columns] = X[first[kept]][:, columns]
+        if lag_columns:
+            lags = list(lag_columns)
+            previous = previous_rows(keep, person)
+            first_row = np.asarray(sizes, dtype=np.float64)[lags]
+            lagged = np.where(previous[:, None] >= 0, X[np.maximum(previous, 0)][:, lags], first_row)
+            codes = np.column_stack([codes, lagged])
         self.codes, self.n_people = codes, int(len(counts))
+        self.person_columns, self.lag_columns = tuple(columns), tuple(lag_columns)
+        d = X.shape[1]
+        self.lags = [(j, d + 1 + i) for i, j in enumerate(self.lag_columns)]
 
     @staticmethod
     def weights(codes, count_column):
@@ -106,8 +137,9 @@ class PersonTable:
         return person_weights(codes[:, count_column] + 1)
 
 
-def check_person_columns(person_columns, n_features, names=None):
-    """``person_columns`` as a sorted tuple of column indices (public).
+def check_person_columns(person_columns, n_features, names=None, parameter="person_columns"):
+    """``person_columns`` (or the columns of ``parameter``) as a sorted tuple of column
+    indices (public).
 
     A column may be given by name when ``names`` lists the columns' names (the
     encoder's output names in a :class:`~skprivsynth.SynthesisPipeline`).
@@ -118,7 +150,7 @@ def check_person_columns(person_columns, n_features, names=None):
         unknown = [c for c in columns if isinstance(c, str) and c not in index]
         if unknown:
             raise ValueError(
-                f"person_columns names {unknown!r}, which are not among the modelled "
+                f"{parameter} names {unknown!r}, which are not among the modelled "
                 f"columns {list(index)!r}."
             )
         columns = [index[c] if isinstance(c, str) else c for c in columns]
@@ -126,34 +158,68 @@ def check_person_columns(person_columns, n_features, names=None):
         isinstance(j, Integral) and not isinstance(j, bool) and 0 <= j < n_features for j in columns
     ) or len(set(columns)) != len(columns):
         raise ValueError(
-            f"person_columns must list distinct column indices 0..{n_features - 1}"
+            f"{parameter} must list distinct column indices 0..{n_features - 1}"
             f"{' or column names' if names is not None else ''}; got {person_columns!r}."
         )
     return tuple(sorted(int(j) for j in columns))
 
 
-def sample_people(model, compression, n_people, person_columns, rng):
+def sample_people(model, compression, n_people, person_columns, rng, n_features=None, lags=()):
     """Rows of ``n_people`` synthetic people from a model of the person-weighted table.
 
     Each person is one record of the model, decoded once: its person columns and its
-    number of rows ``c`` (last column); its rows are ``c`` records of the same
-    compressed person columns and ``c``
-    (:func:`~skprivsynth._math.people.draw_people`), decoded, with the person's
-    values in its person columns.  Returns the rows' codes (without the count column)
-    and each row's synthetic person, ``0..n_people − 1``.
+    number of rows ``c`` (column ``n_features``, by default the last).  Without
+    ``lags`` its rows are ``c`` records of the same compressed person columns and
+    ``c`` (:func:`~skprivsynth._math.people.draw_people`).  With ``lags`` (pairs
+    ``(j, p)``: column ``p`` holds column ``j``'s code at the previous row, its last
+    code at the first) the rows are drawn one position at a time, each a record of
+    the person's kind whose ``p`` is the code of ``j`` in the person's previous
+    synthetic row (the first's: "first row"); a row whose kind has no record in the
+    pools is drawn given the person's kind alone, and failing that is the person's
+    own record.  Rows are decoded, with the
+    person's values in its person columns.  Returns the rows' codes (the input's
+    columns) and each row's synthetic person, ``0..n_people − 1``.
     """
-    count = len(model.sizes) - 1
+    count = len(model.sizes) - 1 if n_features is None else n_features
     key_columns = list(person_columns) + [count]
-    key_sizes = [model.sizes[j] for j in key_columns]
 
-    def key(records):
-        return np.ravel_multi_index(tuple(records[:, key_columns].T), key_sizes)
+    def keyer(columns):
+        sizes = [model.sizes[j] for j in columns]
+        return lambda records: np.ravel_multi_index(tuple(records[:, columns].T), sizes)
 
     people = model.sample(n_people, rng)
     decoded = compression.inverse_transform(people, rng)
     counts = decoded[:, count].astype(np.int64) + 1
-    rows, person = draw_people(people, counts, lambda m: model.sample(m, rng), key, rng)
-    rows = compression.inverse_transform(rows, rng)
+    draw = lambda m: model.sample(m, rng)  # noqa: E731
+    if not lags:
+        rows, person = draw_people(people, counts, draw, keyer(key_columns), rng)
+        rows = compression.inverse_transform(rows, rng)
+    else:
+        targets = [p for _, p in lags]
+        by_kind, by_person = keyer(key_columns + targets), keyer(key_columns)
+        person = np.repeat(np.arange(n_people), counts)
+        starts = np.cumsum(counts) - counts
+        rows = np.empty((int(counts.sum()), people.shape[1]), dtype=people.dtype)
+        first_row = [compression.encode[p][-1] for p in targets]  # compressed "first row"
+        state = np.tile(first_row, (n_people, 1))
+        for t in range(int(counts.max(initial=0))):
+            who = np.flatnonzero(counts > t)
+            wanted = people[who].copy()
+            wanted[:, targets] = state[who]
+            width, dtype, rounds = people.shape[1], people.dtype, _LAG_ROUNDS
+            filled, todo = fill_slots(
+                by_kind(wanted), width, dtype, draw, by_kind, rng, who.size, rounds
+            )
+            if todo.size:  # a kind the model gives vanishing mass: the person's alone
+                filled[todo], left = fill_slots(
+                    by_person(wanted[todo]), width, dtype, draw, by_person, rng, todo.size, rounds
+                )
+                filled[todo[left]] = people[who[todo[left]]]  # else the person's record
+            full = compression.inverse_transform(filled, rng)
+            rows[starts[who] + t] = full
+            state[who] = np.column_stack(
+                [compression.encode[p][full[:, j].astype(np.int64)] for j, p in lags]
+            )
     rows[:, key_columns] = decoded[person][:, key_columns]
     return rows[:, :count], person
 

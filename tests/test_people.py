@@ -147,15 +147,17 @@ def test_the_bound_is_applied_before_any_release():
 # ---------------------------------------------------- sensitivity on worst-case neighbours
 
 
-@pytest.mark.parametrize("selection", ["adaptive", "mst"])
-def test_person_level_sensitivity_on_worst_case_neighbours(selection):
+@pytest.mark.parametrize("selection, lags", [("adaptive", None), ("mst", None), ("adaptive", [2])])
+def test_person_level_sensitivity_on_worst_case_neighbours(selection, lags):
     """Every release moves by at most its declared sensitivity when a person with K
     rows in one cell is replaced by a person with K rows in another, and the 1-way
-    tables attain it (the bound is tight)."""
+    tables attain it (the bound is tight); with a lag column too (its previous-row
+    column is a function of the person's rows)."""
     D, D_prime = _worst_case_pair()
 
     def fit(data):
-        return _estimator(8.0, selection=selection).fit(data[0], persons=data[1])
+        est = _estimator(8.0, selection=selection, lag_columns=lags)
+        return est.fit(data[0], persons=data[1])
 
     moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
     assert moves["Gaussian mechanism"] == pytest.approx(1.0)
@@ -194,8 +196,8 @@ def test_a_per_row_calibration_exceeds_the_declared_sensitivity(monkeypatch):
 # ----------------------------------------------------------------- record and replay
 
 
-@pytest.mark.parametrize("selection", ["adaptive", "mst"])
-def test_replay_at_person_level(selection):
+@pytest.mark.parametrize("selection, lags", [("adaptive", None), ("mst", None), ("adaptive", [2])])
+def test_replay_at_person_level(selection, lags):
     """A fit and sample on D and, replaying its releases, on D' (one person's rows all
     replaced, with another number of rows) agree on everything."""
     X, persons = _visits()
@@ -203,7 +205,8 @@ def test_replay_at_person_level(selection):
     D_prime = _replace_person(X, persons, 3, np.tile(np.array(DOMAIN, float) - 1, (2, 1)))
 
     def run(data):
-        est = _estimator(8.0, selection=selection, verbose=1).fit(data[0], persons=data[1])
+        est = _estimator(8.0, selection=selection, verbose=1, lag_columns=lags)
+        est.fit(data[0], persons=data[1])
         rows, keys = est.sample_people(40, random_state=1)
         state = {k: v for k, v in vars(est).items() if k != "_log_clock"}
         return {"rows": rows, "keys": keys, "report": str(est.privacy_report_),
@@ -412,3 +415,83 @@ def test_replay_the_command_line_at_person_level(tmp_path):
     assert "replace-one person neighbours" in outcome["stderr"]
     header, first = outcome["result"]["csv"].splitlines()[:2]
     assert header == "patient_id,sex,age,diagnosis,ward" and first.startswith("0,")
+
+
+# ------------------------------------------------------------------------ lag columns
+
+
+def _chains(n_people=2000, seed=0):
+    """People whose rows walk: each row's level is the previous one's ± 1 (of 8)."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, K + 1, n_people)
+    person = np.repeat(np.arange(n_people), counts)
+    steps = rng.choice([-1, 0, 1], person.size)
+    level = np.empty(person.size)
+    starts = np.cumsum(counts) - counts
+    for i, (start, c) in enumerate(zip(starts, counts, strict=True)):
+        walk = rng.integers(0, 8) + np.cumsum(np.r_[0, steps[start + 1 : start + c]])
+        level[start : start + c] = np.clip(walk, 0, 7)
+    group = rng.integers(0, 2, n_people)[person]
+    return np.column_stack([group, level, rng.integers(0, 3, person.size)]), person
+
+
+def _lag_one(X, persons, column=1):
+    same = persons[1:] == persons[:-1]
+    return np.corrcoef(X[:-1, column][same], X[1:, column][same])[0, 1]
+
+
+def test_lag_columns_keep_consecutive_rows_related():
+    """A lag column's value at the previous row is modelled and sampled in order: the
+    lag-1 correlation of a walk comes back (it is lost without), and the number of
+    rows, the person columns and the 1-way table stay as they were."""
+    X, persons = _chains()
+    real = _lag_one(X, persons)
+    assert real > 0.8
+    fits = {}
+    for lags in (None, [1]):
+        est = MarginalSynthesizer(4.0, domain=[2, 8, 3], max_rows_per_person=K,
+                                  person_columns=[0], lag_columns=lags, random_state=0)  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            fits[lags is not None] = est.fit(X, persons=persons).sample_people(random_state=0)
+    (without, p0), (with_lag, p1) = fits[False], fits[True]
+    assert _lag_one(without, p0) < 0.2
+    assert _lag_one(with_lag, p1) > real - 0.15
+    for Y, p in ((without, p0), (with_lag, p1)):
+        assert np.bincount(p).max() <= K and Y.shape[1] == 3
+        assert (np.diff(Y[:, 0])[np.diff(p) == 0] == 0).all()  # a person column
+        share = np.bincount(Y[:, 1].astype(int), minlength=8) / len(Y)
+        assert 0.5 * np.abs(share - np.bincount(X[:, 1].astype(int), minlength=8) / len(X)).sum() < 0.08
+
+
+def test_lag_columns_need_the_bound():
+    est = MarginalSynthesizer(domain=DOMAIN, lag_columns=[2])
+    with pytest.raises(ValueError, match="lag_columns=\\[2\\] applies with max_rows_per_person"):
+        est.fit(_visits()[0])
+    est = _estimator(lag_columns=[7])
+    with pytest.raises(ValueError, match="lag_columns must list distinct column indices"):
+        est.fit(*_visits()[:1], persons=_visits()[1])
+
+
+def test_a_lag_read_across_people_exceeds_the_declared_sensitivity(monkeypatch):
+    """The worst-case test catches a lag column read from the previous row of the table
+    (another person's) instead of the person's own previous row: replacing a person
+    then also changes the next person's first row."""
+    X, persons = _visits()
+    low = np.zeros((K, len(DOMAIN)))
+    high = np.tile(np.array(DOMAIN, dtype=float) - 1, (K, 1))
+    # Person 0's rows first, so the row after them is another person's.
+    others = persons != 0
+    D = (np.vstack([low, X[others]]), np.r_[np.zeros(K, int), persons[others]])
+    D_prime = (np.vstack([high, X[others]]), D[1])
+
+    def fit(data):
+        return _estimator(8.0, lag_columns=[2]).fit(data[0], persons=data[1])
+
+    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    assert moves["Gaussian mechanism"] <= 1.0 + 1e-12
+    monkeypatch.setattr(
+        people, "previous_rows", lambda keep, person: np.r_[-1, np.flatnonzero(keep)[:-1]]
+    )
+    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    assert moves["Gaussian mechanism"] > 1.0 + 1e-6

@@ -16,7 +16,7 @@ weighted table, and the weighted table's total is the number of people.
 
 import numpy as np
 
-__all__ = ["bound_contributions", "person_weights", "draw_people"]
+__all__ = ["bound_contributions", "person_weights", "draw_people", "fill_slots", "previous_rows"]
 
 
 def bound_contributions(persons, max_rows):
@@ -97,17 +97,40 @@ def draw_people(people, counts, draw, key, rng, max_rounds=1000):
     keys = key(people)
     need = counts - 1
     slots = np.repeat(np.arange(n_people), need)  # the persons of the missing rows
-    slot_keys = keys[slots]
-    filled = np.empty((slots.size, people.shape[1]), dtype=people.dtype)
-    todo = np.arange(slots.size)
-    pool_size = max(int(need.sum()), 1)
-    for _ in range(max_rounds):
+    filled, todo = fill_slots(keys[slots], people.shape[1], people.dtype, draw, key, rng,
+                              pool_size=max(int(need.sum()), 1), max_rounds=max_rounds)  # fmt: skip
+    if todo.size:
+        raise RuntimeError(
+            f"{todo.size} rows of synthetic people found no record of their person's kind "
+            f"in {max_rounds} pools; the model gives those kinds vanishing mass."
+        )
+    starts = np.cumsum(counts) - counts
+    records = np.empty((int(counts.sum()), people.shape[1]), dtype=people.dtype)
+    records[starts] = people
+    rest = np.ones(len(records), dtype=bool)
+    rest[starts] = False
+    records[rest] = filled
+    return records, np.repeat(np.arange(n_people), counts)
+
+
+def fill_slots(slot_keys, width, dtype, draw, key, rng, pool_size, max_rounds=1000):
+    """Records of the model for slots that each ask for a key (rejection from pools).
+
+    Pools of records are drawn from the model (``draw(m)``, shuffled since the model's
+    sampler orders its records; ``m`` doubles with each round up to 64 times the
+    first); the ``j``-th open slot of a key takes the ``j``-th
+    record of that key in the pool, each record used once, until every slot is served
+    or ``max_rounds`` pools were drawn.  Returns the records (rows of open slots
+    undefined) and the indices of the slots left open.
+    """
+    filled = np.empty((slot_keys.size, width), dtype=dtype)
+    todo = np.arange(slot_keys.size)
+    for round_ in range(max_rounds):
         if todo.size == 0:
             break
-        pool = draw(max(pool_size, todo.size))
+        pool = draw(max(pool_size, todo.size) * 2 ** min(round_, 6))
         pool = pool[rng.permutation(len(pool))]
         pool_keys = key(pool)
-        # The j-th open slot of a key takes the j-th pool record of that key.
         values, slot_key = np.unique(slot_keys[todo], return_inverse=True)
         slot_rank = _rank_within(slot_key)
         where = np.searchsorted(values, pool_keys)
@@ -123,18 +146,19 @@ def draw_people(people, counts, draw, key, rng, max_rounds=1000):
         chosen = pool_idx[order[offsets[slot_key[served]] + slot_rank[served]]]
         filled[todo[served]] = pool[chosen]
         todo = todo[~served]
-    if todo.size:
-        raise RuntimeError(
-            f"{todo.size} rows of synthetic people found no record of their person's kind "
-            f"in {max_rounds} pools; the model gives those kinds vanishing mass."
-        )
-    starts = np.cumsum(counts) - counts
-    records = np.empty((int(counts.sum()), people.shape[1]), dtype=people.dtype)
-    records[starts] = people
-    rest = np.ones(len(records), dtype=bool)
-    rest[starts] = False
-    records[rest] = filled
-    return records, np.repeat(np.arange(n_people), counts)
+    return filled, todo
+
+
+def previous_rows(keep, person):
+    """For each kept row, the index of the same person's previous kept row (-1 for a
+    person's first): the rows a person's lag columns read (their own rows only)."""
+    index = np.flatnonzero(keep)
+    owner = person[index]
+    order = np.argsort(owner, kind="stable")
+    previous = np.full(index.size, -1, dtype=np.int64)
+    same = owner[order][1:] == owner[order][:-1]
+    previous[order[1:][same]] = index[order[:-1][same]]
+    return previous
 
 
 def _rank_within(groups):

@@ -199,6 +199,13 @@ class MarginalSynthesizer(BaseSynthesizer):
         person takes the value of their first row), kept constant within each
         synthetic person; by position, or by name when ``X`` is a DataFrame or in a
         :class:`~skprivsynth.SynthesisPipeline` (the encoder's column names).
+    lag_columns : sequence of int or str, or None, default=None
+        With ``max_rows_per_person``: columns whose value at the person's previous row
+        (in the table's order) is modelled with the row, so that consecutive rows of a
+        synthetic person keep their relation (a cost and the next visit's cost).
+        Each adds a column to the person-weighted table, its codes and one more
+        ("first row"); a synthetic person's rows are then drawn in order, each given
+        the previous one's value.  Spelled as ``person_columns``.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
@@ -257,6 +264,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_rows_per_person": [None, Interval(Integral, 1, None, closed="left")],
         "person_columns": [None, "array-like"],
+        "lag_columns": [None, "array-like"],
     }
 
     def __init__(
@@ -275,6 +283,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         tol=0.1,
         max_rows_per_person=None,
         person_columns=None,
+        lag_columns=None,
         random_state=None,
         verbose=0,
     ):
@@ -291,6 +300,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.tol = tol
         self.max_rows_per_person = max_rows_per_person
         self.person_columns = person_columns
+        self.lag_columns = lag_columns
         self.random_state = random_state
         self.verbose = verbose
 
@@ -388,13 +398,14 @@ class MarginalSynthesizer(BaseSynthesizer):
         numeric = self._numeric_codes(numeric_codes, sizes)
         people = self._person_table(data, persons, sizes)
         data.count_column = None
-        if people is not None:  # the person-weighted table: one more column, c − 1
+        if people is not None:  # the person-weighted table: c − 1, then the lag columns
+            lags = people.lag_columns
             sizes, numeric = (
-                sizes + (self.max_rows_per_person,),
-                numeric + (self.max_rows_per_person,),
+                sizes + (self.max_rows_per_person,) + tuple(sizes[j] + 1 for j in lags),
+                numeric + (self.max_rows_per_person,) + tuple(numeric[j] for j in lags),
             )
             names, data = data.feature_names, self._validate_fit_source(people.codes)
-            data.count_column, data.feature_names, d = d, names, d + 1
+            data.count_column, data.feature_names, d = d, names, len(sizes)
         if sum(sizes) > self.max_model_size:  # public: no release happens on refusal
             raise ValueError(
                 f"max_model_size={self.max_model_size} is below the size of the 1-way "
@@ -423,7 +434,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         )
         self._log(f"counted the levels of each of the {d} columns (pass 1 over the data)")
         if people is not None:  # the weighted table's total (public)
-            data.n_samples, data.n_features = people.n_people, d - 1
+            data.n_samples, data.n_features = people.n_people, data.count_column
         state, rng = data.fitted_state()
         rho = self._fit_budget(data.n_samples, data.n_features).rho
         report = PrivacyReport("MarginalSynthesizer", zcdp_delta=self.delta)
@@ -443,8 +454,21 @@ class MarginalSynthesizer(BaseSynthesizer):
             delta_=report.delta,
             rho_=report.rho,
             _compression=compression,
-            _person_columns=None if people is None else self._check_person_columns(d - 1, names),
+            _person_columns=None if people is None else people.person_columns,
+            _lags=None if people is None else people.lags,
         )
+
+    def _added_column_names(self, names):
+        """A person-level fit's columns: each person's number of kept rows, then each
+        lag column at the person's previous row."""
+        if self.max_rows_per_person is None:
+            return ()
+        lags = self._check_lag_columns(len(names), names)
+        return ("rows per person", *(f"{names[j]} (previous row)" for j in lags))
+
+    def _check_lag_columns(self, n_features, names):
+        names = getattr(self, "_fit_column_names", names)
+        return check_person_columns(self.lag_columns, n_features, names, "lag_columns")
 
     def _check_person_columns(self, n_features, names):
         names = getattr(self, "_fit_column_names", names)
@@ -454,11 +478,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         """The person-weighted table of a person-level fit (None: row-level), after
         its public checks."""
         if self.max_rows_per_person is None:
-            if self.person_columns is not None:
-                raise ValueError(
-                    f"person_columns={self.person_columns!r} applies with "
-                    "max_rows_per_person; got max_rows_per_person=None."
-                )
+            for name in ("person_columns", "lag_columns"):
+                if getattr(self, name) is not None:
+                    raise ValueError(
+                        f"{name}={getattr(self, name)!r} applies with max_rows_per_person; "
+                        "got max_rows_per_person=None."
+                    )
             if persons is not None:
                 warn_per_row(type(self).__name__)
             return None
@@ -479,8 +504,9 @@ class MarginalSynthesizer(BaseSynthesizer):
                 "noise='discrete'."
             )
         columns = self._check_person_columns(data.n_features, data.feature_names)
+        lags = self._check_lag_columns(data.n_features, data.feature_names)
         _check_codes(data.array, sizes)
-        return PersonTable(data.array, persons, self.max_rows_per_person, columns)
+        return PersonTable(data.array, persons, self.max_rows_per_person, columns, lags, sizes)
 
     def _measure_one_way(self, one_way, rho_each, report, rng, earlier=None):
         """Release 1-way marginal ``j`` at ``rho_each[j]``: the noisy tables and their σ.
@@ -882,7 +908,10 @@ class MarginalSynthesizer(BaseSynthesizer):
         return self._compression.inverse_transform(self.model_.sample(n_samples, rng), rng)
 
     def _sample_people(self, n_people, rng):
-        return sample_people(self.model_, self._compression, n_people, self._person_columns, rng)
+        return sample_people(
+            self.model_, self._compression, n_people, self._person_columns, rng,
+            self.n_features_in_, self._lags,
+        )  # fmt: skip
 
     def sample_people(self, n_people=None, random_state=None):
         """Draw synthetic people and their rows (a person-level fit).
