@@ -48,20 +48,20 @@ print(f"{len(patients)} patients, {len(visits)} visits")
 # %%
 # The public domain and the bound
 # -------------------------------
-# One domain declares every column of both tables but the key; numeric and date columns
-# are declared with bins (a person-level fit does not choose bins from the data).  Each
-# patient contributes at most 6 visits (their first 6: the visits table is in date
-# order), a bound from the process, not read from the data.  ``lag_columns`` models a
-# visit's cost with the cost of the patient's previous visit.
+# One domain declares every column of both tables but the key.  The cost and the date
+# are declared by their public ranges: their bins are chosen with differential privacy
+# from one visit of each patient (a share of the same ε).  Each patient contributes at
+# most 6 visits (their first 6: the visits table is in date order), a bound from the
+# process, not read from the data.  ``lag_columns`` models a visit's cost with the cost
+# of the patient's previous visit.
 domain = {
     "sex": ["F", "M"],
     "age": {"levels": ["young", "middle", "old"], "ordered": True},
     "region": ["north", "south", "east", "west"],
     "ward": ["A", "B", "C", "D"],
-    "cost": {"bins": [0, 100, 200, 300, 400, 600, 800, 1000, 2000]},
-    "date": {"type": "datetime", "range": ["2024-01-01", "2024-12-31"], "resolution": "D",
-             "bins": ["2024-01-01", "2024-04-01", "2024-07-01", "2024-10-01", "2024-12-31"]},
-}  # fmt: skip
+    "cost": {"type": "float", "range": [0, 2000], "decimals": 2},
+    "date": {"type": "datetime", "range": ["2024-01-01", "2024-12-31"], "resolution": "D"},
+}
 est = PeopleEventsSynthesizer(
     MarginalSynthesizer(epsilon=1.0, random_state=0),
     domain=domain,

@@ -55,10 +55,11 @@ class PeopleEventsSynthesizer(BaseEstimator):
         ``person_columns`` are set by the fit.
     domain : dict or Domain
         The public domain of every column of both tables but the key (one file for
-        both, as :class:`~skprivsynth.Domain`).  Numeric and date columns need
-        declared ``"bins"`` (private bins of a range are per row).  An event column
-        is declared missing in the joined table (a person without events); it comes
-        back missing only if declared so.
+        both, as :class:`~skprivsynth.Domain`); the bins of a declared range are
+        chosen privately from one event of each person (``binning_share`` of ε, as
+        in :func:`~skprivsynth.make_private_pipeline`).  An event column is declared
+        missing in the joined table (a person without events); it comes back missing
+        only if declared so.
     max_events_per_person : int
         The most events a person contributes (public).
     lag_columns : list of str or None, default=None
@@ -67,6 +68,9 @@ class PeopleEventsSynthesizer(BaseEstimator):
         consecutive events keep their relation (a cost and the next visit's cost);
         the synthesizer's ``lag_columns``.  None: a person's events are independent
         given the person.
+    binning_share, decode_share : float, default=0.25, 0.1
+        Shares of the synthesizer's ε spent on the private bins of declared ranges and
+        on the decoding weights, as in :func:`~skprivsynth.make_private_pipeline`.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the encoder; leave it None for a release.
 
@@ -99,12 +103,14 @@ class PeopleEventsSynthesizer(BaseEstimator):
 
     def __init__(
         self, synthesizer=None, *, domain, max_events_per_person, lag_columns=None,
-        random_state=None,
+        binning_share=0.25, decode_share=0.1, random_state=None,
     ):  # fmt: skip
         self.synthesizer = synthesizer
         self.domain = domain
         self.max_events_per_person = max_events_per_person
         self.lag_columns = lag_columns
+        self.binning_share = binning_share
+        self.decode_share = decode_share
         self.random_state = random_state
 
     def fit(self, people, events, key):
@@ -150,8 +156,9 @@ class PeopleEventsSynthesizer(BaseEstimator):
             max_rows_per_person=int(k), person_columns=modelled, lag_columns=lags or None
         )
         pipe = make_private_pipeline(
-            synthesizer, domain, decode_share=0, random_state=self.random_state
-        )
+            synthesizer, domain, binning_share=self.binning_share,
+            decode_share=self.decode_share, random_state=self.random_state,
+        )  # fmt: skip
         name = pipe.steps[-1][0]
         pipe.fit(joined.drop(columns=key), **{f"{name}__persons": joined[key].to_numpy()})
         self.pipeline_, self.privacy_report_ = pipe, pipe.privacy_report_

@@ -18,14 +18,16 @@ from ._math.people import (
     bound_contributions,
     draw_people,
     fill_slots,
+    one_row_per_person,
     person_weights,
     previous_rows,
 )
 from .privacy import warn_privacy_leak
+from .validation import role_generator
 
 __all__ = [
-    "PER_ROW_ENCODER",
     "PersonTable",
+    "encoder_rows",
     "check_person_columns",
     "person_relation",
     "sample_people",
@@ -39,14 +41,6 @@ __all__ = [
 #: the first).
 _LAG_ROUNDS = 4
 
-#: Why a pipeline refuses a person-level fit behind an encoder that releases per row.
-PER_ROW_ENCODER = (
-    "the encoder's releases (private bins of declared ranges, decoding weights) are per "
-    "row, and the synthesizer's max_rows_per_person asks for a person-level guarantee: "
-    "declare bins or levels instead of ranges and pass decode_share=0."
-)
-
-
 def person_relation(max_rows_per_person):
     """The neighbouring relation of a person-level fit, in words (for the report)."""
     return (
@@ -55,6 +49,17 @@ def person_relation(max_rows_per_person):
         f"first {max_rows_per_person} rows in the table's order, the number of rows is "
         "not public"
     )
+
+
+def encoder_rows(persons, max_rows_per_person, random_state):
+    """The rows a person-level pipeline fits its transformers on: one row of each
+    person, drawn uniformly among their kept rows
+    (:func:`~skprivsynth._math.people.one_row_per_person`, the stream ``"encoder
+    person rows"`` of ``random_state``).  On that table replace-one rows is
+    replace-one persons, so the encoder's releases (private bins, decoding weights)
+    keep their row-level calibration and are person-level."""
+    rng = role_generator(random_state, "encoder person rows")
+    return one_row_per_person(np.asarray(persons), max_rows_per_person, rng)
 
 
 def warn_per_row(estimator):

@@ -26,7 +26,7 @@ from .chunks import as_chunks
 from .domain import Domain, coded_domain, ranged_columns, relation_gaps
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
-from .people import PER_ROW_ENCODER
+from .people import encoder_rows, person_relation
 from .preprocessing import BooleanEncoder
 from .privacy import PrivacyReport, remaining_cost, warn_privacy_leak
 from .privacy.binning import BINNING_DELTA, binning_cost
@@ -180,7 +180,18 @@ class SynthesisPipeline(Pipeline):
         head = {k: v for k, v in params.items() if not k.startswith(prefix)}
         last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
         transformers = self[:-1]
-        if chunks is None:
+        if chunks is None and n_people is not None:
+            # Person-level: the transformers learn from one row of each person, so their
+            # releases are person-level (the people's rows are then all encoded).
+            k = final.max_rows_per_person
+            rows = encoder_rows(persons, k, getattr(self._first_transformer(), "random_state", None))
+            one_each = X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+            transformers.fit(one_each, y, **head)
+            Xt = transformers.transform(X)
+            for _, step in transformers.steps:
+                if getattr(step, "privacy_report_", None) is not None:
+                    step.privacy_report_.neighbouring_relation = person_relation(k)
+        elif chunks is None:
             Xt = transformers.fit_transform(X, y, **head)
         else:
             Xt = _fit_on_chunks(transformers, chunks, y, head)
@@ -233,8 +244,6 @@ class SynthesisPipeline(Pipeline):
                 encoder.binning_epsilon).rho)  # fmt: skip
         if encoder.level_weights == "private":
             planned.add("decoding weights", "planned", None, encoder.decode_epsilon, None, "")
-        if planned.entries and getattr(final, "max_rows_per_person", None) is not None:
-            raise ValueError(PER_ROW_ENCODER)
         remaining_cost(final._fit_cost(None, None), planned, final._zcdp_delta())
 
     def _transformers_report(self):

@@ -88,6 +88,7 @@ _ROLE_KEYS = {
                 "encoder decoding",
                 "pipeline sampling",
                 "pipeline decoding",
+                "encoder person rows",
             )
         )
     },

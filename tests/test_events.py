@@ -50,7 +50,9 @@ def _tables(n_people=1200, seed=0):
 
 def _estimator(epsilon=4.0, **params):
     synthesizer = MarginalSynthesizer(epsilon=epsilon, random_state=0, **params)
-    return PeopleEventsSynthesizer(synthesizer, domain=DOMAIN, max_events_per_person=K)
+    return PeopleEventsSynthesizer(
+        synthesizer, domain=DOMAIN, max_events_per_person=K, random_state=0
+    )
 
 
 def _fit(estimator, tables):
@@ -106,6 +108,8 @@ def _largest_moves(pairs):
         kind = call["release"]
         if kind == "Gaussian mechanism":
             ratio = np.linalg.norm(a - b) / call["sensitivity"]
+        elif kind == "Laplace mechanism":  # the encoder's decoding weights (L1)
+            ratio = np.abs(a - b).sum() / call["sensitivity"]
         else:
             assert kind == "exponential mechanism", kind
             ratio = np.abs(a - b).max() / call["sensitivity"]

@@ -355,16 +355,65 @@ def test_pipeline_states_the_person_level_guarantee():
     assert "replace-one person" in pipe.privacy_report_.neighbouring_relation
 
 
-def test_pipeline_refuses_row_level_encoder_releases_before_any_release():
-    from skprivsynth import make_private_pipeline
+def _ranged_pair():
+    """Frames of a person with K rows at the bottom of a declared float range, and of the
+    same person with K rows at its top (the encoder bins and decodes the range)."""
+    import pandas as pd
 
     frame, persons, domain = _frame()
-    domain["ward"] = {"type": "float", "range": [0, 3]}
-    frame["ward"] = frame["ward"].astype(float)
-    pipe = make_private_pipeline(_estimator(person_columns=None), domain=domain)
-    with record_releases() as recording, pytest.raises(ValueError, match="per row"):
-        pipe.fit(frame, marginalsynthesizer__persons=persons)
-    assert len(recording) == 0
+    domain["cost"] = {"type": "float", "range": [0, 100]}
+    rng = np.random.default_rng(0)
+    frame["cost"] = np.round(rng.gamma(2.0, 10.0, len(frame)).clip(0, 100), 1)
+    others = persons != 0
+    pairs = []
+    for value in (0.5, 99.5):
+        person = pd.DataFrame({"sex": [0] * K, "age": [0] * K, "diagnosis": [0] * K,
+                               "ward": [0] * K, "cost": [value] * K})  # fmt: skip
+        pairs.append((pd.concat([frame[others], person], ignore_index=True),
+                      np.r_[persons[others], np.zeros(K, int)]))  # fmt: skip
+    return pairs, domain
+
+
+def _encoder_moves(pairs, domain):
+    from skprivsynth import make_private_pipeline
+
+    def fit(data):
+        est = MarginalSynthesizer(8.0, max_rows_per_person=K, random_state=0)
+        pipe = make_private_pipeline(est, domain=domain, random_state=0)
+        return pipe.fit(data[0], marginalsynthesizer__persons=data[1])
+
+    moves = {}
+    for (call, a), (_, b) in _releases_on_neighbours(fit, *pairs):
+        kind = call["release"]
+        if kind == "PrivTree bins":  # a replaced row moves two fine counts by 1
+            ratio = np.abs(a - b).sum() / 2
+        elif kind == "Gaussian mechanism":
+            ratio = np.linalg.norm(a - b) / call["sensitivity"]
+        else:
+            assert kind == "exponential mechanism", kind
+            ratio = np.abs(a - b).max() / call["sensitivity"]
+        moves[kind] = max(moves.get(kind, 0.0), ratio)
+    return moves
+
+
+def test_pipeline_encoder_releases_are_person_level():
+    """Behind a person-level synthesizer the encoder's releases (private bins of a
+    declared range, their decoding weights) read one row of each person: replacing a
+    person with K rows at one end of the range by K rows at the other moves each
+    release by at most one row's sensitivity, and the run states one guarantee."""
+    pairs, domain = _ranged_pair()
+    moves = _encoder_moves(pairs, domain)
+    assert "PrivTree bins" in moves
+    assert max(moves.values()) <= 1.0 + 1e-12
+
+
+def test_an_encoder_fitted_on_every_row_exceeds_the_declared_sensitivity(monkeypatch):
+    """The same test catches a pipeline whose encoder reads every row of a person."""
+    monkeypatch.setattr(
+        "skprivsynth.pipeline.encoder_rows", lambda persons, k, random_state: np.arange(len(persons))
+    )
+    pairs, domain = _ranged_pair()
+    assert _encoder_moves(pairs, domain)["PrivTree bins"] == pytest.approx(K)
 
 
 def test_releases_under_different_relations_do_not_compose():

@@ -16,7 +16,14 @@ weighted table, and the weighted table's total is the number of people.
 
 import numpy as np
 
-__all__ = ["bound_contributions", "person_weights", "draw_people", "fill_slots", "previous_rows"]
+__all__ = [
+    "bound_contributions",
+    "draw_people",
+    "fill_slots",
+    "one_row_per_person",
+    "person_weights",
+    "previous_rows",
+]
 
 
 def bound_contributions(persons, max_rows):
@@ -52,6 +59,23 @@ def bound_contributions(persons, max_rows):
     rank = np.empty(person.size, dtype=np.int64)
     rank[order] = np.arange(person.size) - np.repeat(starts, rows)
     return rank < max_rows, person, order[starts], np.minimum(rows, max_rows)
+
+
+def one_row_per_person(persons, max_rows, rng):
+    """One row of each person, drawn uniformly among their kept rows (their first
+    ``max_rows``): a table of one row per person, on which replace-one rows is
+    replace-one persons.  The draw reads the person's rows only (and ``rng``).
+
+    Returns
+    -------
+    ndarray of int, shape (n_people,)
+        The index of each person's drawn row, persons in ``numpy.unique`` order.
+    """
+    _, person, _, counts = bound_contributions(persons, max_rows)
+    order = np.argsort(person, kind="stable")
+    rows = np.bincount(person)
+    starts = np.cumsum(rows) - rows
+    return order[starts + np.floor(rng.random(counts.size) * counts).astype(np.int64)]
 
 
 def person_weights(counts):

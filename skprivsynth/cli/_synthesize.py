@@ -85,8 +85,9 @@ def _synthesize_events(args):
         tables.append(_read_table(path, part, args.drop)[0])
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     est = PeopleEventsSynthesizer(
-        synthesizer, domain=domain, max_events_per_person=args.max_rows_per_person
-    ).fit(*tables, key=args.person)
+        synthesizer, domain=domain, max_events_per_person=args.max_rows_per_person,
+        binning_share=args.binning_share, decode_share=args.decode_share, random_state=args.seed,
+    ).fit(*tables, key=args.person)  # fmt: skip
     people, events = est.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
     write_csv(people, args.output, domain)
     write_csv(events, args.events_output, domain)
