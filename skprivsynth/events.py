@@ -66,8 +66,13 @@ class PeopleEventsSynthesizer(BaseEstimator):
         Event columns whose value at the person's previous event (in the events
         table's order) is modelled with the event, so that a synthetic person's
         consecutive events keep their relation (a cost and the next visit's cost);
-        the synthesizer's ``lag_columns``.  None: a person's events are independent
-        given the person.
+        the synthesizer's ``lag_columns``.
+    mean_columns : list of str or None, default=None
+        Numeric event columns whose mean over the person's events is modelled as an
+        attribute of the person (their level of a repeated measure: a patient's usual
+        cost), so that a synthetic person's events share a level; the synthesizer's
+        ``mean_columns``.  With neither, a person's events are independent given the
+        person's columns and number of events.
     binning_share, decode_share : float, default=0.25, 0.1
         Shares of the synthesizer's ε spent on the private bins of declared ranges and
         on the decoding weights, as in :func:`~skprivsynth.make_private_pipeline`.
@@ -103,12 +108,13 @@ class PeopleEventsSynthesizer(BaseEstimator):
 
     def __init__(
         self, synthesizer=None, *, domain, max_events_per_person, lag_columns=None,
-        binning_share=0.25, decode_share=0.1, random_state=None,
+        mean_columns=None, binning_share=0.25, decode_share=0.1, random_state=None,
     ):  # fmt: skip
         self.synthesizer = synthesizer
         self.domain = domain
         self.max_events_per_person = max_events_per_person
         self.lag_columns = lag_columns
+        self.mean_columns = mean_columns
         self.binning_share = binning_share
         self.decode_share = decode_share
         self.random_state = random_state
@@ -136,10 +142,12 @@ class PeopleEventsSynthesizer(BaseEstimator):
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise ValueError(f"max_events_per_person must be an integer >= 1; got {k!r}.")
         lags = [] if self.lag_columns is None else list(self.lag_columns)
-        if not set(lags) <= set(event_columns):
-            raise ValueError(
-                f"lag_columns must name event columns {event_columns!r}; got {self.lag_columns!r}."
-            )
+        means = [] if self.mean_columns is None else list(self.mean_columns)
+        for name, columns in (("lag_columns", lags), ("mean_columns", means)):
+            if not set(columns) <= set(event_columns):
+                raise ValueError(
+                    f"{name} must name event columns {event_columns!r}; got {columns!r}."
+                )
         has = _has_events_name(key, people_columns, event_columns)
         domain = _joined_domain(Domain(self.domain), people_columns, event_columns, has)
         # Per-person rules only: a key's first row in people; events of no person out.
@@ -153,8 +161,9 @@ class PeopleEventsSynthesizer(BaseEstimator):
         synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
         modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
         synthesizer.set_params(
-            max_rows_per_person=int(k), person_columns=modelled, lag_columns=lags or None
-        )
+            max_rows_per_person=int(k), person_columns=modelled, lag_columns=lags or None,
+            mean_columns=means or None,
+        )  # fmt: skip
         pipe = make_private_pipeline(
             synthesizer, domain, binning_share=self.binning_share,
             decode_share=self.decode_share, random_state=self.random_state,

@@ -19,6 +19,7 @@ from ._math.people import (
     draw_people,
     fill_slots,
     one_row_per_person,
+    person_means,
     person_weights,
     previous_rows,
 )
@@ -84,7 +85,10 @@ class PersonTable:
     to the people's distribution of their person columns and ``c``.  Each column of
     ``lag_columns`` adds a column after it: the column's code at the person's previous
     kept row, or ``sizes[j]`` (one more code: "first row") at their first
-    (:func:`~skprivsynth._math.people.previous_rows`; a person's own rows only).
+    (:func:`~skprivsynth._math.people.previous_rows`; a person's own rows only).  Each
+    column of ``mean_columns`` (numeric) adds a person column after those: the rounded
+    mean of the person's kept codes of it, their level
+    (:func:`~skprivsynth._math.people.person_means`).
 
     Parameters
     ----------
@@ -98,22 +102,31 @@ class PersonTable:
         Columns constant within a person (public).
     lag_columns : sequence of int, default=()
         Columns whose value at the person's previous row is a column (public).
-    sizes : sequence of int, optional
-        The number of codes of each column (needed with ``lag_columns``).
+    mean_columns : sequence of int, default=()
+        Numeric columns whose mean over the person's rows is a person column (public).
+    sizes, numeric : sequence of int, optional
+        The number of codes of each column, and of its numeric bins (needed with
+        ``lag_columns`` and ``mean_columns``).
 
     Attributes
     ----------
-    codes : ndarray of shape (n_kept, d + 1 + len(lag_columns))
-        The kept rows, their person columns set, ``c − 1``, then the lag columns.
+    codes : ndarray of shape (n_kept, d + 1 + len(lag_columns) + len(mean_columns))
+        The kept rows, their person columns set, ``c − 1``, the lag columns, then the
+        person means.
     n_people : int
         The number of people (public under replace-one-person neighbours).
-    person_columns, lag_columns : tuple of int
+    person_columns, lag_columns, mean_columns : tuple of int
         As given.
+    key_columns : tuple of int
+        The columns constant within a person: ``person_columns`` and the means.
     lags : list of (int, int)
         Each lag column and the column of its value at the previous row.
     """
 
-    def __init__(self, X, persons, max_rows, person_columns, lag_columns=(), sizes=None):
+    def __init__(
+        self, X, persons, max_rows, person_columns, lag_columns=(), sizes=None, mean_columns=(),
+        numeric=None,
+    ):  # fmt: skip
         persons = np.asarray(persons)
         if persons.ndim != 1 or len(persons) != len(X):
             raise ValueError(
@@ -131,10 +144,15 @@ class PersonTable:
             first_row = np.asarray(sizes, dtype=np.float64)[lags]
             lagged = np.where(previous[:, None] >= 0, X[np.maximum(previous, 0)][:, lags], first_row)
             codes = np.column_stack([codes, lagged])
+        means = [person_means(X[:, j], keep, person, numeric[j]) for j in mean_columns]
+        codes = np.column_stack([codes, *means])
         self.codes, self.n_people = codes, int(len(counts))
         self.person_columns, self.lag_columns = tuple(columns), tuple(lag_columns)
+        self.mean_columns = tuple(mean_columns)
         d = X.shape[1]
         self.lags = [(j, d + 1 + i) for i, j in enumerate(self.lag_columns)]
+        first_mean = d + 1 + len(self.lag_columns)
+        self.key_columns = (*columns, *range(first_mean, first_mean + len(self.mean_columns)))
 
     @staticmethod
     def weights(codes, count_column):

@@ -321,3 +321,18 @@ def test_the_command_line_names_what_events_need(tmp_path, capsys):
                  "-o", str(tmp_path / "out.csv")])  # fmt: skip
     assert code != 0 and "--events needs --person" in capsys.readouterr().err
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_lag_and_mean_columns_name_event_columns():
+    """``lag_columns`` and ``mean_columns`` name event columns (refused otherwise, before
+    any release), and with them the fit keeps the tables' contract."""
+    tables = _tables(300)
+    for params in ({"lag_columns": ["sex"]}, {"mean_columns": ["nope"]}):
+        est = PeopleEventsSynthesizer(domain=DOMAIN, max_events_per_person=K, **params)
+        with record_releases() as recording, pytest.raises(ValueError, match="must name event"):
+            est.fit(*tables, key="id")
+        assert len(recording) == 0
+    est = _estimator(4.0)
+    est.set_params(lag_columns=["ward"], mean_columns=["cost"])
+    people, events = _fit(est, tables).sample(random_state=0)
+    assert events["id"].isin(people["id"]).all() and not events.isna().any().any()

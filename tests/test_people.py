@@ -544,3 +544,62 @@ def test_a_lag_read_across_people_exceeds_the_declared_sensitivity(monkeypatch):
     )
     moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
     assert moves["Gaussian mechanism"] > 1.0 + 1e-6
+
+
+# ----------------------------------------------------------------------- person means
+
+
+def test_person_means_are_person_level_and_replay():
+    """A person mean column is a function of the person's own rows: every release moves
+    by at most its declared sensitivity on worst-case neighbours, and a fit and sample
+    on D and, replaying, on D' agree on everything."""
+    D, D_prime = _worst_case_pair()
+    numeric = [0, 0, 5, 0]  # diagnosis as ordered numeric codes
+
+    def fit(data):
+        est = _estimator(8.0, mean_columns=[2])
+        return est.fit(data[0], persons=data[1], numeric_codes=numeric)
+
+    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    assert moves["Gaussian mechanism"] == pytest.approx(1.0)
+    assert moves["exponential mechanism"] <= 1.0 + 1e-12
+
+    def run(data):
+        rows, keys = fit(data).sample_people(40, random_state=1)
+        return {"rows": rows, "keys": keys}
+
+    assert_replays(run, D, D_prime, seeded=True)
+
+
+def test_person_means_keep_a_persons_level():
+    """People whose rows scatter around a level of their own: with the level modelled
+    (``mean_columns``) the synthetic people's means spread as the real ones do, and
+    consecutive rows correlate; without, every person's rows are drawn alike."""
+    rng = np.random.default_rng(0)
+    n_people = 2000
+    counts = rng.integers(2, K + 1, n_people)
+    person = np.repeat(np.arange(n_people), counts)
+    level = rng.integers(1, 7, n_people)[person]
+    X = np.column_stack([rng.integers(0, 2, person.size),
+                         np.clip(level + rng.integers(-1, 2, person.size), 0, 7)])  # fmt: skip
+
+    def spread(Y, p):
+        return np.std(np.bincount(p, weights=Y[:, 1]) / np.bincount(p))
+
+    out = {}
+    for means in (None, [1]):
+        est = MarginalSynthesizer(4.0, domain=[2, 8], max_rows_per_person=K, mean_columns=means,
+                                  random_state=0)  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            Y, p = est.fit(X, persons=person, numeric_codes=[0, 8]).sample_people(random_state=0)
+        out[means is not None] = (spread(Y, p), _lag_one(Y, p))
+    real = (spread(X, person), _lag_one(X, person))
+    assert out[True][0] > 0.8 * real[0] and out[False][0] < 0.6 * real[0]
+    assert out[True][1] > real[1] - 0.15 and out[False][1] < 0.2
+
+
+def test_mean_columns_are_numeric():
+    est = _estimator(mean_columns=[2])
+    with pytest.raises(ValueError, match="mean_columns must name numeric columns"):
+        est.fit(_visits()[0], persons=_visits()[1])

@@ -21,6 +21,7 @@ __all__ = [
     "draw_people",
     "fill_slots",
     "one_row_per_person",
+    "person_means",
     "person_weights",
     "previous_rows",
 ]
@@ -76,6 +77,20 @@ def one_row_per_person(persons, max_rows, rng):
     rows = np.bincount(person)
     starts = np.cumsum(rows) - rows
     return order[starts + np.floor(rng.random(counts.size) * counts).astype(np.int64)]
+
+
+def person_means(x, keep, person, n_codes):
+    """Each kept row's person mean of the numeric codes ``x``: the rounded mean of the
+    person's kept rows' codes below ``n_codes`` (the numeric bins; missing values and
+    other levels left out), or ``n_codes`` for a person without one.  A function of the
+    person's own rows."""
+    kept = np.flatnonzero(keep)
+    owner = person[kept]
+    numeric = x[kept] < n_codes
+    sums = np.bincount(owner[numeric], weights=x[kept][numeric], minlength=person.max() + 1)
+    counts = np.bincount(owner[numeric], minlength=person.max() + 1)
+    means = np.where(counts > 0, np.floor(sums / np.maximum(counts, 1) + 0.5), n_codes)
+    return means[owner]
 
 
 def person_weights(counts):

@@ -206,6 +206,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         Each adds a column to the person-weighted table, its codes and one more
         ("first row"); a synthetic person's rows are then drawn in order, each given
         the previous one's value.  Spelled as ``person_columns``.
+    mean_columns : sequence of int or str, or None, default=None
+        With ``max_rows_per_person``: numeric columns whose mean over each person's
+        kept rows (the bin of the mean of their codes; missing values left out) is
+        modelled as a person column, the person's level of a repeated measure, so
+        that a synthetic person's rows share a level (a patient's usual cost).
+        Spelled as ``person_columns``.
     random_state : None, int, numpy.random.Generator or RandomState, default=None
         Seeds the noise, the selections and sampling.  A known seed voids a release.
     verbose : int, default=0
@@ -265,6 +271,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         "max_rows_per_person": [None, Interval(Integral, 1, None, closed="left")],
         "person_columns": [None, "array-like"],
         "lag_columns": [None, "array-like"],
+        "mean_columns": [None, "array-like"],
     }
 
     def __init__(
@@ -284,6 +291,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         max_rows_per_person=None,
         person_columns=None,
         lag_columns=None,
+        mean_columns=None,
         random_state=None,
         verbose=0,
     ):
@@ -301,6 +309,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         self.max_rows_per_person = max_rows_per_person
         self.person_columns = person_columns
         self.lag_columns = lag_columns
+        self.mean_columns = mean_columns
         self.random_state = random_state
         self.verbose = verbose
 
@@ -396,14 +405,16 @@ class MarginalSynthesizer(BaseSynthesizer):
         d = data.n_features
         sizes = self._sizes(domain, d)
         numeric = self._numeric_codes(numeric_codes, sizes)
-        people = self._person_table(data, persons, sizes)
+        people = self._person_table(data, persons, sizes, numeric)
         data.count_column = None
-        if people is not None:  # the person-weighted table: c − 1, then the lag columns
-            lags = people.lag_columns
+        if people is not None:  # the person-weighted table: c − 1, lag columns, means
+            lags, means = people.lag_columns, people.mean_columns
             sizes, numeric = (
-                sizes + (self.max_rows_per_person,) + tuple(sizes[j] + 1 for j in lags),
-                numeric + (self.max_rows_per_person,) + tuple(numeric[j] for j in lags),
-            )
+                sizes + (self.max_rows_per_person,) + tuple(sizes[j] + 1 for j in lags)
+                + tuple(numeric[j] + 1 for j in means),
+                numeric + (self.max_rows_per_person,) + tuple(numeric[j] for j in lags)
+                + tuple(numeric[j] for j in means),
+            )  # fmt: skip
             names, data = data.feature_names, self._validate_fit_source(people.codes)
             data.count_column, data.feature_names, d = d, names, len(sizes)
         if sum(sizes) > self.max_model_size:  # public: no release happens on refusal
@@ -454,7 +465,7 @@ class MarginalSynthesizer(BaseSynthesizer):
             delta_=report.delta,
             rho_=report.rho,
             _compression=compression,
-            _person_columns=None if people is None else people.person_columns,
+            _person_columns=None if people is None else people.key_columns,
             _lags=None if people is None else people.lags,
         )
 
@@ -464,21 +475,36 @@ class MarginalSynthesizer(BaseSynthesizer):
         if self.max_rows_per_person is None:
             return ()
         lags = self._check_lag_columns(len(names), names)
-        return ("rows per person", *(f"{names[j]} (previous row)" for j in lags))
+        means = check_person_columns(self.mean_columns, len(names), names, "mean_columns")
+        return (
+            "rows per person",
+            *(f"{names[j]} (previous row)" for j in lags),
+            *(f"{names[j]} (person mean)" for j in means),
+        )
 
     def _check_lag_columns(self, n_features, names):
         names = getattr(self, "_fit_column_names", names)
         return check_person_columns(self.lag_columns, n_features, names, "lag_columns")
 
+    def _check_mean_columns(self, n_features, names, numeric):
+        names = getattr(self, "_fit_column_names", names)
+        columns = check_person_columns(self.mean_columns, n_features, names, "mean_columns")
+        if any(numeric[j] == 0 for j in columns):
+            raise ValueError(
+                f"mean_columns must name numeric columns (integer, float or datetime bins); "
+                f"got {self.mean_columns!r}."
+            )
+        return columns
+
     def _check_person_columns(self, n_features, names):
         names = getattr(self, "_fit_column_names", names)
         return check_person_columns(self.person_columns, n_features, names)
 
-    def _person_table(self, data, persons, sizes):
+    def _person_table(self, data, persons, sizes, numeric):
         """The person-weighted table of a person-level fit (None: row-level), after
         its public checks."""
         if self.max_rows_per_person is None:
-            for name in ("person_columns", "lag_columns"):
+            for name in ("person_columns", "lag_columns", "mean_columns"):
                 if getattr(self, name) is not None:
                     raise ValueError(
                         f"{name}={getattr(self, name)!r} applies with max_rows_per_person; "
@@ -505,8 +531,11 @@ class MarginalSynthesizer(BaseSynthesizer):
             )
         columns = self._check_person_columns(data.n_features, data.feature_names)
         lags = self._check_lag_columns(data.n_features, data.feature_names)
+        means = self._check_mean_columns(data.n_features, data.feature_names, numeric)
         _check_codes(data.array, sizes)
-        return PersonTable(data.array, persons, self.max_rows_per_person, columns, lags, sizes)
+        return PersonTable(
+            data.array, persons, self.max_rows_per_person, columns, lags, sizes, means, numeric
+        )
 
     def _measure_one_way(self, one_way, rho_each, report, rng, earlier=None):
         """Release 1-way marginal ``j`` at ``rho_each[j]``: the noisy tables and their σ.
