@@ -8,12 +8,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from neighbours import largest_moves, releases_on_neighbours
 from replay import assert_replays
 
 from skprivsynth import MarginalSynthesizer, PeopleEventsSynthesizer
 from skprivsynth._math import people as people_math
 from skprivsynth.exceptions import PrivacyLeakWarning
-from skprivsynth.releases import record_releases, replay_releases
+from skprivsynth.releases import record_releases
 
 K = 4
 DOMAIN = {
@@ -79,44 +80,6 @@ def _events(n, ward, cost, day):
                          "day": [pd.Timestamp(day)] * n})  # fmt: skip
 
 
-def _statistics(fit, D, D_prime):
-    """Each release's statistic on ``D`` and, replaying ``D``'s outputs, on ``D'``."""
-
-    def capture(recording):
-        kept, observe = [], recording.observe
-
-        def wrapped(call, rng, args, kwargs, function):
-            value = kwargs.get("values", kwargs.get("scores", args[0] if args else None))
-            kept.append((call, np.asarray(value, dtype=np.float64).copy()))
-            return observe(call, rng, args, kwargs, function)
-
-        recording.observe = wrapped
-        return kept
-
-    with record_releases() as recording:
-        on_d = capture(recording)
-        fit(D)
-    with replay_releases(recording) as replay:
-        on_d_prime = capture(replay)
-        fit(D_prime)
-    return list(zip(on_d, on_d_prime, strict=True))
-
-
-def _largest_moves(pairs):
-    ratios = {}
-    for (call, a), (_, b) in pairs:
-        kind = call["release"]
-        if kind == "Gaussian mechanism":
-            ratio = np.linalg.norm(a - b) / call["sensitivity"]
-        elif kind == "Laplace mechanism":  # the encoder's decoding weights (L1)
-            ratio = np.abs(a - b).sum() / call["sensitivity"]
-        else:
-            assert kind == "exponential mechanism", kind
-            ratio = np.abs(a - b).max() / call["sensitivity"]
-        ratios[kind] = max(ratios.get(kind, 0.0), ratio)
-    return ratios
-
-
 def _worst_case_pair():
     """A person with K events in one cell, replaced by a person of other attributes
     with K events in another cell; and by a person without events."""
@@ -141,10 +104,10 @@ def test_person_level_sensitivity_on_worst_case_neighbours(selection):
     elsewhere or none; the 1-way tables attain it (the bound is tight)."""
     low, high, none = _worst_case_pair()
     for other in (high, none):
-        moves = _largest_moves(_statistics(_fitter(selection=selection), low, other))
+        moves = largest_moves(releases_on_neighbours(_fitter(selection=selection), low, other))
         assert moves["Gaussian mechanism"] <= 1.0 + 1e-12
         assert moves["exponential mechanism"] <= 1.0 + 1e-12
-    moves = _largest_moves(_statistics(_fitter(selection=selection), low, high))
+    moves = largest_moves(releases_on_neighbours(_fitter(selection=selection), low, high))
     assert moves["Gaussian mechanism"] == pytest.approx(1.0)
 
 
@@ -154,7 +117,7 @@ def test_a_per_row_calibration_exceeds_the_declared_sensitivity(monkeypatch):
     monkeypatch.setattr(people_math, "person_weights", lambda counts: np.ones(len(counts)))
     monkeypatch.setattr("skprivsynth.people.person_weights", people_math.person_weights)
     low, high, _ = _worst_case_pair()
-    moves = _largest_moves(_statistics(_fitter(), low, high))
+    moves = largest_moves(releases_on_neighbours(_fitter(), low, high))
     assert moves["Gaussian mechanism"] == pytest.approx(K)
 
 
@@ -167,7 +130,7 @@ def test_the_bound_is_applied_before_any_release():
     changed = events.copy()
     changed.loc[many, "ward"] = "D"
     changed.loc[many, "cost"] = 1.0
-    for (_, a), (_, b) in _statistics(_fitter(), (people, events), (people, changed)):
+    for (_, a), (_, b) in releases_on_neighbours(_fitter(), (people, events), (people, changed)):
         assert np.array_equal(a, b)
 
 

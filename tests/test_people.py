@@ -8,13 +8,14 @@ import warnings
 
 import numpy as np
 import pytest
+from neighbours import largest_moves, releases_on_neighbours
 from replay import assert_replays
 
 from skprivsynth import MarginalSynthesizer, people
 from skprivsynth._math.people import bound_contributions
 from skprivsynth.auditing import audit_mechanism, gdp_mu
 from skprivsynth.exceptions import PrivacyLeakWarning
-from skprivsynth.releases import record_releases, replay_releases
+from skprivsynth.releases import record_releases
 
 K = 6
 DOMAIN = [2, 4, 5, 3]  # sex, age group (person columns 0, 1); diagnosis, ward (rows)
@@ -59,48 +60,6 @@ def _estimator(epsilon=1.0, **params):
     )
 
 
-def _private_arguments(recording):
-    """Wrap ``recording.observe`` to keep every release's private statistic."""
-    kept = []
-    observe = recording.observe
-
-    def capture(call, rng, args, kwargs, function):
-        value = kwargs.get("values", kwargs.get("scores", args[0] if args else None))
-        kept.append((call, np.asarray(value, dtype=np.float64).copy()))
-        return observe(call, rng, args, kwargs, function)
-
-    recording.observe = capture
-    return kept
-
-
-def _releases_on_neighbours(fit, D, D_prime):
-    """Each release's statistic on ``D`` and, replaying ``D``'s outputs, on ``D'``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        with record_releases() as recording:
-            on_d = _private_arguments(recording)
-            fit(D)
-        with replay_releases(recording) as replay:
-            on_d_prime = _private_arguments(replay)
-            fit(D_prime)
-    return list(zip(on_d, on_d_prime, strict=True))
-
-
-def _largest_moves(pairs):
-    """Per release kind, the largest ratio of the statistic's move to its declared
-    sensitivity (L2 for Gaussian releases, L∞ for exponential-mechanism scores)."""
-    ratios = {}
-    for (call, a), (_, b) in pairs:
-        kind = call["release"]
-        if kind == "Gaussian mechanism":
-            ratio = np.linalg.norm(a - b) / call["sensitivity"]
-        else:
-            assert kind == "exponential mechanism", kind
-            ratio = np.abs(a - b).max() / call["sensitivity"]
-        ratios[kind] = max(ratios.get(kind, 0.0), ratio)
-    return ratios
-
-
 # ---------------------------------------------------------------------------- the bound
 
 
@@ -140,7 +99,7 @@ def test_the_bound_is_applied_before_any_release():
         return _estimator().fit(data[0], persons=data[1])
 
     for other in [(X_changed, persons), (X_more, persons_more)]:
-        for (_, a), (_, b) in _releases_on_neighbours(fit, (X, persons), other):
+        for (_, a), (_, b) in releases_on_neighbours(fit, (X, persons), other):
             assert np.array_equal(a, b)
 
 
@@ -159,7 +118,7 @@ def test_person_level_sensitivity_on_worst_case_neighbours(selection, lags):
         est = _estimator(8.0, selection=selection, lag_columns=lags)
         return est.fit(data[0], persons=data[1])
 
-    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    moves = largest_moves(releases_on_neighbours(fit, D, D_prime))
     assert moves["Gaussian mechanism"] == pytest.approx(1.0)
     assert moves["exponential mechanism"] <= 1.0 + 1e-12
 
@@ -175,7 +134,7 @@ def test_person_level_sensitivity_when_the_count_changes():
     def fit(data):
         return _estimator(8.0).fit(data[0], persons=data[1])
 
-    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    moves = largest_moves(releases_on_neighbours(fit, D, D_prime))
     assert "exponential mechanism" in moves
     assert max(moves.values()) <= 1.0 + 1e-12
 
@@ -189,7 +148,7 @@ def test_a_per_row_calibration_exceeds_the_declared_sensitivity(monkeypatch):
     def fit(data):
         return _estimator(8.0).fit(data[0], persons=data[1])
 
-    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    moves = largest_moves(releases_on_neighbours(fit, D, D_prime))
     assert moves["Gaussian mechanism"] == pytest.approx(K)
 
 
@@ -382,18 +341,7 @@ def _encoder_moves(pairs, domain):
         pipe = make_private_pipeline(est, domain=domain, random_state=0)
         return pipe.fit(data[0], marginalsynthesizer__persons=data[1])
 
-    moves = {}
-    for (call, a), (_, b) in _releases_on_neighbours(fit, *pairs):
-        kind = call["release"]
-        if kind == "PrivTree bins":  # a replaced row moves two fine counts by 1
-            ratio = np.abs(a - b).sum() / 2
-        elif kind == "Gaussian mechanism":
-            ratio = np.linalg.norm(a - b) / call["sensitivity"]
-        else:
-            assert kind == "exponential mechanism", kind
-            ratio = np.abs(a - b).max() / call["sensitivity"]
-        moves[kind] = max(moves.get(kind, 0.0), ratio)
-    return moves
+    return largest_moves(releases_on_neighbours(fit, *pairs))
 
 
 def test_pipeline_encoder_releases_are_person_level():
@@ -537,12 +485,12 @@ def test_a_lag_read_across_people_exceeds_the_declared_sensitivity(monkeypatch):
     def fit(data):
         return _estimator(8.0, lag_columns=[2]).fit(data[0], persons=data[1])
 
-    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    moves = largest_moves(releases_on_neighbours(fit, D, D_prime))
     assert moves["Gaussian mechanism"] <= 1.0 + 1e-12
     monkeypatch.setattr(
         people, "previous_rows", lambda keep, person: np.r_[-1, np.flatnonzero(keep)[:-1]]
     )
-    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    moves = largest_moves(releases_on_neighbours(fit, D, D_prime))
     assert moves["Gaussian mechanism"] > 1.0 + 1e-6
 
 
@@ -560,7 +508,7 @@ def test_person_means_are_person_level_and_replay():
         est = _estimator(8.0, mean_columns=[2])
         return est.fit(data[0], persons=data[1], numeric_codes=numeric)
 
-    moves = _largest_moves(_releases_on_neighbours(fit, D, D_prime))
+    moves = largest_moves(releases_on_neighbours(fit, D, D_prime))
     assert moves["Gaussian mechanism"] == pytest.approx(1.0)
     assert moves["exponential mechanism"] <= 1.0 + 1e-12
 
