@@ -62,12 +62,12 @@ class PeopleEventsSynthesizer(BaseEstimator):
         only if declared so.
     max_events_per_person : int
         The most events a person contributes (public).
-    lag_columns : list of str or None, default=None
+    lag_columns : str, list of str or None, default=None
         Event columns whose value at the person's previous event (in the events
         table's order) is modelled with the event, so that a synthetic person's
         consecutive events keep their relation (a cost and the next visit's cost);
         the synthesizer's ``lag_columns``.
-    mean_columns : list of str or None, default=None
+    mean_columns : str, list of str or None, default=None
         Numeric event columns whose mean over the person's events is modelled as an
         attribute of the person (their level of a repeated measure: a patient's usual
         cost), so that a synthetic person's events share a level; the synthesizer's
@@ -141,9 +141,9 @@ class PeopleEventsSynthesizer(BaseEstimator):
         k = self.max_events_per_person
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise ValueError(f"max_events_per_person must be an integer >= 1; got {k!r}.")
-        lags = [] if self.lag_columns is None else list(self.lag_columns)
-        means = [] if self.mean_columns is None else list(self.mean_columns)
-        for name, columns in (("lag_columns", lags), ("mean_columns", means)):
+        for name in ("lag_columns", "mean_columns"):
+            columns = getattr(self, name)
+            columns = [columns] if isinstance(columns, str) else list(columns or [])
             if not set(columns) <= set(event_columns):
                 raise ValueError(
                     f"{name} must name event columns {event_columns!r}; got {columns!r}."
@@ -160,9 +160,11 @@ class PeopleEventsSynthesizer(BaseEstimator):
         )[[key, *domain.columns]]
         synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
         modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
+        # lag_columns / mean_columns: this estimator's, else the synthesizer's own.
+        own = {"lag_columns": self.lag_columns, "mean_columns": self.mean_columns}
         synthesizer.set_params(
-            max_rows_per_person=int(k), person_columns=modelled, lag_columns=lags or None,
-            mean_columns=means or None,
+            max_rows_per_person=int(k), person_columns=modelled,
+            **{name: value for name, value in own.items() if value is not None},
         )  # fmt: skip
         pipe = make_private_pipeline(
             synthesizer, domain, binning_share=self.binning_share,

@@ -167,7 +167,12 @@ def check_person_columns(person_columns, n_features, names=None, parameter="pers
     A column may be given by name when ``names`` lists the columns' names (the
     encoder's output names in a :class:`~skprivsynth.SynthesisPipeline`).
     """
-    columns = () if person_columns is None else list(person_columns)
+    if person_columns is None:
+        columns = []
+    elif isinstance(person_columns, str):  # one column by name
+        columns = [person_columns]
+    else:
+        columns = list(person_columns)
     if names is not None:
         index = {str(name): j for j, name in enumerate(names)}
         unknown = [c for c in columns if isinstance(c, str) and c not in index]

@@ -299,3 +299,29 @@ def test_lag_and_mean_columns_name_event_columns():
     est.set_params(lag_columns=["ward"], mean_columns=["cost"])
     people, events = _fit(est, tables).sample(random_state=0)
     assert events["id"].isin(people["id"]).all() and not events.isna().any().any()
+
+
+def test_the_synthesizers_own_lag_and_mean_columns_are_kept(tmp_path, capsys):
+    """``mean_columns`` given to the synthesizer (as ``--param mean_columns=cost`` on the
+    command line) is used when the two-table estimator has none of its own: the model
+    holds the person mean as one more column."""
+    import json
+
+    from skprivsynth.cli import main
+
+    tables = _tables(300)
+    est = PeopleEventsSynthesizer(
+        MarginalSynthesizer(4.0, mean_columns="cost", random_state=0), domain=DOMAIN,
+        max_events_per_person=K, random_state=0,
+    )  # fmt: skip
+    plain = _fit(_estimator(4.0), tables).pipeline_[-1]
+    fitted = _fit(est, tables).pipeline_[-1]
+    assert len(fitted.model_.sizes) == len(plain.model_.sizes) + 1
+    (tmp_path / "d.json").write_text(json.dumps(DOMAIN))
+    for name, frame in zip(("p.csv", "e.csv"), tables, strict=True):
+        frame.to_csv(tmp_path / name, index=False)
+    code = main(["synthesize", str(tmp_path / "p.csv"), "--events", str(tmp_path / "e.csv"),
+                 "--person", "id", "--max-rows-per-person", str(K), "--domain",
+                 str(tmp_path / "d.json"), "-o", str(tmp_path / "po.csv"), "--events-output",
+                 str(tmp_path / "eo.csv"), "--seed", "0", "--param", "mean_columns=cost"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err

@@ -194,7 +194,7 @@ class MarginalSynthesizer(BaseSynthesizer):
         (:class:`~skprivsynth.people.PersonTable`).  :meth:`sample` then returns the
         rows of ``n_samples`` synthetic people, :meth:`sample_people` their keys too;
         see the :ref:`User Guide <people>`.  None: replace-one rows.
-    person_columns : sequence of int or str, or None, default=None
+    person_columns : sequence of int or str, str or None, default=None
         With ``max_rows_per_person``: the columns constant within a person (public; a
         person takes the value of their first row), kept constant within each
         synthetic person; by position, or by name when ``X`` is a DataFrame or in a
@@ -269,9 +269,9 @@ class MarginalSynthesizer(BaseSynthesizer):
         "iterations": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_rows_per_person": [None, Interval(Integral, 1, None, closed="left")],
-        "person_columns": [None, "array-like"],
-        "lag_columns": [None, "array-like"],
-        "mean_columns": [None, "array-like"],
+        "person_columns": [None, "array-like", str],
+        "lag_columns": [None, "array-like", str],
+        "mean_columns": [None, "array-like", str],
     }
 
     def __init__(
