@@ -210,7 +210,7 @@ class PeopleEventsSynthesizer(BaseEstimator):
         has = rows[self._has].to_numpy(dtype=bool)
         events = rows.loc[has, self.event_columns_].reset_index(drop=True)
         events.insert(0, key, persons[has])
-        rng = role_generator(random_state, "pipeline decoding")
+        rng = role_generator(random_state, "events filling")  # a stream of its own
         for column in self.event_columns_:
             if column not in self._missing:
                 events[column] = _fill_missing(events[column], rng)

@@ -89,6 +89,7 @@ _ROLE_KEYS = {
                 "pipeline sampling",
                 "pipeline decoding",
                 "encoder person rows",
+                "events filling",
             )
         )
     },
