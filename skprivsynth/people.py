@@ -37,10 +37,10 @@ __all__ = [
 ]
 
 
-#: Pools drawn for the rows of a kind (person, count, previous values) before a row is
-#: drawn given its person's kind alone (pools double: the last is 2**(rounds-1) times
-#: the first).
+#: Pools drawn for a row of a kind (person, count, previous values) before it is drawn
+#: given its person's kind alone (each pool twice the open slots of the one before).
 _LAG_ROUNDS = 4
+
 
 def person_relation(max_rows_per_person):
     """The neighbouring relation of a person-level fit, in words (for the report)."""
@@ -142,7 +142,8 @@ class PersonTable:
             lags = list(lag_columns)
             previous = previous_rows(keep, person)
             first_row = np.asarray(sizes, dtype=np.float64)[lags]
-            lagged = np.where(previous[:, None] >= 0, X[np.maximum(previous, 0)][:, lags], first_row)
+            before = X[np.maximum(previous, 0)][:, lags]
+            lagged = np.where(previous[:, None] >= 0, before, first_row)
             codes = np.column_stack([codes, lagged])
         means = [person_means(X[:, j], keep, person, numeric[j]) for j in mean_columns]
         codes = np.column_stack([codes, *means])

@@ -184,7 +184,8 @@ class SynthesisPipeline(Pipeline):
             # Person-level: the transformers learn from one row of each person, so their
             # releases are person-level (the people's rows are then all encoded).
             k = final.max_rows_per_person
-            rows = encoder_rows(persons, k, getattr(self._first_transformer(), "random_state", None))
+            seed = getattr(self._first_transformer(), "random_state", None)
+            rows = encoder_rows(persons, k, seed)
             one_each = X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
             transformers.fit(one_each, y, **head)
             Xt = transformers.transform(X)

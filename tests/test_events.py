@@ -40,7 +40,8 @@ def _tables(n_people=1200, seed=0):
     counts = np.where(rng.random(n_people) < 0.15, 0, 1 + rng.poisson(0.5 + 1.5 * age))
     person = np.repeat(np.arange(n_people), counts)
     old = age[person] == 2
-    ward = np.where(old & (rng.random(person.size) < 0.7), "C", rng.choice(["A", "B", "D"], person.size))
+    other = rng.choice(["A", "B", "D"], person.size)
+    ward = np.where(old & (rng.random(person.size) < 0.7), "C", other)
     cost = np.round(np.where(ward == "C", rng.uniform(500, 2000, person.size),
                              rng.uniform(0, 500, person.size)), 2)  # fmt: skip
     day = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 365, person.size), "D")
