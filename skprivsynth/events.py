@@ -153,11 +153,15 @@ class PeopleEventsSynthesizer(BaseEstimator):
         # Per-person rules only: a key's first row in people; events of no person out.
         people = people.drop_duplicates(subset=key, keep="first")
         events = events[events[key].isin(people[key])]
-        joined = events.merge(people, on=key, how="left", sort=False)
-        alone = people[~people[key].isin(events[key])]
-        joined = pd.concat(
-            [joined.assign(**{has: True}), alone.assign(**{has: False})], ignore_index=True
-        )[[key, *domain.columns]]
+        # The event columns in the dtypes they take with a missing value, read from the
+        # schema (public): never from whether anyone has no event.
+        dtypes = events[event_columns].head(0).reindex([0]).dtypes.to_dict()
+        joined = events.merge(people, on=key, how="left", sort=False).astype(dtypes)
+        alone = people[~people[key].isin(events[key])].reset_index(drop=True)
+        empty = events[event_columns].head(0).reindex(range(len(alone))).astype(dtypes)
+        alone = pd.concat([alone, empty], axis=1).assign(**{has: False})
+        joined = pd.concat([joined.assign(**{has: True}), alone], ignore_index=True)
+        joined = joined[[key, *domain.columns]]
         synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
         modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
         # lag_columns / mean_columns: this estimator's, else the synthesizer's own.

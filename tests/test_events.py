@@ -326,3 +326,27 @@ def test_the_synthesizers_own_lag_and_mean_columns_are_kept(tmp_path, capsys):
                  str(tmp_path / "d.json"), "-o", str(tmp_path / "po.csv"), "--events-output",
                  str(tmp_path / "eo.csv"), "--seed", "0", "--param", "mean_columns=cost"])  # fmt: skip
     assert code == 0, capsys.readouterr().err
+
+
+def test_whether_anyone_has_no_event_is_not_in_the_output():
+    """D: everyone has events; D': one person's events all removed (the only person
+    without one).  Replaying D's releases, the two runs write the same tables with the
+    same dtypes, an integer event column declared missing included, and the fitted
+    encoder (handed on with the estimator) reads the same dtypes."""
+    people, events = _tables(400, seed=2)
+    people = people[people["id"].isin(events["id"])].reset_index(drop=True)
+    events = events.assign(n=np.random.default_rng(0).integers(0, 5, len(events)))
+    domain = {**DOMAIN, "n": {"type": "integer", "range": [0, 4], "missing": True}}
+    D = (people, events)
+    D_prime = (people, events[events["id"] != people["id"].iloc[0]].reset_index(drop=True))
+
+    def run(tables):
+        est = PeopleEventsSynthesizer(
+            MarginalSynthesizer(8.0, random_state=0), domain=domain, max_events_per_person=K,
+            random_state=0,
+        ).fit(*tables, key="id")  # fmt: skip
+        synthetic_people, synthetic_events = est.sample(200, random_state=1)
+        encoder_dtypes = [str(t) for t in est.pipeline_[0].dtypes_]
+        return {"people": synthetic_people, "events": synthetic_events, "fit": encoder_dtypes}
+
+    assert_replays(run, D, D_prime, seeded=True)
