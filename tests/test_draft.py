@@ -241,17 +241,18 @@ def test_unordered_words_stay_sorted(tmp_path, capsys):
 
 def test_whole_hundred_amounts_keep_their_precision(tmp_path, capsys):
     """Whole-hundred amounts lost their precision: on a short grid of multiples they
-    are levels; on a long one the line says so."""
+    are levels; on a long one a range declared in whole hundreds (``"decimals": -2``)."""
     rng = np.random.default_rng(0)
     data = pd.DataFrame(
         {"fee": rng.integers(0, 51, 500) * 100, "price": rng.integers(0, 900, 500) * 100}
     )
     source, draft, lines = _draft_csv(tmp_path, capsys, data)
     assert draft["fee"] == {"levels": list(range(0, 5001, 100)), "ordered": True}
-    assert draft["price"]["type"] == "integer"
+    assert draft["price"] == {"type": "integer", "range": [0, 90000], "decimals": -2}
     assert "multiple of 100" in _line(lines, "price")
     out = _synthesize(tmp_path, source, draft)
     assert (out["fee"].astype(int) % 100 == 0).all()
+    assert (out["price"].astype(int) % 100 == 0).all()
 
 
 def test_drop_advice_is_quoted_for_the_shell(tmp_path, capsys):

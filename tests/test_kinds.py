@@ -1223,7 +1223,7 @@ def test_float_decimals_round_trip_and_decode_at_the_declared_precision():
     domain = Domain({"stay": spec, "price": {"bins": [0, 10, 100], "decimals": 2}})
     assert Domain(domain.to_dict()) == domain and domain.to_dict()["stay"] == spec
     assert domain["price"].decimals == 2
-    with pytest.raises(ValueError, match=r"\['decimals'\] must be an int from 0 to 15"):
+    with pytest.raises(ValueError, match=r"\['decimals'\] must be an int from -15 to 15"):
         Domain({"x": {"type": "float", "range": [0, 1], "decimals": 1.5}})
     rng = np.random.default_rng(0)
     real = pd.DataFrame(
@@ -1237,6 +1237,33 @@ def test_float_decimals_round_trip_and_decode_at_the_declared_precision():
     for column, k in (("stay", 1), ("price", 2)):
         np.testing.assert_allclose(out[column], out[column].round(k), atol=1e-9)
     assert out["stay"].between(0, 365).all() and out["price"].between(0, 100).all()
+
+
+
+def test_whole_hundreds_decode_to_multiples_of_100_in_integers_and_floats():
+    """``"decimals": -2`` (amounts recorded in whole hundreds): an integer range took
+    no decimals and decoded to every integer of its bins."""
+    fee = {"type": "integer", "range": [0, 200000], "decimals": -2}
+    domain = Domain({"fee": fee, "rent": {"type": "float", "range": [0, 50000], "decimals": -2}})
+    assert Domain(domain.to_dict()) == domain and domain.to_dict()["fee"] == fee
+    with pytest.raises(ValueError, match=r"\['decimals'\] must be an int from -15 to 0; got 1"):
+        Domain({"x": {"type": "integer", "range": [0, 1000], "decimals": 1}})
+    with pytest.raises(ValueError, match="at least two values multiple of 100"):
+        Domain({"x": {"type": "integer", "range": [0, 50], "decimals": -2}})
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame(
+        {
+            "fee": (rng.lognormal(8.0, 1.0, 4000) // 100 * 100).astype(np.int64),
+            "rent": rng.integers(0, 500, 4000) * 100.0,
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded for the test
+        pipe = make_private_pipeline(MarginalSynthesizer(epsilon=2.0), domain, random_state=0)
+        out = pipe.fit(real).sample(random_state=1)
+    assert out["fee"].dtype == np.int64 and (out["fee"] % 100 == 0).all()
+    assert (out["rent"] % 100 == 0).all() and out["rent"].between(0, 50000).all()
+    assert out["fee"].nunique() > 20  # decoded inside the bins, not at their edges only
 
 
 # ------------------------------------------------------- codes that stand for missing

@@ -575,7 +575,6 @@ def _draft_column(series, n, name=None, as_range=False):
                 f"; {key[0]} distinct values, {key[1]:g} row(s) each at the median: if "
                 f"it is a key rather than a quantity, synthesize with {_drop_advice(name)}"
             )
-        precision = ""
         if unit is not None and high - low >= MAX_INTEGER_LEVELS:
             first = low // unit * unit
             grid = list(range(first, high + 1, unit))
@@ -585,10 +584,11 @@ def _draft_column(series, n, name=None, as_range=False):
                     f"{unit}s): the multiples of {unit} from {first} to {high}, one level "
                     "each, so that synthetic values keep that precision"
                 )
-            precision = (
-                f"; every value is a multiple of {unit} (recorded in whole {unit}s): a "
-                "range decodes to every integer of its bins, so synthetic values are not; "
-                f"round them to {unit}s after the run if they must be"
+            bounds = [int(v) for v in _round_range(low, high)]
+            return {"type": "integer", "range": bounds, "decimals": -len(str(unit)) + 1}, (
+                f"integers spanning {high - low + 1} values, every one a multiple of {unit} "
+                f"(recorded in whole {unit}s): a range rounded outwards, decoded to "
+                f"multiples of {unit}{many}"
             )
         if high - low < MAX_INTEGER_LEVELS:
             span = high - low + 1
@@ -603,7 +603,7 @@ def _draft_column(series, n, name=None, as_range=False):
                 )
             return {"type": "integer", "range": [low, high]}, why
         return {"type": "integer", "range": [int(v) for v in _round_range(low, high)]}, (
-            f"integers spanning {high - low + 1} values: a range rounded outwards{precision}{many}"
+            f"integers spanning {high - low + 1} values: a range rounded outwards{many}"
         )
     timestamps, text_format, ambiguous = _text_datetimes(present)
     if timestamps is not None:

@@ -16,7 +16,13 @@ class Integer(Numeric):
     2); decoded values are integers."""
 
     key = "integer"
-    step = 1
+    _decimals_accepted = (-15, 0)
+
+    @property
+    def step(self):
+        """1, or ``10**-decimals`` for a declared recording in whole tens, hundreds..."""
+        decimals = getattr(self.spec, "decimals", None)
+        return 10**-decimals if decimals is not None and decimals < 0 else 1
 
     def numbers(self, values):
         return np.floor(super().numbers(values))
@@ -36,7 +42,8 @@ class Integer(Numeric):
         return as_int(number)
 
     def _precision_json(self):
-        return {}
+        decimals = getattr(self.spec, "decimals", None)
+        return {"decimals": decimals} if decimals is not None and decimals < 0 else {}
 
     def describe(self):
         if isinstance(self.spec, range):
@@ -75,8 +82,8 @@ class Integer(Numeric):
 
     @classmethod
     def _range_levels(cls, lo, hi, spec, where, missing, codes):
-        if hi - lo + 1 > MAX_INTEGER_LEVELS:
-            return None
+        if hi - lo + 1 > MAX_INTEGER_LEVELS or spec.get("decimals", 0) < 0:
+            return None  # bins (of the multiples of a whole-hundreds recording)
         if spec.get("clip", False):
             raise ValueError(
                 f"{where}: an integer range of at most {MAX_INTEGER_LEVELS} values is "

@@ -90,6 +90,9 @@ class Numeric(Kind):
         """The levels a range ``[lo, hi]`` without bins stands for, or None (bins)."""
         return None
 
+    #: The declared ``decimals`` accepted: ``-2`` is a recording in whole hundreds.
+    _decimals_accepted = (-15, 15)
+
     @classmethod
     def _step(cls, resolution):
         return 0
@@ -102,10 +105,15 @@ class Numeric(Kind):
         text_format = cls._format(spec, where, resolution)
         clip = check_flag(spec, "clip", where)
         decimals = spec.get("decimals")
+        least, most = cls._decimals_accepted
         if decimals is not None and (
-            isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 15
+            isinstance(decimals, bool)
+            or not isinstance(decimals, int)
+            or not least <= decimals <= most
         ):
-            raise ValueError(f"{where}['decimals'] must be an int from 0 to 15; got {decimals!r}.")
+            raise ValueError(
+                f"{where}['decimals'] must be an int from {least} to {most}; got {decimals!r}."
+            )
         bounds = None
         if "range" in spec:
             bounds = parse_numbers(spec["range"], f"{where}['range']", kind)
@@ -118,11 +126,13 @@ class Numeric(Kind):
             levels = cls._range_levels(lo, hi, spec, where, missing, codes)
             if levels is not None:
                 return levels
-            step = cls._step(resolution)
+            step, unit = cls._step(resolution), " at its resolution"
+            if decimals is not None and decimals < 0:  # whole tens, hundreds...
+                step, unit = 10.0**-decimals, f" multiple of {10**-decimals}"
             if (lo >= hi) if step == 0 else (np.floor(hi / step) <= np.ceil(lo / step)):
                 raise ValueError(
                     f"{where}['range'] must hold at least two values"
-                    f"{' at its resolution' if step else ''}; got {spec['range']!r}."
+                    f"{unit if step else ''}; got {spec['range']!r}."
                 )
             return Range(lo, hi, kind, resolution, clip, missing, decimals, codes, text_format)
         edges = parse_numbers(spec["bins"], f"{where}['bins']", kind, integers=False)

@@ -22,7 +22,7 @@ _KEYS = {
     None: {"bins", "clip", "range", "missing", "decimals"},
     "levels": {"levels", "ordered", "missing"},
     "boolean": {"type", "missing"},
-    "integer": {"type", "range", "bins", "clip", "missing"},
+    "integer": {"type", "range", "bins", "clip", "missing", "decimals"},
     "float": {"type", "range", "bins", "clip", "missing", "decimals"},
     "datetime": {"type", "range", "bins", "resolution", "format", "clip", "missing"},
 }

@@ -36,8 +36,9 @@ class Bins:
     missing : bool, default=False
         Whether missing values are one more code, after the bins.
     decimals : int or None, default=None
-        Float columns only: decoded values are rounded to this many decimals (prices
-        in cents: 2; a length of stay in tenths of a day: 1).  Where a range's fine
+        Decoded values are rounded to this many decimals (prices in cents: 2; a length
+        of stay in tenths of a day: 1; amounts in whole hundreds: -2, the one precision
+        an integer column takes).  Where a range's fine
         cells hold 2 values of this precision or more, the values that recur on many
         rows are released on their own and come back exactly (user guide, "Values
         that recur: grid points").
