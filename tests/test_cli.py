@@ -505,6 +505,11 @@ def test_drop_leaves_identifier_columns_out_of_the_run_and_the_evaluation(
     with pytest.warns(PrivacyLeakWarning, match=r"random_state=0\) seed"):
         assert main([*argv, "--drop", "id", "--seed", "0"]) == 0
     assert list(pd.read_csv(target).columns) == ["a", "b"]
+    # The draft advises one --drop per column: repeated, they add up (the last one
+    # alone was kept).
+    with pytest.warns(PrivacyLeakWarning, match=r"random_state=0\) seed"):
+        assert main([*argv, "--drop", "id", "--drop", "b", "--seed", "0"]) == 0
+    assert list(pd.read_csv(target).columns) == ["a"]
 
 
 def _draft(tmp_path, capsys, data):

@@ -248,6 +248,7 @@ def _add_synthesize_command(commands):
     synth.add_argument(
         "--drop",
         nargs="+",
+        action="extend",
         default=[],
         metavar="COLUMN",
         help="leave these columns of the input out: not read, not synthesized, not in "
