@@ -40,7 +40,7 @@ from .synthesizers import all_synthesizers
 from .synthesizers.gaussian import plain_gaussian_mechanism
 from .validation import is_differentially_private
 
-__version__ = "0.1.0"
+__version__ = "0.4.0.dev0"
 
 # Every synthesizer of the package, by name (one module each in synthesizers/).
 _SYNTHESIZERS = dict(all_synthesizers())
