@@ -37,9 +37,10 @@ __all__ = [
 ]
 
 
-#: Pools drawn for a row of a kind (person, count, previous values) before it is drawn
-#: given its person's kind alone (each pool twice the open slots of the one before).
-_LAG_ROUNDS = 4
+#: Most records of the model drawn in pools per synthetic row asking for a kind (a
+#: person's kind, or with previous values): the sampling of people then costs at most
+#: this many times a plain sample; a row whose kind the pools miss falls back.
+_DRAWS_PER_ROW = 16
 
 
 def person_relation(max_rows_per_person):
@@ -221,7 +222,9 @@ def sample_people(model, compression, n_people, person_columns, rng, n_features=
     counts = decoded[:, count].astype(np.int64) + 1
     draw = lambda m: model.sample(m, rng)  # noqa: E731
     if not lags:
-        rows, person = draw_people(people, counts, draw, keyer(key_columns), rng)
+        rows, person = draw_people(
+            people, counts, draw, keyer(key_columns), rng, _DRAWS_PER_ROW
+        )
         rows = compression.inverse_transform(rows, rng)
     else:
         targets = [p for _, p in lags]
@@ -235,13 +238,13 @@ def sample_people(model, compression, n_people, person_columns, rng, n_features=
             who = np.flatnonzero(counts > t)
             wanted = people[who].copy()
             wanted[:, targets] = state[who]
-            width, dtype, rounds = people.shape[1], people.dtype, _LAG_ROUNDS
+            width, dtype, draws = people.shape[1], people.dtype, _DRAWS_PER_ROW
             filled, todo = fill_slots(
-                by_kind(wanted), width, dtype, draw, by_kind, rng, who.size, rounds
+                by_kind(wanted), width, dtype, draw, by_kind, rng, who.size, draws
             )
             if todo.size:  # a kind the model gives vanishing mass: the person's alone
                 filled[todo], left = fill_slots(
-                    by_person(wanted[todo]), width, dtype, draw, by_person, rng, todo.size, rounds
+                    by_person(wanted[todo]), width, dtype, draw, by_person, rng, todo.size, draws
                 )
                 filled[todo[left]] = people[who[todo[left]]]  # else the person's record
             full = compression.inverse_transform(filled, rng)

@@ -99,7 +99,7 @@ def person_weights(counts):
     return 1.0 / np.asarray(counts, dtype=np.float64)
 
 
-def draw_people(people, counts, draw, key, rng, max_rounds=40):
+def draw_people(people, counts, draw, key, rng, draws_per_row):
     """The rows of synthetic people from a model of the person-weighted table.
 
     A record of the model is a person (its person-level attributes and its number of
@@ -109,7 +109,8 @@ def draw_people(people, counts, draw, key, rng, max_rounds=40):
     record as its first row and takes ``c − 1`` further records of the same key from
     pools of records drawn from the model (:func:`fill_slots`).  A row whose key the
     pools never hold (a kind of vanishing mass under the model, drawn as a person by
-    chance) repeats the person's own record.
+    chance, that the pools did not hold within their draws) repeats the person's own
+    record.
 
     Parameters
     ----------
@@ -123,8 +124,8 @@ def draw_people(people, counts, draw, key, rng, max_rounds=40):
         ``key(records) -> ndarray of int``: each record's person key.
     rng : numpy.random.Generator
         Shuffles each pool.
-    max_rounds : int, default=40
-        Most pools drawn (the pools double: 40 rounds reach kinds of mass about 1e-12).
+    draws_per_row : int
+        Most records drawn in pools, per row to fill (:func:`fill_slots`).
 
     Returns
     -------
@@ -138,7 +139,7 @@ def draw_people(people, counts, draw, key, rng, max_rounds=40):
     need = counts - 1
     slots = np.repeat(np.arange(n_people), need)  # the persons of the missing rows
     filled, todo = fill_slots(keys[slots], people.shape[1], people.dtype, draw, key, rng,
-                              pool_size=max(int(need.sum()), 1), max_rounds=max_rounds)  # fmt: skip
+                              max(int(need.sum()), 1), draws_per_row)  # fmt: skip
     filled[todo] = people[slots[todo]]  # a kind of vanishing mass: the person's own record
     starts = np.cumsum(counts) - counts
     records = np.empty((int(counts.sum()), people.shape[1]), dtype=people.dtype)
@@ -149,24 +150,27 @@ def draw_people(people, counts, draw, key, rng, max_rounds=40):
     return records, np.repeat(np.arange(n_people), counts)
 
 
-def fill_slots(slot_keys, width, dtype, draw, key, rng, pool_size, max_rounds=40):
+def fill_slots(slot_keys, width, dtype, draw, key, rng, pool_size, draws_per_slot):
     """Records of the model for slots that each ask for a key (rejection from pools).
 
     Pools of records are drawn from the model (``draw(m)``, shuffled since the model's
     sampler orders its records): ``pool_size`` records first, then twice the open slots
     at each round, doubling (a kind of mass ``q`` is found after about ``log2(1/q)``
-    rounds), at most four times the first pool; the ``j``-th open slot of a key takes the ``j``-th
-    record of that key in the pool, each record used once, until every slot is served
-    or ``max_rounds`` pools were drawn.  Returns the records (rows of open slots
-    undefined) and the indices of the slots left open.
+    rounds), at most four times the first pool; the ``j``-th open slot of a key takes
+    the ``j``-th record of that key in the pool, each record used once, until every
+    slot is served or the pools hold ``draws_per_slot`` records per slot (the cost of a
+    kind of vanishing mass is bounded by that of the slots).  Returns the records (rows
+    of open slots undefined) and the indices of the slots left open.
     """
     filled = np.empty((slot_keys.size, width), dtype=dtype)
     todo = np.arange(slot_keys.size)
-    for round_ in range(max_rounds):
-        if todo.size == 0:
-            break
+    budget, cap = draws_per_slot * max(slot_keys.size, 1), 4 * max(pool_size, todo.size)
+    round_ = 0
+    while todo.size and budget > 0:
         size = max(pool_size, todo.size) if round_ == 0 else todo.size << min(round_, 30)
-        pool = draw(min(size, 4 * max(pool_size, todo.size)))
+        size = min(size, cap, budget)
+        budget, round_ = budget - size, round_ + 1
+        pool = draw(size)
         pool = pool[rng.permutation(len(pool))]
         pool_keys = key(pool)
         values, slot_key = np.unique(slot_keys[todo], return_inverse=True)
