@@ -114,7 +114,7 @@ def main(argv=None):
 
     metadata = build_metadata(people, events, args.key, args.max_levels)
     random.seed(args.seed)
-    np.random.seed(args.seed)
+    np.random.seed(args.seed)  # noqa: NPY002 (SDV draws from the legacy global state)
     torch.manual_seed(args.seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

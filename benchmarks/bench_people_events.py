@@ -56,9 +56,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import people_tables  # noqa: E402
 
-from skprivsynth import MarginalSynthesizer, PeopleEventsSynthesizer  # noqa: E402
-from skprivsynth import make_private_pipeline  # noqa: E402
-from skprivsynth.exceptions import PrivacyLeakWarning  # noqa: E402
+from skprivsynth import (  # noqa: E402
+    MarginalSynthesizer,
+    PeopleEventsSynthesizer,
+    make_private_pipeline,  # noqa: E402
+)
 from skprivsynth.metrics import categorical_marginal_tvd, train_synthetic_test_real  # noqa: E402
 from skprivsynth.privacy import zcdp_epsilon, zcdp_rho  # noqa: E402
 

@@ -190,9 +190,9 @@ def test_events_per_person_and_their_relation_to_the_person(fitted):
     synthetic = np.bincount(_counts(synthetic_people, synthetic_events), minlength=K + 1)
     assert 0.5 * np.abs(real - synthetic / len(synthetic_people)).sum() < 0.08
     # the old have more events, in the real and the synthetic tables
-    mean = lambda p, e: pd.Series(_counts(p, e).to_numpy(), index=p["age"].to_numpy())
     for p, e in ((people, events), (synthetic_people, synthetic_events)):
-        by_age = mean(p, e).groupby(level=0, observed=True).mean()
+        events_by_age = pd.Series(_counts(p, e).to_numpy(), index=p["age"].to_numpy())
+        by_age = events_by_age.groupby(level=0, observed=True).mean()
         assert by_age["old"] > by_age["young"] + 0.5
     # ward C is the old's ward, across the join
     bounded = events[events.groupby("id").cumcount() < K]
@@ -324,7 +324,8 @@ def test_the_synthesizers_own_lag_and_mean_columns_are_kept(tmp_path, capsys):
     code = main(["synthesize", str(tmp_path / "p.csv"), "--events", str(tmp_path / "e.csv"),
                  "--person", "id", "--max-rows-per-person", str(K), "--domain",
                  str(tmp_path / "d.json"), "-o", str(tmp_path / "po.csv"), "--events-output",
-                 str(tmp_path / "eo.csv"), "--seed", "0", "--param", "mean_columns=cost"])  # fmt: skip
+                 str(tmp_path / "eo.csv"), "--seed", "0",
+                 "--param", "mean_columns=cost"])  # fmt: skip
     assert code == 0, capsys.readouterr().err
 
 

@@ -468,7 +468,7 @@ def _chains(n_people=2000, seed=0):
     steps = rng.choice([-1, 0, 1], person.size)
     level = np.empty(person.size)
     starts = np.cumsum(counts) - counts
-    for i, (start, c) in enumerate(zip(starts, counts, strict=True)):
+    for start, c in zip(starts, counts, strict=True):
         walk = rng.integers(0, 8) + np.cumsum(np.r_[0, steps[start + 1 : start + c]])
         level[start : start + c] = np.clip(walk, 0, 7)
     group = rng.integers(0, 2, n_people)[person]
