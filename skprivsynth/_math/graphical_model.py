@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import heapq
 import math
-import string
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,15 +35,44 @@ __all__ = [
 
 
 def _sum_over(values, axes):
-    """``values`` summed over the tuple ``axes``: by ``einsum`` on tables of more than
-    a thousand cells (about twice as fast as ``ndarray.sum`` over axes that are not
-    the last ones), by ``sum`` on smaller ones (less overhead) and on tables of more
-    dimensions than ``einsum`` has letters."""
-    if values.size <= 1000 or not axes or values.ndim > len(string.ascii_letters):
-        return values.sum(axis=axes)
-    subscripts = string.ascii_letters[: values.ndim]
-    kept = "".join(c for k, c in enumerate(subscripts) if k not in axes)
-    return np.einsum(f"{subscripts}->{kept}", values)
+    """``values`` summed over the tuple ``axes``.
+
+    Tables of more than a thousand cells are summed as matrix-vector products with a
+    vector of ones, one block of consecutive summed axes at a time (the block of most
+    cells first): each product runs over contiguous memory whatever the sizes of the
+    axes left, where a reduction's inner loop would run over the last axis (often a
+    column of two levels).  Smaller tables by ``sum`` (less overhead)."""
+    if values.size <= 1000 or not axes:
+        return values.sum(axis=axes) if axes else values
+    kept_shape = [s for k, s in enumerate(values.shape) if k not in axes]
+    blocks = _blocks([(k in axes, s) for k, s in enumerate(values.shape)])
+    x = values
+    while any(summed for summed, _ in blocks):
+        j = max((k for k, b in enumerate(blocks) if b[0]), key=lambda k: blocks[k][1])
+        before = math.prod(b[1] for b in blocks[:j])
+        size = blocks[j][1]
+        after = math.prod(b[1] for b in blocks[j + 1 :])
+        ones = np.ones(size, dtype=values.dtype)
+        if after == 1:
+            x = x.reshape(before, size) @ ones
+        elif before == 1:
+            x = ones @ x.reshape(size, after)
+        else:
+            x = np.matmul(ones, x.reshape(before, size, after))
+        blocks = _blocks(blocks[:j] + blocks[j + 1 :])
+    return x.reshape(kept_shape)
+
+
+def _blocks(axes):
+    """Runs of consecutive ``(summed, size)`` axes merged into one (their sizes
+    multiplied)."""
+    merged = []
+    for summed, size in axes:
+        if merged and merged[-1][0] == summed:
+            merged[-1][1] *= size
+        else:
+            merged.append([summed, size])
+    return merged
 
 
 def _logsumexp(values, axis=None):
@@ -71,6 +99,22 @@ class Factor:
         """The values broadcastable against a table over the superset ``attrs``."""
         shape = [self.values.shape[self.attrs.index(a)] if a in self.attrs else 1 for a in attrs]
         return self.values.reshape(shape)
+
+    def spread(self, attrs, shape):
+        """The values repeated over the attributes of the superset ``attrs`` (of table
+        ``shape``) that they lack: a contiguous table, built one block of consecutive
+        new axes at a time by copying runs (faster to add than a broadcast whose
+        inner loop runs over a short last axis)."""
+        blocks = _blocks([(a not in self.attrs, s) for a, s in zip(attrs, shape, strict=True)])
+        x, done = self.values, 1
+        rest = self.values.size
+        for new, size in blocks:
+            if new:
+                x = np.repeat(x.reshape(done, 1, rest), size, axis=1)
+            else:
+                rest //= size
+            done *= size
+        return x.reshape(shape)
 
     def sum_to(self, attrs):
         axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
@@ -501,11 +545,11 @@ def _loss_and_gradient(model, measurements, hosts, n):
     return loss, marginals, grads
 
 
-def _node_gradients(measurements, hosts, grads):
-    """Each node's gradient as a few tables to broadcast: a node's gradient is the sum
-    of its measurements' gradients, and each is added into the largest of its node's
-    measurement tables that holds its attributes (largest first), so a step touches the
-    node's table once per table left, not once per measurement."""
+def _node_gradients(model, measurements, hosts, grads):
+    """Each node's gradient, the sum of its measurements' gradients broadcast to the
+    node's table: each is first added into the largest of its node's measurement
+    tables that holds its attributes (largest first), and those are spread over the
+    node once a step (:meth:`Factor.spread`), so that each trial step is one pass."""
     tables = {}  # node -> [(attrs, summed gradient)]
     order = sorted(range(len(measurements)), key=lambda k: -grads[k].size)
     for k in order:
@@ -516,17 +560,25 @@ def _node_gradients(measurements, hosts, grads):
         else:
             values = into[1]
             values += Factor(attrs, grads[k]).expand(into[0])
-    return tables
+    out = {}
+    for i, held in tables.items():
+        node = model.potentials[i]
+        for k, (attrs, g) in enumerate(held):
+            spread = Factor(attrs, g).spread(node.attrs, node.values.shape)
+            if k:
+                out[i] += spread
+            else:
+                out[i] = spread if len(attrs) < len(node.attrs) else spread.copy()
+    return out
 
 
 def _stepped(potentials, node_gradients, step):
     """The potentials ``θ − step·∇L`` (``node_gradients`` from :func:`_node_gradients`)."""
     potentials = list(potentials)
-    for i, held in node_gradients.items():
+    for i, g in node_gradients.items():
         node = potentials[i]
-        values = node.values.copy()
-        for attrs, g in held:
-            values -= step * Factor(attrs, g).expand(node.attrs)
+        values = np.multiply(g, -step)
+        values += node.values
         potentials[i] = Factor(node.attrs, values)
     return potentials
 
@@ -575,7 +627,7 @@ def estimate(
     loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n)
     for _ in range(iterations):
         old = model.potentials
-        node_gradients = _node_gradients(measurements, hosts, grads)  # once a step
+        node_gradients = _node_gradients(model, measurements, hosts, grads)  # once a step
         while True:
             model.potentials = _stepped(old, node_gradients, step)
             model.calibrate()
