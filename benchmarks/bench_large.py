@@ -16,11 +16,6 @@ domain).  Each run: ``MarginalSynthesizer(epsilon, domain=sizes, random_state=se
 (seed 0), as ``bench_suite.py``.  The script imports ``skprivsynth`` from the path, so
 an older commit is timed by pointing ``PYTHONPATH`` at its worktree (parameters it does
 not know are refused by it).  ``--profile DIR`` writes a cProfile of each fit.
-
-``SKPRIVSYNTH_ROUND_DIVISOR=K`` (environment, this script only) sets the private
-``_ROUND_DIVISOR`` of ``skprivsynth.synthesizers.marginal``: each round's re-fit takes at
-most ``iterations // K`` steps while the other fits keep their ``iterations`` (varying
-``iterations`` itself would also move the cap of the final fit).
 """
 
 from __future__ import annotations
@@ -142,15 +137,8 @@ def main(argv=None):
     params = dict(p.split("=", 1) for p in args.param)
     params = {k: _value(v) for k, v in params.items()}
     label = args.label or commit()
-    divisor = os.environ.get("SKPRIVSYNTH_ROUND_DIVISOR")
-    if divisor:
-        from skprivsynth.synthesizers import marginal
-
-        if not hasattr(marginal, "_ROUND_DIVISOR"):
-            parser.error("SKPRIVSYNTH_ROUND_DIVISOR: this skprivsynth has no _ROUND_DIVISOR")
-        marginal._ROUND_DIVISOR = int(divisor)
     print(
-        f"skprivsynth from {commit()}; params {params}; round divisor {divisor or 'default'}; "
+        f"skprivsynth from {commit()}; params {params}; "
         f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}",
         flush=True,
     )
