@@ -32,11 +32,9 @@ def run(args):
     if args.events is not None:
         return _synthesize_events(args)
     if args.chunksize is not None or args.dask is not None:
-        if args.person is not None:
-            raise ValueError(
-                "--person bounds each person's rows across the whole table, read in "
-                "memory; drop --chunksize and --dask."
-            )
+        if args.person is not None:  # a person's rows are bounded across the table
+            raise ValueError("--person bounds each person's rows across the whole table, "
+                             "read in memory; drop --chunksize and --dask.")  # fmt: skip
         return _synthesize_streaming(args)
     data, domain = _read_table(args.input, _load_domain(args.domain), args.drop)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
