@@ -1248,7 +1248,7 @@ def test_whole_hundreds_decode_to_multiples_of_100_in_integers_and_floats():
     assert Domain(domain.to_dict()) == domain and domain.to_dict()["fee"] == fee
     with pytest.raises(ValueError, match=r"\['decimals'\] must be an int from -15 to 0; got 1"):
         Domain({"x": {"type": "integer", "range": [0, 1000], "decimals": 1}})
-    with pytest.raises(ValueError, match="at least two values multiple of 100"):
+    with pytest.raises(ValueError, match="at least two multiples of 100"):
         Domain({"x": {"type": "integer", "range": [0, 50], "decimals": -2}})
     rng = np.random.default_rng(0)
     real = pd.DataFrame(

@@ -10,6 +10,7 @@ entry is replaced by public knowledge.  Read more in the :ref:`User Guide <your_
 from __future__ import annotations
 
 import json
+import math
 import re
 import shlex
 import warnings
@@ -585,7 +586,7 @@ def _draft_column(series, n, name=None, as_range=False):
                     "each, so that synthetic values keep that precision"
                 )
             bounds = [int(v) for v in _round_range(low, high)]
-            return {"type": "integer", "range": bounds, "decimals": -len(str(unit)) + 1}, (
+            return {"type": "integer", "range": bounds, "decimals": -round(math.log10(unit))}, (
                 f"integers spanning {high - low + 1} values, every one a multiple of {unit} "
                 f"(recorded in whole {unit}s): a range rounded outwards, decoded to "
                 f"multiples of {unit}{many}"

@@ -126,13 +126,13 @@ class Numeric(Kind):
             levels = cls._range_levels(lo, hi, spec, where, missing, codes)
             if levels is not None:
                 return levels
-            step, unit = cls._step(resolution), " at its resolution"
+            step, unit = cls._step(resolution), "values at its resolution"
             if decimals is not None and decimals < 0:  # whole tens, hundreds...
-                step, unit = 10.0**-decimals, f" multiple of {10**-decimals}"
+                step, unit = 10.0**-decimals, f"multiples of {10**-decimals}"
             if (lo >= hi) if step == 0 else (np.floor(hi / step) <= np.ceil(lo / step)):
                 raise ValueError(
-                    f"{where}['range'] must hold at least two values"
-                    f"{unit if step else ''}; got {spec['range']!r}."
+                    f"{where}['range'] must hold at least two "
+                    f"{unit if step else 'values'}; got {spec['range']!r}."
                 )
             return Range(lo, hi, kind, resolution, clip, missing, decimals, codes, text_format)
         edges = parse_numbers(spec["bins"], f"{where}['bins']", kind, integers=False)
