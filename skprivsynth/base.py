@@ -206,7 +206,7 @@ class _FitData:
     def __init__(self, estimator, X, domain):
         self.estimator, self.domain = estimator, domain
         self.chunks = as_chunks(X)
-        self.n_samples = None
+        self.n_samples = self.n_rows = None
         if self.chunks is None:
             self.feature_names = _get_feature_names(X)
             X = check_array(
@@ -222,7 +222,7 @@ class _FitData:
                 "X is a source of chunks without any chunk; at least one row is required."
             )
         self.feature_names = _get_feature_names(first)
-        self.n_features = check_array(
+        self.n_features = self.width = check_array(
             first, dtype=np.float64, ensure_min_samples=0, estimator=estimator, input_name="X"
         ).shape[1]
 
@@ -238,19 +238,21 @@ class _FitData:
         count = _ChunkStatistic(
             statistic,
             type(self.estimator).__name__,
-            self.n_features,
+            self.width,  # every chunk's (the public n_features may be set by the fit)
             self.feature_names,
             self.domain,
         )
         n, value = reduce_chunks(self.chunks, count, _CountedMerge(merge))
         if n == 0:
             raise ValueError("X has no rows in any chunk; at least one row is required.")
-        if self.n_samples is not None and n != self.n_samples:
+        if self.n_rows is not None and n != self.n_rows:
             raise ValueError(
-                f"X gave {n} rows in a later pass over its chunks and {self.n_samples} in "
+                f"X gave {n} rows in a later pass over its chunks and {self.n_rows} in "
                 "the first; a source of chunks must give the same rows at every pass."
             )
-        self.n_samples = n
+        # The public n is the rows' unless the fit sets it (a person-level fit's people).
+        self.n_rows = n
+        self.n_samples = n if self.n_samples is None else self.n_samples
         return value
 
     def fitted_state(self):

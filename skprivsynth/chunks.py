@@ -185,6 +185,30 @@ class Chunks:
         chunks._delayed = _dask_partitions(X)
         return chunks
 
+    def take(self, rows):
+        """The rows at positions ``rows`` of the concatenated chunks, in that order, in
+        memory (one pass; memory holds one chunk and the rows taken): a DataFrame
+        when the chunks are DataFrames (their index kept), else an array."""
+        import pandas as pd
+
+        rows = np.asarray(rows, dtype=np.int64)
+        order = np.argsort(rows, kind="stable")
+        wanted, parts, start = rows[order], [], 0
+        for chunk in self:
+            lo, hi = np.searchsorted(wanted, [start, start + len(chunk)])
+            at = wanted[lo:hi] - start
+            parts.append(chunk.iloc[at] if hasattr(chunk, "iloc") else np.asarray(chunk)[at])
+            start += len(chunk)
+        if not parts:
+            raise ValueError("take reads a source of chunks without any chunk.")
+        frames = isinstance(parts[0], pd.DataFrame)
+        taken = pd.concat(parts) if frames else np.concatenate(parts)
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(order.size)
+        if len(taken) != rows.size:
+            raise ValueError("rows lists positions beyond the rows of the chunks.")
+        return taken.iloc[inverse] if frames else taken[inverse]
+
     def map(self, func):
         """A new source whose chunks are ``func(chunk)``, applied lazily.
 

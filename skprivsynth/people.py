@@ -16,21 +16,27 @@ import numpy as np
 
 from ._math.people import (
     bound_contributions,
+    chunk_ranks,
     draw_people,
     fill_slots,
+    merge_person_counts,
     one_row_per_person,
     person_means,
     person_weights,
     previous_rows,
 )
+from .chunks import Chunks, as_chunks
 from .privacy import warn_privacy_leak
 from .validation import role_generator
 
 __all__ = [
+    "PersonChunks",
     "PersonTable",
     "encoder_rows",
     "check_person_columns",
     "person_relation",
+    "count_people",
+    "read_persons",
     "sample_people",
     "synthesize_people",
     "warn_per_row",
@@ -61,7 +67,60 @@ def encoder_rows(persons, max_rows_per_person, random_state):
     replace-one persons, so the encoder's releases (private bins, decoding weights)
     keep their row-level calibration and are person-level."""
     rng = role_generator(random_state, "encoder person rows")
-    return one_row_per_person(np.asarray(persons), max_rows_per_person, rng)
+    chunks = as_chunks(persons)
+    if chunks is None:
+        return one_row_per_person(np.asarray(persons), max_rows_per_person, rng)
+    # The same draw on a source of chunks of persons: each person's rank among their
+    # kept rows, then the position in the table of the row of that rank.
+    keys, counts = count_people(chunks)
+    draw = rng.random(keys.size) * np.minimum(counts, max_rows_per_person)
+    chosen = np.floor(draw).astype(np.int64)
+    rows, seen, start = np.empty(keys.size, dtype=np.int64), np.zeros_like(counts), 0
+    for chunk in chunks:
+        person = np.searchsorted(keys, np.asarray(chunk))
+        hit = chunk_ranks(person, seen) == chosen[person]
+        rows[person[hit]] = start + np.flatnonzero(hit)
+        start += len(person)
+    return rows
+
+
+def count_people(persons):
+    """The distinct persons of ``persons`` (an array, or a source of chunks of persons
+    read once), sorted as ``numpy.unique`` sorts them, and the number of rows of each:
+    memory holds the persons and one chunk."""
+    chunks = as_chunks(persons)
+    if chunks is None:
+        keys, counts = np.unique(np.asarray(persons), return_counts=True)
+        return keys, counts.astype(np.int64)
+    keys = counts = None
+    for chunk in chunks:
+        keys, counts = merge_person_counts(keys, counts, chunk)
+    if keys is None:
+        raise ValueError("persons is a source of chunks without any chunk.")
+    return keys, counts
+
+
+def read_persons(path, person, chunksize=None):
+    """The column ``person`` of the CSV file ``path`` as text, every cell a key (an empty
+    cell too: no value is missing), so that its chunks agree with the whole column
+    ("007" stays "007" in every chunk).  A Series, or with ``chunksize`` a
+    :class:`~skprivsynth.Chunks` of arrays of that many keys."""
+    import pandas as pd
+
+    options = {"usecols": [person], "dtype": str, "keep_default_na": False}
+    if chunksize is None:
+        return pd.read_csv(path, **options)[person]
+    return Chunks.from_csv(path, chunksize, **options).map(_Column(person))
+
+
+class _Column:
+    """The values of one column of a DataFrame chunk (picklable)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, frame):
+        return frame[self.name].to_numpy()
 
 
 def warn_per_row(estimator):
@@ -162,6 +221,111 @@ class PersonTable:
         return person_weights(codes[:, count_column] + 1)
 
 
+class PersonChunks:
+    """The person-weighted table of :class:`PersonTable`, from a table read in chunks.
+
+    ``X`` and ``persons`` are sources of chunks read side by side (chunk ``i`` of
+    ``persons`` gives the persons of chunk ``i`` of ``X``).  A first pass over the
+    persons counts each person's rows; when person columns or means are declared, a
+    pass over both takes each person's first row and sums their kept codes.  The
+    attribute ``codes`` is then a re-iterable :class:`~skprivsynth.Chunks` of the rows
+    of :attr:`PersonTable.codes`, in the same order: each person's first
+    ``max_rows`` rows (their ranks carried across chunks), weighted by their kept
+    count, their lag columns read from the person's previous kept row (carried across
+    chunks).  Memory holds a few values per person and one chunk, whatever the number
+    of rows.  Parameters and attributes are :class:`PersonTable`'s, and ``check``
+    (optional) validates each chunk of ``X`` before it is read.
+    """
+
+    def __init__(
+        self, X, persons, max_rows, person_columns, lag_columns=(), sizes=None, mean_columns=(),
+        numeric=None, check=None,
+    ):  # fmt: skip
+        self.X, self.persons = X, as_chunks(persons)
+        if self.persons is None:
+            raise ValueError(
+                "X is a source of chunks, so persons must be one too, its chunk i the "
+                f"persons of chunk i of X (e.g. Chunks.map of the same reader); got {persons!r}."
+            )
+        self.max_rows, self.check = max_rows, check or np.asarray
+        self.keys, counts = count_people(self.persons)
+        self.counts = np.minimum(counts, max_rows)
+        self.n_people = int(self.keys.size)
+        self.person_columns, self.lag_columns = tuple(person_columns), tuple(lag_columns)
+        self.mean_columns = tuple(mean_columns)
+        self.first_row = np.asarray(sizes, dtype=np.float64)[list(self.lag_columns)]
+        self.first = np.zeros((self.n_people, len(self.person_columns)))
+        means = np.zeros((self.n_people, len(self.mean_columns)))
+        if self.person_columns or self.mean_columns:
+            cap = np.asarray([numeric[j] for j in self.mean_columns], dtype=np.float64)
+            totals, numbers = np.zeros_like(means), np.zeros_like(means)
+            for codes, person, rank in self._chunks():
+                first = rank == 0
+                self.first[person[first]] = codes[first][:, list(self.person_columns)]
+                kept = rank < max_rows
+                values = codes[kept][:, list(self.mean_columns)]
+                numbered = values < cap  # numeric bins only (missing, other levels out)
+                for i in range(len(self.mean_columns)):
+                    owner = person[kept][numbered[:, i]]
+                    totals[:, i] += np.bincount(owner, values[numbered[:, i], i], self.n_people)
+                    numbers[:, i] += np.bincount(owner, minlength=self.n_people)
+            # The rounded mean of each person's kept numeric codes (person_means).
+            rounded = np.floor(totals / np.maximum(numbers, 1) + 0.5)
+            means = np.where(numbers > 0, rounded, cap)
+        self.means, self.codes = means, Chunks(self._weighted)
+        first_chunk = self.X._peek()
+        d = 0 if first_chunk is None else np.shape(first_chunk)[1]
+        self.lags = [(j, d + 1 + i) for i, j in enumerate(self.lag_columns)]
+        first_mean = d + 1 + len(self.lag_columns)
+        self.key_columns = (
+            *self.person_columns, *range(first_mean, first_mean + len(self.mean_columns))
+        )
+
+    def _chunks(self):
+        """Each chunk's codes (checked), the index of each row's person and its rank
+        among the person's rows in the table's order."""
+        seen = np.zeros(self.n_people, dtype=np.int64)
+        codes, persons = iter(self.X), iter(self.persons)
+        try:
+            for chunk, keys in zip(codes, persons, strict=True):
+                keys = np.asarray(keys)
+                chunk = self.check(np.asarray(chunk, dtype=np.float64))
+                if len(keys) != len(chunk):
+                    raise ValueError(
+                        f"a chunk of persons gives {len(keys)} persons for a chunk of "
+                        f"{len(chunk)} rows of X; the two sources must be read alike."
+                    )
+                person = np.searchsorted(self.keys, keys)
+                yield chunk, person, chunk_ranks(person, seen)
+        finally:
+            for iterator in (codes, persons):
+                getattr(iterator, "close", lambda: None)()
+
+    def _weighted(self):
+        """The chunks of the person-weighted table (one pass over ``X``)."""
+        lags = list(self.lag_columns)
+        previous = np.tile(self.first_row, (self.n_people, 1))  # "first row"
+        for codes, person, rank in self._chunks():
+            kept = rank < self.max_rows
+            rows, owner = codes[kept], person[kept]
+            table = np.column_stack([rows, self.counts[owner] - 1]).astype(np.float64)
+            table[:, list(self.person_columns)] = self.first[owner]
+            if lags:
+                # Within the chunk, a row's previous kept row is the last earlier one of
+                # the same person; the person's first row in the chunk reads ``previous``.
+                order = np.argsort(owner, kind="stable")
+                same = np.zeros(owner.size, dtype=bool)  # the person's earlier row here
+                same[1:] = owner[order][1:] == owner[order][:-1]
+                lagged = np.empty((owner.size, len(lags)))
+                lagged[order[~same]] = previous[owner[order[~same]]]
+                lagged[order[1:][same[1:]]] = rows[order[:-1][same[1:]]][:, lags]
+                ends = np.ones(owner.size, dtype=bool)  # the person's last row here
+                ends[:-1] = ~same[1:]
+                previous[owner[order[ends]]] = rows[order[ends]][:, lags]
+                table = np.column_stack([table, lagged])
+            yield np.column_stack([table, self.means[owner]])
+
+
 def check_person_columns(person_columns, n_features, names=None, parameter="person_columns"):
     """``person_columns`` (or the columns of ``parameter``) as a sorted tuple of column
     indices (public).
@@ -256,7 +420,10 @@ def sample_people(model, compression, n_people, person_columns, rng, n_features=
     return rows[:, :count], person
 
 
-def synthesize_people(pipeline, frame, person, max_rows_per_person, random_state=None):
+def synthesize_people(
+    pipeline, frame, person, max_rows_per_person, random_state=None, *, persons=None,
+    batch_size=None,
+):  # fmt: skip
     """Fit ``pipeline`` person-level on ``frame`` and return its synthetic people.
 
     The column ``person`` names each row's person: it is left out of the fit, given to
@@ -265,9 +432,34 @@ def synthesize_people(pipeline, frame, person, max_rows_per_person, random_state
     (:meth:`~skprivsynth.SynthesisPipeline.sample_people`).  What the command line's
     ``synthesize --person COLUMN --max-rows-per-person K`` runs.
 
+    ``frame`` may be a :class:`~skprivsynth.Chunks` of DataFrames, for a table larger
+    than memory: the fit then reads it chunk by chunk (:class:`PersonChunks`;
+    ``synthesize --person ... --chunksize N``), and the synthetic people come back in
+    batches of ``batch_size`` people.  With the same seed and a single batch, the
+    rows are those of the fit in memory.
+
+    Parameters
+    ----------
+    pipeline : SynthesisPipeline
+        Ending in a person-level capable synthesizer.
+    frame : DataFrame or Chunks of DataFrames
+        The table, with the column ``person``.
+    person : str
+        The column of each row's person.
+    max_rows_per_person : int
+        Most rows a person contributes (public).
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the draw (one stream through the batches); None continues the
+        synthesizer's own stream.
+    persons : array-like or Chunks, optional
+        The persons to use instead of the column ``person`` (e.g. :func:`read_persons`,
+        which reads the keys as text); a source of chunks alongside ``frame``'s.
+    batch_size : int, optional
+        People drawn at a time (default: all at once).
+
     Returns
     -------
-    DataFrame
+    DataFrame, or an iterator of DataFrames when ``frame`` is a source of chunks
         The synthetic rows, each person's contiguous, the key in column ``person``.
     """
     if person is None or max_rows_per_person is None:
@@ -275,12 +467,39 @@ def synthesize_people(pipeline, frame, person, max_rows_per_person, random_state
             "a person-level run needs both the person column and max_rows_per_person; "
             f"got person={person!r}, max_rows_per_person={max_rows_per_person!r}."
         )
-    if person not in frame.columns:
+    chunks = as_chunks(frame)
+    head = frame if chunks is None else chunks._peek()
+    if head is None or person not in head.columns:
         raise ValueError(f"person={person!r} is not a column of the table.")
+    if chunks is None:
+        X, keys = frame.drop(columns=person), frame[person].to_numpy()
+    else:
+        X, keys = chunks.map(_Without(person)), chunks.map(_Column(person))
     name, synthesizer = pipeline.steps[-1]
     synthesizer.set_params(max_rows_per_person=max_rows_per_person)
-    persons = frame[person].to_numpy()
-    pipeline.fit(frame.drop(columns=person), **{f"{name}__persons": persons})
-    rows, keys = pipeline.sample_people(random_state=random_state)
-    rows.insert(int(frame.columns.get_loc(person)), person, keys)
-    return rows
+    pipeline.fit(X, **{f"{name}__persons": keys if persons is None else persons})
+    position = int(head.columns.get_loc(person))
+    batches = _people_batches(pipeline, person, position, batch_size, random_state)
+    return next(batches) if chunks is None and batch_size is None else batches
+
+
+def _people_batches(pipeline, person, position, batch_size, random_state):
+    """The synthetic people of a fitted person-level ``pipeline``, ``batch_size`` at a
+    time, their keys in column ``person`` at ``position`` (continued across batches)."""
+    n_people = pipeline[-1].n_samples_fit_
+    size = batch_size or n_people
+    rng = None if random_state is None else np.random.default_rng(random_state)
+    for start in range(0, n_people, size):
+        rows, keys = pipeline.sample_people(min(size, n_people - start), random_state=rng)
+        rows.insert(position, person, keys + start)
+        yield rows
+
+
+class _Without:
+    """A DataFrame chunk without one column (picklable)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, frame):
+        return frame.drop(columns=self.name)

@@ -26,7 +26,7 @@ from .chunks import as_chunks
 from .domain import Domain, coded_domain, ranged_columns, relation_gaps
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
-from .people import encoder_rows, person_relation
+from .people import count_people, encoder_rows, person_relation
 from .preprocessing import BooleanEncoder
 from .privacy import PrivacyReport, remaining_cost, warn_privacy_leak
 from .privacy.binning import BINNING_DELTA, binning_cost
@@ -171,7 +171,7 @@ class SynthesisPipeline(Pipeline):
         persons = params.get(f"{name}__persons")
         n_people = None
         if persons is not None and getattr(final, "max_rows_per_person", None) is not None:
-            n_people = len(np.unique(np.asarray(persons)))  # public; the rows are not
+            n_people = len(count_people(persons)[0])  # public; the rows are not
         if isinstance(self._first_transformer(), BooleanEncoder):
             check_table(self._first_transformer(), X, chunks, private, n_people)
         if private:
@@ -180,15 +180,18 @@ class SynthesisPipeline(Pipeline):
         head = {k: v for k, v in params.items() if not k.startswith(prefix)}
         last = {k[len(prefix) :]: v for k, v in params.items() if k.startswith(prefix)}
         transformers = self[:-1]
-        if chunks is None and n_people is not None:
+        if n_people is not None:
             # Person-level: the transformers learn from one row of each person, so their
             # releases are person-level (the people's rows are then all encoded).
             k = final.max_rows_per_person
             seed = getattr(self._first_transformer(), "random_state", None)
             rows = encoder_rows(persons, k, seed)
-            one_each = X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
+            if chunks is not None:
+                one_each = chunks.take(rows)
+            else:
+                one_each = X.iloc[rows] if hasattr(X, "iloc") else np.asarray(X)[rows]
             transformers.fit(one_each, y, **head)
-            Xt = transformers.transform(X)
+            Xt = transformers.transform(X) if chunks is None else chunks.map(transformers.transform)
             for _, step in transformers.steps:
                 if getattr(step, "privacy_report_", None) is not None:
                     step.privacy_report_.neighbouring_relation = person_relation(k)

@@ -18,13 +18,21 @@ import numpy as np
 
 __all__ = [
     "bound_contributions",
+    "chunk_ranks",
     "draw_people",
     "fill_slots",
+    "merge_person_counts",
     "one_row_per_person",
     "person_means",
     "person_weights",
     "previous_rows",
 ]
+
+#: Each kept row's weight is ``1/c`` rounded down to a multiple of ``2**-WEIGHT_BITS``
+#: (:func:`person_weights`), so that every sum of weights of fewer than
+#: ``2**(53 - WEIGHT_BITS)`` people is exact in float64, in any order: a table summed
+#: over chunks, in any chunking, equals the table summed in memory.
+WEIGHT_BITS = 24
 
 
 def bound_contributions(persons, max_rows):
@@ -94,9 +102,15 @@ def person_means(x, keep, person, n_codes):
 
 
 def person_weights(counts):
-    """The weight ``1/c`` of each kept row of a person with ``c`` kept rows: a person's
-    weights sum to 1 (the module's derivation)."""
-    return 1.0 / np.asarray(counts, dtype=np.float64)
+    """The weight of each kept row of a person with ``c`` kept rows: ``1/c`` rounded
+    down to a multiple of ``2**-WEIGHT_BITS`` (the sums are then exact in any order).
+
+    A person's weights sum to at most 1 (to within ``c·2**-WEIGHT_BITS`` of it), and
+    they are non-negative: the module's derivation holds with ``‖u‖₁ <= 1``, so the
+    sensitivities are those of one row moved at row level.
+    """
+    scale = float(2**WEIGHT_BITS)
+    return np.floor(scale / np.asarray(counts, dtype=np.float64)) / scale
 
 
 def draw_people(people, counts, draw, key, rng, draws_per_row):
@@ -201,6 +215,31 @@ def previous_rows(keep, person):
     same = owner[order][1:] == owner[order][:-1]
     previous[order[1:][same]] = index[order[:-1][same]]
     return previous
+
+
+def merge_person_counts(keys, counts, persons):
+    """The distinct persons (sorted, as ``numpy.unique`` sorts them) and their numbers
+    of rows, after the rows of ``persons`` are added to ``keys`` with ``counts`` (None
+    before the first chunk): a person's number of rows summed over a table read in
+    chunks."""
+    new, inverse = np.unique(np.asarray(persons), return_inverse=True)
+    added = np.bincount(inverse.ravel(), minlength=new.size)
+    if keys is None:
+        return new, added
+    merged, where = np.unique(np.concatenate([keys, new]), return_inverse=True)
+    total = np.zeros(merged.size, dtype=np.int64)
+    np.add.at(total, where.ravel(), np.concatenate([counts, added]))
+    return merged, total
+
+
+def chunk_ranks(person, seen):
+    """Each row's rank among its person's rows in the table's order, for a chunk of
+    rows whose persons' indices are ``person``, ``seen`` the rows of each person in
+    the earlier chunks (updated in place): the ranks :func:`bound_contributions`
+    gives the whole table."""
+    rank = seen[person] + _rank_within(person)
+    seen += np.bincount(person, minlength=seen.size)
+    return rank
 
 
 def _rank_within(groups):

@@ -12,16 +12,9 @@ from ..base import get_synthesizer_tags
 from ..chunks import Chunks
 from ..events import PeopleEventsSynthesizer
 from ..io import check_output_path, read_csv, write_csv
-from ..people import synthesize_people
+from ..people import read_persons, synthesize_people
 from ..validation import is_differentially_private
-from . import (
-    _load_domain,
-    _make_synthesizer,
-    _parse_params,
-    _pipeline,
-    _plan_release,
-    _read_table,
-)
+from . import _load_domain, _make_synthesizer, _parse_params, _pipeline, _plan_release, _read_table
 
 # Rows per batch of the sample written by ``synthesize --dask`` without --chunksize.
 _SAMPLE_BATCH = 100_000
@@ -31,10 +24,10 @@ def run(args):
     check_output_path(args.output, [args.input])
     if args.events is not None:
         return _synthesize_events(args)
+    if args.dask is not None and (args.person or args.max_rows_per_person) is not None:
+        raise ValueError("--person carries each person's rank and previous row across chunks, in "
+                         "order; Dask reduces partitions apart: use --chunksize.")  # fmt: skip
     if args.chunksize is not None or args.dask is not None:
-        if args.person is not None:  # a person's rows are bounded across the table
-            raise ValueError("--person bounds each person's rows across the whole table, "
-                             "read in memory; drop --chunksize and --dask.")  # fmt: skip
         return _synthesize_streaming(args)
     data, domain = _read_table(args.input, _load_domain(args.domain), args.drop)
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
@@ -61,13 +54,12 @@ def run(args):
     rng = np.random.default_rng(args.seed)  # the stream of the streamed run's batches
     if args.person is None and args.max_rows_per_person is None:
         synthetic = pipe.fit(data).sample(args.n_samples, random_state=rng)
-    else:  # person-level: the key column out of the fit, synthetic keys back
-        synthetic = synthesize_people(pipe, data, args.person, args.max_rows_per_person, rng)
+    else:  # person-level: the key column (read as text) out of the fit, synthetic keys back
+        keys, k = args.person and read_persons(args.input, args.person), args.max_rows_per_person
+        synthetic = synthesize_people(pipe, data, args.person, k, rng, persons=keys)
     write_csv(synthetic, args.output, domain)
-    print(
-        f"wrote {len(synthetic)} synthetic rows to {args.output}; {pipe.privacy_statement()}",
-        file=sys.stderr,
-    )
+    print(f"wrote {len(synthetic)} synthetic rows to {args.output}; {pipe.privacy_statement()}",
+          file=sys.stderr)  # fmt: skip
     return 0
 
 
@@ -177,7 +169,7 @@ def _synthesize_streaming(args):
         raise ValueError(f"--n-samples must be a positive integer; got {args.n_samples}.")
     domain = _load_domain(args.domain)
     head, domain = _read_table(args.input, domain, args.drop, nrows=0)
-    undeclared = [c for c in head.columns if domain is None or c not in domain]
+    undeclared = [c for c in head.columns if c not in (domain or {}) and c != args.person]
     if undeclared:
         raise ValueError(
             f"{option} reads the input in pieces, so the encoder must learn nothing from "
@@ -188,24 +180,32 @@ def _synthesize_streaming(args):
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     pipe = _pipeline(args, domain, synthesizer)
     progress = _Progress(args.quiet)
+    rng = np.random.default_rng(args.seed)  # one stream through the batches
     if args.dask is None:
         chunks, _ = _read_table(args.input, domain, args.drop, chunksize=args.chunksize)
-        pipe.fit(_reported(chunks, progress))
+    if args.person is not None or args.max_rows_per_person is not None:
+        # Person-level: no progress lines (the number of rows is private).
+        keys = args.person and read_persons(args.input, args.person, args.chunksize)
+        batches = synthesize_people(pipe, chunks, args.person, args.max_rows_per_person, rng,
+                                    persons=keys, batch_size=_SAMPLE_BATCH)  # fmt: skip
     else:
-        _fit_on_dask(pipe, args, domain, progress)
-    n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
-    batch = args.chunksize or _SAMPLE_BATCH
-    rng = np.random.default_rng(args.seed)  # one stream through the batches
-
-    def batches():
-        done = 0
-        while done < n_samples:
-            size = min(batch, n_samples - done)
-            yield pipe.sample(size, random_state=rng)
-            done += size
-            progress(f"{done} synthetic rows written")
-
-    written = write_csv(batches(), args.output, domain)
+        if args.dask is None:
+            pipe.fit(_reported(chunks, progress))
+        else:
+            _fit_on_dask(pipe, args, domain, progress)
+        n_samples = pipe[-1].n_samples_fit_ if args.n_samples is None else args.n_samples
+        batches = _batches(pipe, n_samples, args.chunksize or _SAMPLE_BATCH, rng, progress)
+    written = write_csv(batches, args.output, domain)
     print(f"wrote {written} synthetic rows to {args.output}; {pipe.privacy_statement()}",
           file=sys.stderr)  # fmt: skip
     return 0
+
+
+def _batches(pipe, n_samples, batch, rng, progress):
+    """The sample of a streamed run, ``batch`` rows at a time."""
+    done = 0
+    while done < n_samples:
+        size = min(batch, n_samples - done)
+        yield pipe.sample(size, random_state=rng)
+        done += size
+        progress(f"{done} synthetic rows written")

@@ -24,7 +24,14 @@ from .._math.graphical_model import Measurement, estimate, model_size
 from .._math.residuals import allocate
 from .._math.workload import weighted_column_sets, workload_closure
 from ..base import BaseSynthesizer
-from ..people import PersonTable, check_person_columns, person_relation, sample_people, warn_per_row
+from ..people import (
+    PersonChunks,
+    PersonTable,
+    check_person_columns,
+    person_relation,
+    sample_people,
+    warn_per_row,
+)
 from ..privacy import (
     NOISE_OPTIONS,
     PrivacyCost,
@@ -393,7 +400,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             generous public range does not come back as far values (see the User
             Guide).  Public.
         persons : array-like of shape (n_samples,), optional
-            The person of each row, for ``max_rows_per_person`` (in-memory ``X``).
+            The person of each row, for ``max_rows_per_person``; with ``X`` a source
+            of chunks, a source of chunks of persons read alongside it.
             Without ``max_rows_per_person`` the fit is row-level and warns so.
 
         Returns
@@ -518,11 +526,6 @@ class MarginalSynthesizer(BaseSynthesizer):
                 f"max_rows_per_person={self.max_rows_per_person} needs the person of each "
                 "row: fit(X, persons=...)."
             )
-        if data.chunks is not None:
-            raise ValueError(
-                "max_rows_per_person needs X in memory (each person's rows are bounded "
-                "across the whole table); got a source of chunks."
-            )
         if self.noise == "discrete":
             raise ValueError(
                 "max_rows_per_person needs noise='continuous' (the person-weighted "
@@ -532,10 +535,12 @@ class MarginalSynthesizer(BaseSynthesizer):
         columns = self._check_person_columns(data.n_features, data.feature_names)
         lags = self._check_lag_columns(data.n_features, data.feature_names)
         means = self._check_mean_columns(data.n_features, data.feature_names, numeric)
+        args = (self.max_rows_per_person, columns, lags, sizes, means, numeric)
+        if data.chunks is not None:  # persons a source of chunks alongside X's
+            check = functools.partial(_check_codes, sizes=sizes)
+            return PersonChunks(data.chunks, persons, *args, check=check)
         _check_codes(data.array, sizes)
-        return PersonTable(
-            data.array, persons, self.max_rows_per_person, columns, lags, sizes, means, numeric
-        )
+        return PersonTable(data.array, persons, *args)
 
     def _measure_one_way(self, one_way, rho_each, report, rng, earlier=None):
         """Release 1-way marginal ``j`` at ``rho_each[j]``: the noisy tables and their σ.
