@@ -437,26 +437,6 @@ def test_replay_the_command_line_at_person_level(tmp_path):
 
 
 
-def test_command_line_person_level_refuses_chunks_before_reading(tmp_path, capsys):
-    """``--person`` with ``--chunksize`` was refused for an undeclared column (the
-    person's), which is not the reason: a person's rows are bounded across the table."""
-    from skprivsynth.cli import main
-
-    domain = dict(zip(["sex", "age", "diagnosis", "ward"], DOMAIN, strict=True))
-    (tmp_path / "domain.json").write_text(json.dumps(domain))
-    data = tmp_path / "visits.csv"
-    data.write_text(_visits_csv(_visits()))
-    argv = ["synthesize", str(data), "-o", str(tmp_path / "out.csv"), "--domain",
-            str(tmp_path / "domain.json"), "--person", "patient_id",
-            "--max-rows-per-person", str(K)]  # fmt: skip
-    for streaming in (["--chunksize", "100"], ["--dask", "local"]):
-        assert main([*argv, *streaming]) == 2
-        err = capsys.readouterr().err
-        assert "--person bounds each person's rows across the whole table" in err
-        assert "undeclared" not in err
-    assert not (tmp_path / "out.csv").exists()
-
-
 # ------------------------------------------------------------------------ lag columns
 
 
