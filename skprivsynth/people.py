@@ -141,8 +141,9 @@ class PersonTable:
     release); the columns ``person_columns`` (declared constant within a person:
     public) take the value of the person's first row; a last column holds ``c − 1``,
     ``c = min(n_i, max_rows)`` the person's number of kept rows, and each kept row
-    weighs ``1/c`` (:meth:`weights`).  Over the event columns the weighted table sums
-    to the people's distribution of their person columns and ``c``.  Each column of
+    weighs ``1/c`` (:meth:`weights`, rounded down to a dyadic value: exact sums).
+    Over the event columns the weighted table sums to the people's distribution of
+    their person columns and ``c``.  Each column of
     ``lag_columns`` adds a column after it: the column's code at the person's previous
     kept row, or ``sizes[j]`` (one more code: "first row") at their first
     (:func:`~skprivsynth._math.people.previous_rows`; a person's own rows only).  Each

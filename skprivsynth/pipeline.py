@@ -158,7 +158,10 @@ class SynthesisPipeline(Pipeline):
         (``level_weights="private"``) are counted over all chunks, and each chunk is
         encoded as the synthesizer reads it, with the fit-time rule that a value
         outside the declared domain raises.  The synthesizer gets the encoded chunks,
-        and releases what it releases on the encoded data in memory.
+        and releases what it releases on the encoded data in memory.  In a person-level
+        fit on chunks (``<step>__persons`` a source of chunks of the persons, read
+        alongside ``X``'s), the transformers are fitted, as in memory, on one row of each
+        person (:func:`~skprivsynth.people.encoder_rows`, taken from the chunks).
         """
         name, final = self.steps[-1]
         if final in (None, "passthrough") or len(self.steps) == 1:
