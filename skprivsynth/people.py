@@ -110,17 +110,18 @@ def read_persons(path, person, chunksize=None):
     options = {"usecols": [person], "dtype": str, "keep_default_na": False}
     if chunksize is None:
         return pd.read_csv(path, **options)[person]
-    return Chunks.from_csv(path, chunksize, **options).map(_Column(person))
+    return Chunks.from_csv(path, chunksize, **options).map(_Column(person, str))
 
 
 class _Column:
-    """The values of one column of a DataFrame chunk (picklable)."""
+    """The values of one column of a DataFrame chunk (picklable); with ``dtype=str``
+    a numpy array of strings (a few bytes a key, sorted as the Python strings are)."""
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, dtype=None):
+        self.name, self.dtype = name, dtype
 
     def __call__(self, frame):
-        return frame[self.name].to_numpy()
+        return frame[self.name].to_numpy(dtype=self.dtype)
 
 
 def warn_per_row(estimator):

@@ -57,6 +57,17 @@ def test_ranks_and_counts_over_chunks_are_the_whole_tables():
     assert np.array_equal(ranks < K, keep)
 
 
+def test_counts_over_chunks_of_keys_of_growing_width():
+    """Text keys whose width grows from chunk to chunk are counted as the whole column
+    (a longer key is never cut to an earlier chunk's width)."""
+    persons = np.array(["P1", "P2", "P1", "P10", "P1000", "P100", "P1", "P10", "P1000"])
+    keys = counts = None
+    for part in np.split(persons, [2, 3, 5, 8]):
+        keys, counts = merge_person_counts(keys, counts, part.astype(str))
+    expected, number = np.unique(persons, return_counts=True)
+    assert keys.tolist() == expected.tolist() and counts.tolist() == number.tolist()
+
+
 @pytest.mark.parametrize("chunksize", [1, 97, 5000])
 @pytest.mark.parametrize(
     "params",

@@ -222,14 +222,19 @@ def merge_person_counts(keys, counts, persons):
     of rows, after the rows of ``persons`` are added to ``keys`` with ``counts`` (None
     before the first chunk): a person's number of rows summed over a table read in
     chunks."""
-    new, inverse = np.unique(np.asarray(persons), return_inverse=True)
-    added = np.bincount(inverse.ravel(), minlength=new.size)
+    new, added = np.unique(np.asarray(persons), return_counts=True)
     if keys is None:
-        return new, added
-    merged, where = np.unique(np.concatenate([keys, new]), return_inverse=True)
-    total = np.zeros(merged.size, dtype=np.int64)
-    np.add.at(total, where.ravel(), np.concatenate([counts, added]))
-    return merged, total
+        return new, added.astype(np.int64)
+    # The chunk's persons found among ``keys`` add to their counts; the others are
+    # inserted at their places (a merge of two sorted arrays, no sort of the whole).
+    where = np.searchsorted(keys, new)
+    found = where < keys.size
+    found[found] = keys[where[found]] == new[found]
+    counts = counts.copy()
+    counts[where[found]] += added[found]
+    keys = keys.astype(np.promote_types(keys.dtype, new.dtype), copy=False)  # no truncation
+    at = where[~found]
+    return np.insert(keys, at, new[~found]), np.insert(counts, at, added[~found])
 
 
 def chunk_ranks(person, seen):
