@@ -63,7 +63,7 @@ def test_counts_over_chunks_of_keys_of_growing_width():
     persons = np.array(["P1", "P2", "P1", "P10", "P1000", "P100", "P1", "P10", "P1000"])
     keys = counts = None
     for part in np.split(persons, [2, 3, 5, 8]):
-        keys, counts = merge_person_counts(keys, counts, part.astype(str))
+        keys, counts = merge_person_counts(keys, counts, np.array(part.tolist()))  # own width
     expected, number = np.unique(persons, return_counts=True)
     assert keys.tolist() == expected.tolist() and counts.tolist() == number.tolist()
 
