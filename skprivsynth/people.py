@@ -75,12 +75,15 @@ def encoder_rows(persons, max_rows_per_person, random_state):
     keys, counts = count_people(chunks)
     draw = rng.random(keys.size) * np.minimum(counts, max_rows_per_person)
     chosen = np.floor(draw).astype(np.int64)
-    rows, seen, start = np.empty(keys.size, dtype=np.int64), np.zeros_like(counts), 0
+    rows, seen, start = np.full(keys.size, -1, dtype=np.int64), np.zeros_like(counts), 0
     for chunk in chunks:
         person = np.searchsorted(keys, np.asarray(chunk))
         hit = chunk_ranks(person, seen) == chosen[person]
         rows[person[hit]] = start + np.flatnonzero(hit)
         start += len(person)
+    if not np.array_equal(seen, counts):
+        raise ValueError("persons gave other rows in a second pass; pass a source that "
+                         "gives the same chunks at every pass.")  # fmt: skip
     return rows
 
 
@@ -294,8 +297,8 @@ class PersonChunks:
                 chunk = self.check(np.asarray(chunk, dtype=np.float64))
                 if len(keys) != len(chunk):
                     raise ValueError(
-                        f"a chunk of persons gives {len(keys)} persons for a chunk of "
-                        f"{len(chunk)} rows of X; the two sources must be read alike."
+                        "a chunk of persons does not give one person a row of its chunk of "
+                        "X; the two sources must be cut alike."
                     )
                 person = np.searchsorted(self.keys, keys)
                 yield chunk, person, chunk_ranks(person, seen)

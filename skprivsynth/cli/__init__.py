@@ -272,9 +272,9 @@ def _add_synthesize_command(commands):
         "--chunksize",
         type=int,
         metavar="N",
-        help="read the input N rows at a time and write the output in batches of N rows: "
-        "memory bounded by N, whatever the number of rows; needs every column declared "
-        "in --domain; a progress line per chunk on standard error",
+        help="read the input N rows at a time and write the output in batches of N rows "
+        "(--person: of 100,000 people): memory bounded by N (and the people); needs every "
+        "column declared in --domain; a progress line per chunk (none with --person)",
     )
     synth.add_argument(
         "--dask",
