@@ -464,9 +464,11 @@ def synthesize_people(
 
     Returns
     -------
-    DataFrame, or an iterator of DataFrames when ``frame`` is a source of chunks
+    DataFrame, or an iterator of DataFrames (one a batch) when ``frame`` is a source of chunks
         The synthetic rows, each person's contiguous, the key in column ``person``.
     """
+    import pandas as pd
+
     if person is None or max_rows_per_person is None:
         raise ValueError(
             "a person-level run needs both the person column and max_rows_per_person; "
@@ -485,7 +487,9 @@ def synthesize_people(
     pipeline.fit(X, **{f"{name}__persons": keys if persons is None else persons})
     position = int(head.columns.get_loc(person))
     batches = _people_batches(pipeline, person, position, batch_size, random_state)
-    return next(batches) if chunks is None and batch_size is None else batches
+    if chunks is not None:
+        return batches
+    return next(batches) if batch_size is None else pd.concat(list(batches), ignore_index=True)
 
 
 def _people_batches(pipeline, person, position, batch_size, random_state):

@@ -171,7 +171,9 @@ def test_pipeline_on_chunks_is_the_pipeline_in_memory():
         pipe = make_private_pipeline(est, domain=domain, random_state=0)
         out = people.synthesize_people(pipe, data, "patient_id", K, np.random.default_rng(2),
                                        **kwargs)  # fmt: skip
-        return pipe, out if isinstance(out, pd.DataFrame) else pd.concat(list(out))
+        if not isinstance(out, pd.DataFrame):  # batches
+            out = pd.concat(list(out), ignore_index=True)
+        return pipe, out
 
     pipe_a, a = run(frame)
     pipe_b, b = run(Chunks.from_array(frame, 83), batch_size=10_000)
@@ -183,6 +185,8 @@ def test_pipeline_on_chunks_is_the_pipeline_in_memory():
     _, c = run(Chunks.from_array(frame, 83), batch_size=50)
     assert np.array_equal(np.unique(c["patient_id"]), np.arange(pipe_a[-1].n_samples_fit_))
     assert (np.diff(c["patient_id"].to_numpy()) >= 0).all()
+    _, d = run(frame, batch_size=50)  # in memory, the same batches
+    pd.testing.assert_frame_equal(c, d)
 
 
 def test_take_gathers_rows_in_the_order_asked():
