@@ -189,6 +189,27 @@ def test_pipeline_on_chunks_is_the_pipeline_in_memory():
     pd.testing.assert_frame_equal(c, d)
 
 
+def test_replay_chunked_pipeline_with_private_bins():
+    """The chunked pipeline, the encoder's private bins and decoding weights included,
+    on D and, replaying, on D' (one person's rows replaced by three others at the end)
+    says and samples the same."""
+    frame, domain = _frame_and_domain()
+    others = frame[frame["patient_id"] != "P0003"]
+    new = pd.DataFrame({"sex": [1] * 3, "patient_id": ["P0003"] * 3, "age": [3] * 3,
+                        "diagnosis": [4] * 3, "ward": [2] * 3, "cost": [99.5] * 3})  # fmt: skip
+    D_prime = pd.concat([others, new], ignore_index=True)
+
+    def run(data):
+        est = MarginalSynthesizer(4.0, max_rows_per_person=K, random_state=0)
+        pipe = make_private_pipeline(est, domain=domain, random_state=0)
+        batches = people.synthesize_people(pipe, Chunks.from_array(data, 70), "patient_id", K,
+                                           np.random.default_rng(2), batch_size=10_000)  # fmt: skip
+        return {"rows": pd.concat(list(batches)), "report": str(pipe.privacy_report_)}
+
+    outcome = assert_replays(run, frame, D_prime, seeded=True)
+    assert "bins of 'cost': PrivTree" in outcome["result"]["report"]
+
+
 def test_take_gathers_rows_in_the_order_asked():
     frame, _ = _frame_and_domain()
     rows = np.array([500, 3, 3, len(frame) - 1, 0, 201])
