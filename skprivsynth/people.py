@@ -34,6 +34,7 @@ __all__ = [
     "PersonTable",
     "encoder_rows",
     "check_person_columns",
+    "check_person_chunks",
     "person_relation",
     "count_people",
     "read_persons",
@@ -226,6 +227,22 @@ class PersonTable:
         return person_weights(codes[:, count_column] + 1)
 
 
+def check_person_chunks(X, persons):
+    """``persons`` as a :class:`~skprivsynth.Chunks` alongside the source of chunks
+    ``X``; refused before anything is read (``ValueError`` for persons in memory,
+    ``TypeError`` for a one-shot iterator of either: a person-level fit reads both
+    several times)."""
+    source = as_chunks(persons)
+    if source is None:
+        raise ValueError(
+            "X is a source of chunks, so persons must be one too, its chunk i the "
+            f"persons of chunk i of X (e.g. Chunks.map of the same reader); got {persons!r}."
+        )
+    for chunks in (X, source):
+        chunks.check_reiterable("a person-level fit (of X and of persons)")
+    return source
+
+
 class PersonChunks:
     """The person-weighted table of :class:`PersonTable`, from a table read in chunks.
 
@@ -246,12 +263,7 @@ class PersonChunks:
         self, X, persons, max_rows, person_columns, lag_columns=(), sizes=None, mean_columns=(),
         numeric=None, check=None,
     ):  # fmt: skip
-        self.X, self.persons = X, as_chunks(persons)
-        if self.persons is None:
-            raise ValueError(
-                "X is a source of chunks, so persons must be one too, its chunk i the "
-                f"persons of chunk i of X (e.g. Chunks.map of the same reader); got {persons!r}."
-            )
+        self.X, self.persons = X, check_person_chunks(X, persons)
         self.max_rows, self.check = max_rows, check or np.asarray
         self.keys, counts = count_people(self.persons)
         self.counts = np.minimum(counts, max_rows)

@@ -26,7 +26,7 @@ from .chunks import as_chunks
 from .domain import Domain, coded_domain, ranged_columns, relation_gaps
 from .kinds import kind_of
 from .metrics import categorical_marginal_tvd, warn_if_differentially_private
-from .people import count_people, encoder_rows, person_relation
+from .people import check_person_chunks, count_people, encoder_rows, person_relation
 from .preprocessing import BooleanEncoder
 from .privacy import PrivacyReport, remaining_cost, warn_privacy_leak
 from .privacy.binning import BINNING_DELTA, binning_cost
@@ -174,6 +174,8 @@ class SynthesisPipeline(Pipeline):
         persons = params.get(f"{name}__persons")
         n_people = None
         if persons is not None and getattr(final, "max_rows_per_person", None) is not None:
+            if chunks is not None:  # refused before anything is read
+                persons = check_person_chunks(chunks, persons)
             n_people = len(count_people(persons)[0])  # public; the rows are not
         if isinstance(self._first_transformer(), BooleanEncoder):
             check_table(self._first_transformer(), X, chunks, private, n_people)

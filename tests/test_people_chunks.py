@@ -17,6 +17,7 @@ from test_people import DOMAIN, K, _replace_person, _visits, _visits_csv
 from skprivsynth import Chunks, MarginalSynthesizer, make_private_pipeline, people
 from skprivsynth._math.people import bound_contributions, chunk_ranks, merge_person_counts
 from skprivsynth.cli import main
+from skprivsynth.releases import record_releases
 
 NUMERIC = [0, 0, 5, 3]  # diagnosis and ward as numeric bins (for mean_columns)
 
@@ -105,10 +106,28 @@ def test_person_chunks_hold_the_people_not_the_rows():
     assert sum(len(c) for c in chunks) == n_people * K  # the bound, chunk by chunk
 
 
-def test_persons_must_come_in_chunks_alongside_chunks():
+def test_sources_that_cannot_be_read_again_are_refused_before_any_release():
+    """Persons in memory beside chunks, or a one-shot iterator of either, are refused
+    before anything is released (the fit reads both several times), by the
+    synthesizer and by the pipeline (whose encoder releases first)."""
     X, persons = _visits()
-    with pytest.raises(ValueError, match="persons must be one too"):
-        _fit(Chunks.from_array(X, 100), persons)
+    frame, domain = _frame_and_domain()
+    keys = frame.pop("patient_id").to_numpy()
+    pipe = make_private_pipeline(MarginalSynthesizer(1.0, max_rows_per_person=K), domain=domain)
+    one_shot = lambda data: iter(list(Chunks.from_array(data, 100)))  # noqa: E731
+    cases = [
+        (ValueError, "persons must be one too", lambda: _fit(Chunks.from_array(X, 100), persons)),
+        (TypeError, "one-shot", lambda: _fit(one_shot(X), Chunks.from_array(persons, 100))),
+        (TypeError, "one-shot", lambda: _fit(Chunks.from_array(X, 100), one_shot(persons))),
+        (ValueError, "persons must be one too", lambda: pipe.fit(
+            Chunks.from_array(frame, 100), marginalsynthesizer__persons=keys)),
+        (TypeError, "one-shot", lambda: pipe.fit(
+            one_shot(frame), marginalsynthesizer__persons=Chunks.from_array(keys, 100))),
+    ]  # fmt: skip
+    for error, match, fit in cases:
+        with record_releases() as recording, pytest.raises(error, match=match):
+            fit()
+        assert len(recording) == 0
 
 
 def test_the_bound_is_applied_before_any_release_in_chunks():
