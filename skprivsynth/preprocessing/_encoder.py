@@ -593,7 +593,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         if not ranged:
             return None
         charge_active("private bins", binning_cost(self.binning_epsilon))  # before any draw
-        counts = reduce_chunks(X, _FineCounts(ranged))
+        n, counts = reduce_chunks(X, _FineCounts(ranged))
         labels = list(self._columns)
         grids, min_widths = {}, {}
         for label, spec in ranged.items():
@@ -610,6 +610,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             self.binning_epsilon,
             role_generator(self.random_state, "encoder bins"),
             role_generator(self.random_state, "encoder grid points"),
+            n,
             noise=self.noise,
         )
         for label in ranged:

@@ -51,6 +51,7 @@ from . import (
 
 __all__ = [
     "BINNING_DELTA",
+    "RangePlan",
     "ReleasedBins",
     "binning_cost",
     "release_bins",
@@ -58,6 +59,7 @@ __all__ = [
     "grid_points",
     "privtree_bins",
     "privtree_scale",
+    "range_plan",
 ]
 
 #: Equal-width sub-bins per declared bin whose frequencies ``level_weights="private"``
@@ -642,6 +644,81 @@ class ReleasedBins:
     points: tuple
 
 
+@dataclass(frozen=True)
+class RangePlan:
+    """The ρ of each release of one range (:func:`range_plan`); a release with ρ 0 is
+    not made."""
+
+    tree: float
+    points: float
+    weights: float
+
+
+def range_plan(n, rho, point_share=0.0, alpha=0.01):
+    """Split a range's ``ρ`` between its bins, grid points and sub-bin weights.
+
+    The default is ``TREE_SHARE·ρ`` for :func:`privtree_bins`, of the rest
+    ``point_share`` for :func:`grid_points` (0: a range without a grid of values)
+    and the remainder for :func:`consistent_sub_bin_weights`.  A release that the
+    public number of rows ``n`` cannot lift out of its noise is not made, and its ρ
+    goes to the releases made (the total stays ``ρ``):
+
+    * grid points, when ``n < σ_p·Φ̄⁻¹(alpha)``, ``σ_p = 1/sqrt(ρ_p)`` its noise:
+      the threshold ``τ = σ_p·Φ̄⁻¹(alpha/L)`` is at least that for any number ``L >=
+      1`` of eligible points, so even a point holding all ``n`` rows passes with
+      probability below 1/2; only false positives would be released.  Its ρ goes to
+      the sub-bin weights;
+    * sub-bin weights, when ``n/SUB_BINS < σ_w``, ``σ_w = 1/sqrt(ρ_w)``: a sub-bin
+      of a bin of ``c <= n`` rows holds ``c/SUB_BINS`` rows on average, so whatever
+      bins PrivTree chooses every sub-bin count has a signal-to-noise ratio ``r``
+      below 1, where the chi-square test and the James–Stein factor of
+      :func:`~skprivsynth._math.private_binning.top_down_shares` keep about
+      ``r²/(1 + r²) < 1/2`` of a bin's shape (and a false shape at 5 %).  The
+      bins then decode uniformly (an end bin by the decaying density of
+      :mod:`skprivsynth._math.tails`), and the whole ``ρ`` goes to the bins:
+      PrivTree's split tests compare counts of order ``n`` with ``λ ∝ 1/sqrt(ρ)``,
+      so a larger share makes the bins finer where the rows are.  The grid points go
+      with the sub-bins (their shares of a bin are shares of its noisy total).
+
+    Every input is public: ``n`` (replace-one neighbours: the number of rows, of
+    people in a person-level fit), the budget and the declared grid.
+
+    Parameters
+    ----------
+    n : int
+        Public number of rows.
+    rho : float
+        zCDP budget of the range.
+    point_share : float, default=0.0
+        Share of the rest (after the bins) planned for the grid points.
+    alpha : float, default=0.01
+        ``alpha`` of :func:`grid_points`.
+
+    Returns
+    -------
+    RangePlan
+
+    Examples
+    --------
+    >>> range_plan(100_000, 1e-3).weights > 0  # σ_w ≈ 37 per count, n/8 = 12,500 rows
+    True
+    >>> plan = range_plan(275, 2.6e-4)  # σ_w ≈ 72, n/8 ≈ 34: all on the bins
+    >>> (plan.tree, plan.points, plan.weights)
+    (0.00026, 0.0, 0.0)
+    """
+    n = check_positive_int(n, "n")
+    rest = (1.0 - TREE_SHARE) * rho
+    points = point_share * rest
+    if points > 0 and n < gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, points) * norm.isf(
+        alpha
+    ):
+        points = 0.0
+    weights = rest - points
+    if n / SUB_BINS < gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, weights):
+        return RangePlan(rho, 0.0, 0.0)
+    return RangePlan(rho - rest, points, weights)
+
+
 def binning_cost(binning_epsilon):
     """The cost of :func:`release_bins` at ``binning_epsilon``: ``ρ = zcdp_rho(ε,
     BINNING_DELTA)`` whatever the number of ranges (public, charged before any draw)."""
@@ -649,18 +726,22 @@ def binning_cost(binning_epsilon):
     return PrivacyCost(rho=zcdp_rho(epsilon, BINNING_DELTA))
 
 
-def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, noise="continuous"):
+def release_bins(
+    counts, grids, min_widths, binning_epsilon, rng, points_rng, n, noise="continuous"
+):
     """Bins and within-bin weights of every declared range, ``ρ``-zCDP in all.
 
     The budget ``ρ`` of :func:`binning_cost` is split evenly between the ``m`` ranges
-    and, in each, between :func:`privtree_bins` (``TREE_SHARE``: ``ε = sqrt(2 ρ_tree)``-DP
-    with ``ρ_tree = TREE_SHARE·ρ/m``, which is ``ρ_tree``-zCDP, Bun & Steinke 2016,
+    and, in each, by :func:`range_plan` between :func:`privtree_bins` (``TREE_SHARE``:
+    ``ε = sqrt(2 ρ_tree)``-DP, which is ``ρ_tree``-zCDP, Bun & Steinke 2016,
     Prop. 1.4) and :func:`consistent_sub_bin_weights` (the rest); a range whose fine
     cells hold several points of a public grid of values (``grid.n_keys``: integers, a
     datetime resolution, a float's declared decimals) gives part of that rest
     (``POINT_SHARE``, ``FEW_POINT_SHARE``) to :func:`grid_points` first, the values
-    that recur on many rows, which then decode exactly.  zCDP composes by addition.
-    Which ranges, the grids and the shares depend on the declaration only.
+    that recur on many rows, which then decode exactly.  Where the public ``n`` cannot
+    lift the sub-bins (or the grid points) out of their noise, :func:`range_plan` gives
+    their ρ to the others.  zCDP composes by addition.  Which ranges, the grids and
+    the shares depend on the declaration and ``n`` only.
 
     Parameters
     ----------
@@ -677,6 +758,8 @@ def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, no
     binning_epsilon : float
     rng, points_rng : numpy.random.Generator
         The streams of the bins and sub-bins, and of the grid points.
+    n : int
+        The public number of rows (of people, in a person-level fit).
     noise : {"continuous", "discrete"}, default="continuous"
         Passed to every release.
 
@@ -686,16 +769,18 @@ def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, no
         ``label -> ReleasedBins``.
     report : PrivacyReport
     """
-    rho = binning_cost(binning_epsilon).rho
-    rho_tree = TREE_SHARE * rho / len(grids)  # per range
-    rho_rest = (1.0 - TREE_SHARE) * rho / len(grids)
+    rho = binning_cost(binning_epsilon).rho / len(grids)  # per range
     report = PrivacyReport("private bins", zcdp_delta=BINNING_DELTA)
     released = {}
     for label, grid in grids.items():
         fine, keys = counts[label]
+        share = 0.0
+        if keys is not None:  # values that recur, released first, out of the sub-bins
+            share = POINT_SHARE if grid.per_cell >= POINTS_A_CELL else FEW_POINT_SHARE
+        plan = range_plan(n, rho, share)
         boundaries = privtree_bins(
             fine,
-            math.sqrt(2.0 * rho_tree),  # ε-DP is ε²/2-zCDP
+            math.sqrt(2.0 * plan.tree),  # ε-DP is ε²/2-zCDP
             rng,
             report=report,
             min_width=min_widths[label],
@@ -704,15 +789,15 @@ def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, no
             noise=noise,
         )
         edges, fraction = grid.edges(boundaries)
-        rho_weights, held, values = rho_rest, None, np.zeros(0)
-        if keys is not None:  # values that recur, released first, out of the sub-bins
-            share = POINT_SHARE if grid.per_cell >= POINTS_A_CELL else FEW_POINT_SHARE
-            rho_weights = (1.0 - share) * rho_rest
+        n_bins = boundaries.size - 1
+        weights, shares = np.full((n_bins, SUB_BINS), 1.0 / SUB_BINS), np.zeros(2)
+        held, values = None, np.zeros(0)
+        if plan.points > 0:
             points, noisy = grid_points(
                 keys.keys,
                 keys.counts,
                 grid.eligible_keys(boundaries),
-                share * rho_rest,
+                plan.points,
                 points_rng,
                 report=report,
                 step=f"recurring values of {label!r}",
@@ -722,20 +807,21 @@ def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, no
             fine = fine.copy()
             np.subtract.at(fine, cells, keys.at(points))
             held, values = (cells, noisy), grid.key_values(points)
-        # The bounds' cells on their own: a point mass at a bound (the zeros of an
-        # expenditure) decodes to the bound, not over a sub-bin.
-        weights, shares = consistent_sub_bin_weights(
-            fine,
-            boundaries,
-            SUB_BINS,
-            rho_weights,
-            rng,
-            report=report,
-            step=f"sub-bin weights of {label!r}",
-            points=(0, grid.occupied - 1),
-            held=held,
-            noise=noise,
-        )
+        if plan.weights > 0:
+            # The bounds' cells on their own: a point mass at a bound (the zeros of an
+            # expenditure) decodes to the bound, not over a sub-bin.
+            weights, shares = consistent_sub_bin_weights(
+                fine,
+                boundaries,
+                SUB_BINS,
+                plan.weights,
+                rng,
+                report=report,
+                step=f"sub-bin weights of {label!r}",
+                points=(0, grid.occupied - 1),
+                held=held,
+                noise=noise,
+            )
         weights = weights[: edges.size - 1]  # the bins that hold grid points
         weights[-1] = truncate_weights(weights[-1], fraction)
         edges = tuple(edges.tolist())
