@@ -29,8 +29,8 @@ from ..domain import (
     with_relations,
 )
 from ..kinds import kind_of, learned_spec
-from ..privacy import warn_privacy_leak
-from ..privacy.binning import binning_cost, release_bins
+from ..privacy import PrivacyCost, warn_privacy_leak
+from ..privacy.binning import plan_bins, release_bins
 from ..validation import check_random_generator, role_generator
 from ._checks import _check_no_missing, _column_name
 from ._columns import _Column
@@ -592,7 +592,6 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ranged = {label: spec for label, spec in domain.items() if kind_of(spec).bins_at_fit}
         if not ranged:
             return None
-        charge_active("private bins", binning_cost(self.binning_epsilon))  # before any draw
         n, counts = reduce_chunks(X, _FineCounts(ranged))
         labels = list(self._columns)
         grids, min_widths = {}, {}
@@ -603,6 +602,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if self.max_bins is not None:  # at most max_bins - missing bins (public cap)
                 cap = 1 << (int(self.max_bins - column.missing).bit_length() - 1)
                 min_widths[label] = max(1, grid.n_cells // cap)
+        # The plan's cost (public: the declaration, n and the budget), before any draw.
+        rho = sum(plan.rho for plan in plan_bins(n, grids, self.binning_epsilon).values())
+        if rho > 0:
+            charge_active("private bins", PrivacyCost(rho=rho))
         released, report = release_bins(
             counts,
             grids,
@@ -615,7 +618,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         )
         for label in ranged:
             columns[labels.index(label)].release(released[label])
-        return report
+        return report if rho > 0 else None
 
     def _release_level_weights(self, columns, frame, domain):
         """``level_weights="private"``: release the frequencies of the levels of the

@@ -32,6 +32,7 @@ from .._math.private_binning import (
     check_boundaries,
     check_fine_counts,
     check_positive_int,
+    dyadic_leaves,
     sub_bin_counts,
     top_down_shares,
     truncate_weights,
@@ -58,7 +59,9 @@ __all__ = [
     "consistent_sub_bin_weights",
     "grid_points",
     "privtree_bins",
+    "plan_bins",
     "privtree_scale",
+    "public_tree_bins",
     "range_plan",
 ]
 
@@ -228,27 +231,14 @@ def privtree_bins(
     if occupied > size:
         raise ValueError(f"occupied must be at most len(fine_counts) = {size}; got {occupied}.")
     shift = math.log2(size / occupied)  # public: the padding's share of the root
-    level = counts  # counts of the nodes of the current depth, refined bottom-up below
-    levels = [level]
-    while level.size > 1:
-        level = level[0::2] + level[1::2]
-        levels.append(level)
-    levels.reverse()  # levels[d]: the 2**d node counts at depth d
-    edges = []
-    active = np.zeros(1, dtype=np.int64)  # nodes of the current depth still to decide
-    for depth, node_counts in enumerate(levels):
-        width = size >> depth
-        if width // FANOUT < min_width:  # halves too narrow: leaves, no test
-            edges.append(active * width)
-            break
-        biased = np.maximum(node_counts[active] - (depth - shift) * bias, theta - bias)
-        split = laplace_threshold_test(biased, theta, scale, rng, noise=noise)
-        edges.append(active[~split] * width)
-        active = (FANOUT * active[split])[:, None] + np.arange(FANOUT)
-        active = active.ravel()
-        if active.size == 0:
-            break
-    boundaries = np.sort(np.concatenate([*edges, [size]]))
+    boundaries = dyadic_leaves(
+        counts,
+        bias,
+        lambda biased: laplace_threshold_test(biased, theta, scale, rng, noise=noise),
+        min_width,
+        shift,
+        theta,
+    )
     derivation = (
         f"PrivTree (Zhang, Xiao & Xie 2016, Alg. 2), fanout 2, θ = {theta:g}, "
         f"Laplace scale λ = 4/ε = {scale:.6g}, bias δ = λ ln 2 = {bias:.6g} a level, "
@@ -276,7 +266,7 @@ def privtree_bins(
             derivation + f" = {epsilon:.6g}; ε-DP is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4)",
             rho=epsilon**2 / 2,
         )
-    return boundaries.astype(np.int64)
+    return boundaries
 
 
 @release_primitive("grid points", public=("ranges", "rho", "alpha", "step", "noise"))
@@ -647,11 +637,17 @@ class ReleasedBins:
 @dataclass(frozen=True)
 class RangePlan:
     """The ρ of each release of one range (:func:`range_plan`); a release with ρ 0 is
-    not made."""
+    not made, and a range whose ``tree`` is 0 has the public bins of
+    :func:`public_tree_bins`."""
 
     tree: float
     points: float
     weights: float
+
+    @property
+    def rho(self):
+        """The range's ρ spent."""
+        return self.tree + self.points + self.weights
 
 
 def range_plan(n, rho, point_share=0.0, alpha=0.01):
@@ -660,8 +656,7 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
     The default is ``TREE_SHARE·ρ`` for :func:`privtree_bins`, of the rest
     ``point_share`` for :func:`grid_points` (0: a range without a grid of values)
     and the remainder for :func:`consistent_sub_bin_weights`.  A release that the
-    public number of rows ``n`` cannot lift out of its noise is not made, and its ρ
-    goes to the releases made (the total stays ``ρ``):
+    public number of rows ``n`` cannot lift out of its noise is not made:
 
     * grid points, when ``n < σ_p·Φ̄⁻¹(alpha)``, ``σ_p = 1/sqrt(ρ_p)`` its noise:
       the threshold ``τ = σ_p·Φ̄⁻¹(alpha/L)`` is at least that for any number ``L >=
@@ -675,10 +670,17 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
       :func:`~skprivsynth._math.private_binning.top_down_shares` keep about
       ``r²/(1 + r²) < 1/2`` of a bin's shape (and a false shape at 5 %).  The
       bins then decode uniformly (an end bin by the decaying density of
-      :mod:`skprivsynth._math.tails`), and the whole ``ρ`` goes to the bins:
-      PrivTree's split tests compare counts of order ``n`` with ``λ ∝ 1/sqrt(ρ)``,
-      so a larger share makes the bins finer where the rows are.  The grid points go
-      with the sub-bins (their shares of a bin are shares of its noisy total).
+      :mod:`skprivsynth._math.tails`), and the whole ``ρ`` goes to PrivTree, whose
+      tests compare counts of order ``n`` with ``λ ∝ 1/sqrt(ρ)``.  The grid points go
+      with the sub-bins (their shares of a bin are shares of its noisy total);
+    * PrivTree itself, when ``n < λ + δ`` at the whole ``ρ`` (``λ = 4/sqrt(2ρ)``,
+      ``δ = λ ln 2``, :func:`privtree_scale`): a child of the root holding every row
+      has a biased count ``n − δ`` below one noise scale, so no test below the root
+      tells where the rows are at a signal-to-noise ratio of 1, and the released
+      tree is, up to noise, the tree of :func:`public_tree_bins` (the outcome of
+      every test above 1/2 on rows spread evenly).  That tree is taken, nothing is
+      spent (``rho`` 0), and the ρ stays with the caller: in a pipeline, the
+      synthesizer spends it (:func:`~skprivsynth.base.spent_before_fit`).
 
     Every input is public: ``n`` (replace-one neighbours: the number of rows, of
     people in a person-level fit), the budget and the declared grid.
@@ -702,11 +704,16 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
     --------
     >>> range_plan(100_000, 1e-3).weights > 0  # σ_w ≈ 37 per count, n/8 = 12,500 rows
     True
-    >>> plan = range_plan(275, 2.6e-4)  # σ_w ≈ 72, n/8 ≈ 34: all on the bins
+    >>> plan = range_plan(400, 2.6e-4)  # σ_w ≈ 72 > n/8 = 50; λ + δ ≈ 297 < n
     >>> (plan.tree, plan.points, plan.weights)
     (0.00026, 0.0, 0.0)
+    >>> range_plan(275, 2.6e-4).rho  # λ + δ ≈ 297 > n: public bins
+    0.0
     """
     n = check_positive_int(n, "n")
+    scale, bias = privtree_scale(math.sqrt(2.0 * rho))  # ε-DP is ε²/2-zCDP
+    if n < scale + bias:
+        return RangePlan(0.0, 0.0, 0.0)
     rest = (1.0 - TREE_SHARE) * rho
     points = point_share * rest
     if points > 0 and n < gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, points) * norm.isf(
@@ -719,9 +726,64 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
     return RangePlan(rho - rest, points, weights)
 
 
+def public_tree_bins(n, size, rho, *, min_width=1, occupied=None):
+    """The bins PrivTree most likely returns on ``n`` rows spread evenly: public.
+
+    The walk of :func:`privtree_bins` at the budget ``rho`` (``λ = 4/sqrt(2ρ)``,
+    ``δ = λ ln 2``, θ = 0, the same depth shift) on the counts of ``n`` rows spread
+    evenly over the ``occupied`` cells, where a node splits iff its biased count is
+    above θ: the outcome of every test that Laplace noise gives with probability above
+    1/2.  A function of public inputs only: no release, no cost.
+
+    Parameters
+    ----------
+    n : int
+        Public number of rows.
+    size : int
+        Number of fine cells, a power of two.
+    rho : float
+        The budget whose PrivTree it mirrors.
+    min_width : int, default=1
+    occupied : int or None, default=None
+        As in :func:`privtree_bins`.
+
+    Returns
+    -------
+    boundaries : ndarray of int64
+
+    Examples
+    --------
+    >>> public_tree_bins(275, 1024, 2.6e-4).tolist()  # λ ≈ 175, δ ≈ 122: two levels
+    [0, 256, 512, 768, 1024]
+    """
+    n = check_positive_int(n, "n")
+    size = check_positive_int(size, "size")
+    occupied = size if occupied is None else check_positive_int(occupied, "occupied")
+    _, bias = privtree_scale(math.sqrt(2.0 * rho))
+    counts = np.zeros(size)
+    counts[:occupied] = n / occupied
+    return dyadic_leaves(
+        counts, bias, lambda biased: biased > 0.0, min_width, math.log2(size / occupied)
+    )
+
+
+def plan_bins(n, grids, binning_epsilon):
+    """``label -> RangePlan`` of every range of :func:`release_bins` (public): the ρ of
+    :func:`binning_cost` split evenly between the ranges, then by :func:`range_plan`."""
+    rho = binning_cost(binning_epsilon).rho / len(grids)
+    plans = {}
+    for label, grid in grids.items():
+        share = 0.0
+        if grid.n_keys:  # values that recur, released first, out of the sub-bins
+            share = POINT_SHARE if grid.per_cell >= POINTS_A_CELL else FEW_POINT_SHARE
+        plans[label] = range_plan(n, rho, share)
+    return plans
+
+
 def binning_cost(binning_epsilon):
-    """The cost of :func:`release_bins` at ``binning_epsilon``: ``ρ = zcdp_rho(ε,
-    BINNING_DELTA)`` whatever the number of ranges (public, charged before any draw)."""
+    """The most :func:`release_bins` spends at ``binning_epsilon``: ``ρ = zcdp_rho(ε,
+    BINNING_DELTA)`` whatever the number of ranges (public); :func:`plan_bins` says
+    how much of it a table of ``n`` rows spends."""
     epsilon = check_epsilon(binning_epsilon, "binning_epsilon")
     return PrivacyCost(rho=zcdp_rho(epsilon, BINNING_DELTA))
 
@@ -740,8 +802,11 @@ def release_bins(
     (``POINT_SHARE``, ``FEW_POINT_SHARE``) to :func:`grid_points` first, the values
     that recur on many rows, which then decode exactly.  Where the public ``n`` cannot
     lift the sub-bins (or the grid points) out of their noise, :func:`range_plan` gives
-    their ρ to the others.  zCDP composes by addition.  Which ranges, the grids and
-    the shares depend on the declaration and ``n`` only.
+    their ρ to PrivTree; where it cannot lift PrivTree's tests either, the range takes
+    the public bins of :func:`public_tree_bins` and spends nothing, so that the report
+    holds the ρ of :func:`plan_bins`, at most that of :func:`binning_cost`.  zCDP
+    composes by addition.  Which ranges, the grids and the shares depend on the
+    declaration and ``n`` only.
 
     Parameters
     ----------
@@ -769,25 +834,31 @@ def release_bins(
         ``label -> ReleasedBins``.
     report : PrivacyReport
     """
-    rho = binning_cost(binning_epsilon).rho / len(grids)  # per range
+    plans = plan_bins(n, grids, binning_epsilon)
     report = PrivacyReport("private bins", zcdp_delta=BINNING_DELTA)
     released = {}
     for label, grid in grids.items():
         fine, keys = counts[label]
-        share = 0.0
-        if keys is not None:  # values that recur, released first, out of the sub-bins
-            share = POINT_SHARE if grid.per_cell >= POINTS_A_CELL else FEW_POINT_SHARE
-        plan = range_plan(n, rho, share)
-        boundaries = privtree_bins(
-            fine,
-            math.sqrt(2.0 * plan.tree),  # ε-DP is ε²/2-zCDP
-            rng,
-            report=report,
-            min_width=min_widths[label],
-            occupied=grid.occupied,
-            step=f"bins of {label!r}",
-            noise=noise,
-        )
+        plan = plans[label]
+        if plan.tree > 0:
+            boundaries = privtree_bins(
+                fine,
+                math.sqrt(2.0 * plan.tree),  # ε-DP is ε²/2-zCDP
+                rng,
+                report=report,
+                min_width=min_widths[label],
+                occupied=grid.occupied,
+                step=f"bins of {label!r}",
+                noise=noise,
+            )
+        else:
+            boundaries = public_tree_bins(
+                n,
+                fine.size,
+                binning_cost(binning_epsilon).rho / len(grids),
+                min_width=min_widths[label],
+                occupied=grid.occupied,
+            )
         edges, fraction = grid.edges(boundaries)
         n_bins = boundaries.size - 1
         weights, shares = np.full((n_bins, SUB_BINS), 1.0 / SUB_BINS), np.zeros(2)
