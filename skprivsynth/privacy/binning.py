@@ -15,6 +15,10 @@ equal cells (a mergeable ``np.bincount``, memory independent of ``n``).  Then
   :mod:`skprivsynth._math.private_binning`), so that noise in empty regions does not
   become mass.
 
+:func:`range_plan` leaves out a release that the public ``n`` cannot lift out of its
+noise, giving its ρ to the others (or, where PrivTree's own tests cannot be lifted, the
+public bins of :func:`public_tree_bins`, at no cost).
+
 Neighbours are replace-one (same public ``n``, one row changed); the derivations are in
 the docstrings and in the user guide (``doc/user_guide/private_binning.rst``).
 """
@@ -650,7 +654,7 @@ class RangePlan:
         return self.tree + self.points + self.weights
 
 
-def range_plan(n, rho, point_share=0.0, alpha=0.01):
+def range_plan(n, rho, point_share=0.0):
     """Split a range's ``ρ`` between its bins, grid points and sub-bin weights.
 
     The default is ``TREE_SHARE·ρ`` for :func:`privtree_bins`, of the rest
@@ -658,15 +662,10 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
     and the remainder for :func:`consistent_sub_bin_weights`.  A release that the
     public number of rows ``n`` cannot lift out of its noise is not made:
 
-    * grid points, when ``n < σ_p·Φ̄⁻¹(alpha)``, ``σ_p = 1/sqrt(ρ_p)`` its noise:
-      the threshold ``τ = σ_p·Φ̄⁻¹(alpha/L)`` is at least that for any number ``L >=
-      1`` of eligible points, so even a point holding all ``n`` rows passes with
-      probability below 1/2; only false positives would be released.  Its ρ goes to
-      the sub-bin weights;
-    * sub-bin weights, when ``n/SUB_BINS < σ_w``, ``σ_w = 1/sqrt(ρ_w)``: a sub-bin
-      of a bin of ``c <= n`` rows holds ``c/SUB_BINS`` rows on average, so whatever
-      bins PrivTree chooses every sub-bin count has a signal-to-noise ratio ``r``
-      below 1, where the chi-square test and the James–Stein factor of
+    * sub-bin weights, when ``n/SUB_BINS < σ_w``, ``σ_w = 1/sqrt(ρ_w)`` their planned
+      noise: a sub-bin of a bin of ``c <= n`` rows holds ``c/SUB_BINS`` rows on
+      average, so whatever bins PrivTree chooses every sub-bin count has a
+      signal-to-noise ratio ``r`` below 1, where the chi-square test and the James–Stein factor of
       :func:`~skprivsynth._math.private_binning.top_down_shares` keep about
       ``r²/(1 + r²) < 1/2`` of a bin's shape (and a false shape at 5 %).  The
       bins then decode uniformly (an end bin by the decaying density of
@@ -693,8 +692,6 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
         zCDP budget of the range.
     point_share : float, default=0.0
         Share of the rest (after the bins) planned for the grid points.
-    alpha : float, default=0.01
-        ``alpha`` of :func:`grid_points`.
 
     Returns
     -------
@@ -716,10 +713,6 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
         return RangePlan(0.0, 0.0, 0.0)
     rest = (1.0 - TREE_SHARE) * rho
     points = point_share * rest
-    if points > 0 and n < gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, points) * norm.isf(
-        alpha
-    ):
-        points = 0.0
     weights = rest - points
     if n / SUB_BINS < gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, weights):
         return RangePlan(rho, 0.0, 0.0)
@@ -727,7 +720,7 @@ def range_plan(n, rho, point_share=0.0, alpha=0.01):
 
 
 def public_tree_bins(n, size, rho, *, min_width=1, occupied=None):
-    """The bins PrivTree most likely returns on ``n`` rows spread evenly: public.
+    """PrivTree's majority tree on ``n`` rows spread evenly: public bins.
 
     The walk of :func:`privtree_bins` at the budget ``rho`` (``λ = 4/sqrt(2ρ)``,
     ``δ = λ ln 2``, θ = 0, the same depth shift) on the counts of ``n`` rows spread
