@@ -156,7 +156,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``2**10`` cells (Zhang, Xiao & Xie, SIGMOD 2016: dense regions get fine bins,
         empty ones coarse bins), the rest to non-negative, noise-aware frequencies of
         8 sub-bins of each bin for decoding (Hay, Rastogi, Miklau & Suciu, PVLDB
-        2010), so that noise in empty regions does not become mass.  Recorded in
+        2010), so that noise in empty regions does not become mass; a release the
+        public ``n`` cannot lift out of its noise is left out
+        (:func:`~skprivsynth.privacy.binning.range_plan`: its ρ goes to PrivTree, or,
+        below PrivTree's own noise, the bins are public and cost nothing).  Recorded in
         ``privacy_report_``; in a :class:`~skprivsynth.SynthesisPipeline` its ρ adds
         to a zCDP synthesizer's, which costs less than ``binning_epsilon``
         (:func:`~skprivsynth.make_private_pipeline` gives it a share of the
