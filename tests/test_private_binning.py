@@ -939,8 +939,9 @@ def test_range_plan_gives_what_n_cannot_lift_to_the_releases_made():
 
 
 def test_public_tree_bins_split_where_evenly_spread_rows_beat_the_bias():
-    """Each node of the public tree splits iff ``n`` evenly spread rows give it a biased
-    count above θ = 0 (the majority outcome of its test); finer with more rows."""
+    """As many equal bins as the full tree whose nodes ``n`` evenly spread rows give a
+    biased count above θ = 0 (the majority outcome of each test); finer with more rows;
+    the padding of a grid is a bin of its own."""
     rho = 2.6e-4
     _, bias = privtree_scale(math.sqrt(2 * rho))
     assert binning.public_tree_bins(275, 1024, rho).tolist() == [0, 256, 512, 768, 1024]
@@ -948,10 +949,8 @@ def test_public_tree_bins_split_where_evenly_spread_rows_beat_the_bias():
     assert binning.public_tree_bins(100, 1024, rho).tolist() == [0, 512, 1024]
     sizes = [binning.public_tree_bins(n, 1024, rho).size for n in (100, 1000, 10_000, 100_000)]
     assert sizes == sorted(sizes) and sizes[-1] > sizes[0]
-    # Padded: depths shifted by log2(8192/5001); the half [4096, 8192) holds the rows of
-    # 905 occupied cells, about 50, above its bias of (1 − 0.71)·δ ≈ 35.
     padded = binning.public_tree_bins(275, 8192, rho, occupied=5001)
-    assert padded.tolist() == [0, 2048, 4096, 6144, 8192]
+    assert padded.tolist() == [0, 1250, 2500, 3751, 5001, 8192]
     assert binning.public_tree_bins(10**6, 1024, rho, min_width=64).tolist() == list(
         range(0, 1025, 64)
     )

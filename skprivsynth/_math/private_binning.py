@@ -21,7 +21,6 @@ __all__ = [
     "check_boundaries",
     "check_fine_counts",
     "check_positive_int",
-    "dyadic_leaves",
     "split_mass",
     "sub_bin_counts",
     "top_down_shares",
@@ -67,57 +66,6 @@ def check_boundaries(boundaries, size):
             f"from 0 to len(fine_counts) = {size}."
         )
     return b.astype(np.int64)
-
-
-def dyadic_leaves(counts, bias, split, min_width=1, shift=0.0, theta=0.0):
-    """Leaf edges of PrivTree's walk down the dyadic hierarchy over ``counts``.
-
-    A node at depth ``d`` with count ``c`` has the biased count ``b = max(c − (d −
-    shift)·bias, θ − bias)`` and is split into its two halves where ``split(b)`` (an
-    array of booleans) says so; a node whose halves would be narrower than
-    ``min_width`` cells is a leaf without a test.  ``split`` is PrivTree's noisy test
-    (Zhang, Xiao & Xie, SIGMOD 2016, Algorithm 2) or a public rule.
-
-    Parameters
-    ----------
-    counts : ndarray of shape (2**depth,)
-        Count of each fine cell.
-    bias : float
-        ``δ``, the bias a level.
-    split : callable
-        ``split(b) -> ndarray of bool``, one decision per biased count.
-    min_width : int, default=1
-    shift : float, default=0.0
-        Subtracted from every depth.
-    theta : float, default=0.0
-
-    Returns
-    -------
-    ndarray of int64
-        Strictly increasing leaf edges, ``0`` and ``len(counts)`` included.
-    """
-    size = counts.size
-    level = counts  # counts of the nodes of the current depth, refined bottom-up below
-    levels = [level]
-    while level.size > 1:
-        level = level[0::2] + level[1::2]
-        levels.append(level)
-    levels.reverse()  # levels[d]: the 2**d node counts at depth d
-    edges = []
-    active = np.zeros(1, dtype=np.int64)  # nodes of the current depth still to decide
-    for depth, node_counts in enumerate(levels):
-        width = size >> depth
-        if width // FANOUT < min_width:  # halves too narrow: leaves, no test
-            edges.append(active * width)
-            break
-        biased = np.maximum(node_counts[active] - (depth - shift) * bias, theta - bias)
-        splits = np.asarray(split(biased), dtype=bool)
-        edges.append(active[~splits] * width)
-        active = (FANOUT * active[splits])[:, None] + np.arange(FANOUT)
-        active = active.ravel()
-        if active.size == 0:
-            break
-    return np.sort(np.concatenate([*edges, [size]])).astype(np.int64)
 
 
 def _tree_matrix(n_leaves):

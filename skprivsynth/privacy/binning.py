@@ -36,7 +36,6 @@ from .._math.private_binning import (
     check_boundaries,
     check_fine_counts,
     check_positive_int,
-    dyadic_leaves,
     sub_bin_counts,
     top_down_shares,
     truncate_weights,
@@ -235,14 +234,27 @@ def privtree_bins(
     if occupied > size:
         raise ValueError(f"occupied must be at most len(fine_counts) = {size}; got {occupied}.")
     shift = math.log2(size / occupied)  # public: the padding's share of the root
-    boundaries = dyadic_leaves(
-        counts,
-        bias,
-        lambda biased: laplace_threshold_test(biased, theta, scale, rng, noise=noise),
-        min_width,
-        shift,
-        theta,
-    )
+    level = counts  # counts of the nodes of the current depth, refined bottom-up below
+    levels = [level]
+    while level.size > 1:
+        level = level[0::2] + level[1::2]
+        levels.append(level)
+    levels.reverse()  # levels[d]: the 2**d node counts at depth d
+    edges = []
+    active = np.zeros(1, dtype=np.int64)  # nodes of the current depth still to decide
+    for depth, node_counts in enumerate(levels):
+        width = size >> depth
+        if width // FANOUT < min_width:  # halves too narrow: leaves, no test
+            edges.append(active * width)
+            break
+        biased = np.maximum(node_counts[active] - (depth - shift) * bias, theta - bias)
+        split = laplace_threshold_test(biased, theta, scale, rng, noise=noise)
+        edges.append(active[~split] * width)
+        active = (FANOUT * active[split])[:, None] + np.arange(FANOUT)
+        active = active.ravel()
+        if active.size == 0:
+            break
+    boundaries = np.sort(np.concatenate([*edges, [size]]))
     derivation = (
         f"PrivTree (Zhang, Xiao & Xie 2016, Alg. 2), fanout 2, θ = {theta:g}, "
         f"Laplace scale λ = 4/ε = {scale:.6g}, bias δ = λ ln 2 = {bias:.6g} a level, "
@@ -270,7 +282,7 @@ def privtree_bins(
             derivation + f" = {epsilon:.6g}; ε-DP is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4)",
             rho=epsilon**2 / 2,
         )
-    return boundaries
+    return boundaries.astype(np.int64)
 
 
 @release_primitive("grid points", public=("ranges", "rho", "alpha", "step", "noise"))
@@ -665,21 +677,22 @@ def range_plan(n, rho, point_share=0.0):
     * sub-bin weights, when ``n/SUB_BINS < σ_w``, ``σ_w = 1/sqrt(ρ_w)`` their planned
       noise: a sub-bin of a bin of ``c <= n`` rows holds ``c/SUB_BINS`` rows on
       average, so whatever bins PrivTree chooses every sub-bin count has a
-      signal-to-noise ratio ``r`` below 1, where the chi-square test and the James–Stein factor of
-      :func:`~skprivsynth._math.private_binning.top_down_shares` keep about
-      ``r²/(1 + r²) < 1/2`` of a bin's shape (and a false shape at 5 %).  The
-      bins then decode uniformly (an end bin by the decaying density of
+      signal-to-noise ratio ``r`` below 1, where the chi-square test and the
+      James–Stein factor of :func:`~skprivsynth._math.private_binning.top_down_shares`
+      keep about ``r²/(1 + r²) < 1/2`` of a bin's shape (and a false shape at 5 %).
+      The bins then decode uniformly (an end bin by the decaying density of
       :mod:`skprivsynth._math.tails`), and the whole ``ρ`` goes to PrivTree, whose
       tests compare counts of order ``n`` with ``λ ∝ 1/sqrt(ρ)``.  The grid points go
       with the sub-bins (their shares of a bin are shares of its noisy total);
     * PrivTree itself, when ``n < λ + δ`` at the whole ``ρ`` (``λ = 4/sqrt(2ρ)``,
       ``δ = λ ln 2``, :func:`privtree_scale`): a child of the root holding every row
       has a biased count ``n − δ`` below one noise scale, so no test below the root
-      tells where the rows are at a signal-to-noise ratio of 1, and the released
-      tree is, up to noise, the tree of :func:`public_tree_bins` (the outcome of
-      every test above 1/2 on rows spread evenly).  That tree is taken, nothing is
-      spent (``rho`` 0), and the ρ stays with the caller: in a pipeline, the
-      synthesizer spends it (:func:`~skprivsynth.base.spent_before_fit`).
+      tells where the rows are at a signal-to-noise ratio of 1: the released tree
+      would be, up to noise, the same for any data.  The range takes the public
+      equal bins of :func:`public_tree_bins` (as many as PrivTree's majority tree on
+      ``n`` evenly spread rows), nothing is spent (``rho`` 0), and the ρ stays with
+      the caller: in a pipeline, the synthesizer spends it
+      (:func:`~skprivsynth.base.spent_before_fit`).
 
     Every input is public: ``n`` (replace-one neighbours: the number of rows, of
     people in a person-level fit), the budget and the declared grid.
@@ -720,20 +733,24 @@ def range_plan(n, rho, point_share=0.0):
 
 
 def public_tree_bins(n, size, rho, *, min_width=1, occupied=None):
-    """PrivTree's majority tree on ``n`` rows spread evenly: public bins.
+    """Equal bins, as many as PrivTree's majority tree has leaves on ``n`` even rows.
 
-    The walk of :func:`privtree_bins` at the budget ``rho`` (``λ = 4/sqrt(2ρ)``,
-    ``δ = λ ln 2``, θ = 0, the same depth shift) on the counts of ``n`` rows spread
-    evenly over the ``occupied`` cells, where a node splits iff its biased count is
-    above θ: the outcome of every test that Laplace noise gives with probability above
-    1/2.  A function of public inputs only: no release, no cost.
+    On ``n`` rows spread evenly over the ``occupied`` cells, every node of depth ``d``
+    of PrivTree at the budget ``rho`` (``λ = 4/sqrt(2ρ)``, ``δ = λ ln 2``, θ = 0) holds
+    ``n/2**d`` rows, and its test splits it with probability above 1/2 iff
+    ``n/2**d − d·δ > 0``: the majority outcome of every test is the full tree of depth
+    ``k``, the first depth where that fails (or where halves would be narrower than
+    ``min_width`` cells).  Being public, the partition needs no padding to a power of
+    two: the ``occupied`` cells are cut into ``2**k`` equal bins (to the nearest cell),
+    the padding is one more bin.  A function of public inputs only: no release, no
+    cost.
 
     Parameters
     ----------
     n : int
         Public number of rows.
     size : int
-        Number of fine cells, a power of two.
+        Number of fine cells.
     rho : float
         The budget whose PrivTree it mirrors.
     min_width : int, default=1
@@ -753,11 +770,11 @@ def public_tree_bins(n, size, rho, *, min_width=1, occupied=None):
     size = check_positive_int(size, "size")
     occupied = size if occupied is None else check_positive_int(occupied, "occupied")
     _, bias = privtree_scale(math.sqrt(2.0 * rho))
-    counts = np.zeros(size)
-    counts[:occupied] = n / occupied
-    return dyadic_leaves(
-        counts, bias, lambda biased: biased > 0.0, min_width, math.log2(size / occupied)
-    )
+    depth = 0
+    while occupied >> (depth + 1) >= min_width and n / 2**depth - depth * bias > 0:
+        depth += 1
+    edges = np.rint(np.linspace(0, occupied, 2**depth + 1)).astype(np.int64)
+    return np.unique(np.append(edges, size))
 
 
 def plan_bins(n, grids, binning_epsilon):
