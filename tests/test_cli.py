@@ -987,7 +987,9 @@ def test_a_fractional_cell_of_an_integer_column_changes_nothing_but_its_bin(tmp_
             assert synthetic[column].str.fullmatch(r"\d+").all(), synthetic[column].head()
         assert synthetic["coded"].str.fullmatch(r"\d*").all()
     typed = [pd.read_csv(tmp_path / f"{name}.out.csv").dtypes for name in ("d", "d_prime")]
-    assert (typed[0] == typed[1]).all() and (typed[0] == np.int64).all()
+    # "coded" may come back missing, then read as floats: its digits are checked above.
+    integers = ["wide", "binned", "kids"]
+    assert (typed[0] == typed[1]).all() and (typed[0][integers] == np.int64).all()
 
 
 def test_seed_gives_the_encoder_the_synthesizer_and_the_sample_streams_of_their_own(

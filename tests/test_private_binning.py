@@ -912,3 +912,90 @@ def test_discrete_privtree_report_entry():
     assert "CKS 2020, Alg. 1" in entry["derivation"]
     with pytest.raises(ValueError, match="noise"):
         privtree_bins(_skewed_counts(), 1.0, np.random.default_rng(0), report=report, noise="x")
+
+
+def test_range_plan_gives_what_n_cannot_lift_to_the_releases_made():
+    """The plan's decisions at their public thresholds, and its accounting: the ρ of
+    the releases made is the range's whole ρ, or 0 (public bins)."""
+    rho = 2.6e-4
+    scale, bias = privtree_scale(math.sqrt(2 * rho))  # λ ≈ 175.5, δ ≈ 121.7
+    sigma_w = 1 / math.sqrt((1 - binning.TREE_SHARE) * rho)  # ≈ 71.6 a sub-bin count
+    large = binning.range_plan(100_000, rho, binning.POINT_SHARE)
+    assert large.tree == pytest.approx(binning.TREE_SHARE * rho)
+    assert large.points == pytest.approx(binning.POINT_SHARE * (1 - binning.TREE_SHARE) * rho)
+    assert large.rho == pytest.approx(rho, rel=1e-12)
+    # Sub-bins: kept from n/8 = σ_w on, else their ρ on the tree.
+    kept = math.ceil(binning.SUB_BINS * sigma_w)
+    assert binning.range_plan(kept, rho).weights == pytest.approx((1 - binning.TREE_SHARE) * rho)
+    assert binning.range_plan(kept - 1, rho) == binning.RangePlan(rho, 0.0, 0.0)
+    # The grid points go with the sub-bins; their planned share raises σ_w.
+    points = binning.range_plan(kept, rho, binning.POINT_SHARE)
+    assert points == binning.RangePlan(rho, 0.0, 0.0)
+    assert binning.range_plan(2 * kept, rho, binning.POINT_SHARE).rho == pytest.approx(rho)
+    # PrivTree: public bins below λ + δ.
+    public = math.ceil(scale + bias) - 1
+    assert binning.range_plan(public, rho).rho == 0.0
+    assert binning.range_plan(public + 1, rho) == binning.RangePlan(rho, 0.0, 0.0)
+
+
+def test_public_tree_bins_split_where_evenly_spread_rows_beat_the_bias():
+    """As many equal bins as the full tree whose nodes ``n`` evenly spread rows give a
+    biased count above θ = 0 (the majority outcome of each test); finer with more rows;
+    the padding of a grid is a bin of its own."""
+    rho = 2.6e-4
+    _, bias = privtree_scale(math.sqrt(2 * rho))
+    assert binning.public_tree_bins(275, 1024, rho).tolist() == [0, 256, 512, 768, 1024]
+    assert 275 / 2 - bias > 0 > 275 / 4 - 2 * bias
+    assert binning.public_tree_bins(100, 1024, rho).tolist() == [0, 512, 1024]
+    sizes = [binning.public_tree_bins(n, 1024, rho).size for n in (100, 1000, 10_000, 100_000)]
+    assert sizes == sorted(sizes) and sizes[-1] > sizes[0]
+    padded = binning.public_tree_bins(275, 8192, rho, occupied=5001)
+    assert padded.tolist() == [0, 1250, 2500, 3751, 5001, 8192]
+    assert binning.public_tree_bins(10**6, 1024, rho, min_width=64).tolist() == list(
+        range(0, 1025, 64)
+    )
+
+
+def _grid(spec):
+    from skprivsynth.domain import Domain
+    from skprivsynth.preprocessing._counts import _FineCounts, _FineGrid
+
+    spec = Domain({"v": spec})["v"]
+    return _FineGrid(spec), _FineCounts({"v": spec})
+
+
+@pytest.mark.parametrize("n", [100, 200, 20_000])
+def test_release_bins_reports_the_plan(n):
+    """The report holds the plan's ρ: the whole budget where anything is released
+    (a skipped release's ρ moved to another of the range), nothing where the bins are
+    public; public bins do not depend on the data."""
+    grid, statistic = _grid({"type": "float", "range": [0.0, 100.0]})
+    rng = np.random.default_rng(0)
+    tables = [
+        pd.DataFrame({"v": rng.normal(30, 5, n).clip(0, 100)}),
+        pd.DataFrame({"v": rng.uniform(60, 100, n)}),
+    ]
+    (plan,) = binning.plan_bins(n, {"v": grid}, 0.25).values()
+    outcomes = []
+    for frame in tables:
+        rows, counts = statistic(frame)
+        assert rows == n
+        released, report = binning.release_bins(
+            counts, {"v": grid}, {"v": 1}, 0.25, np.random.default_rng(1),
+            np.random.default_rng(2), n,
+        )  # fmt: skip
+        assert report.rho == pytest.approx(plan.rho, rel=1e-12)
+        steps = [e["step"] for e in report.entries]
+        outcomes.append(released["v"].edges)
+        if n == 100:  # one range at ε = 0.25: λ + δ ≈ 149 > n, public bins, no release
+            assert plan.rho == 0.0 and steps == []
+            np.testing.assert_array_equal(released["v"].sub_weights, 1 / binning.SUB_BINS)
+        elif n == 200:  # n/8 = 25 < σ_w ≈ 36: every ρ on PrivTree
+            assert steps == ["bins of 'v'"]
+            assert plan.rho == pytest.approx(binning.binning_cost(0.25).rho, rel=1e-12)
+            np.testing.assert_array_equal(released["v"].sub_weights, 1 / binning.SUB_BINS)
+        else:
+            assert steps == ["bins of 'v'", "sub-bin weights of 'v'"]
+            assert plan.rho == pytest.approx(binning.binning_cost(0.25).rho, rel=1e-12)
+    if n == 100:
+        assert outcomes[0] == outcomes[1]

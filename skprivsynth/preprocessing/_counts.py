@@ -209,8 +209,9 @@ class _KeyCounts:
 
 
 class _FineCounts:
-    """Statistic of a DataFrame chunk: the fine histogram of each declared range, and
-    the exact counts of the points of its public grid of values (None without one).
+    """Statistic of a DataFrame chunk: ``(n_rows, counts)``, ``counts`` the fine
+    histogram of each declared range and the exact counts of the points of its public
+    grid of values (None without one).
 
     The domain check of the ranged columns: a missing value not declared, or a value
     outside the range without ``clip``, raises (naming the column, never a value).
@@ -251,7 +252,7 @@ class _FineCounts:
             else:
                 cells = grid.cells(values)
             counts[label] = (np.bincount(cells, minlength=grid.n_cells), keys)
-        return counts
+        return X.shape[0], counts
 
 
 class _LevelCounts:

@@ -29,8 +29,8 @@ from ..domain import (
     with_relations,
 )
 from ..kinds import kind_of, learned_spec
-from ..privacy import warn_privacy_leak
-from ..privacy.binning import binning_cost, release_bins
+from ..privacy import PrivacyCost, warn_privacy_leak
+from ..privacy.binning import plan_bins, release_bins
 from ..validation import check_random_generator, role_generator
 from ._checks import _check_no_missing, _column_name
 from ._columns import _Column
@@ -156,7 +156,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ``2**10`` cells (Zhang, Xiao & Xie, SIGMOD 2016: dense regions get fine bins,
         empty ones coarse bins), the rest to non-negative, noise-aware frequencies of
         8 sub-bins of each bin for decoding (Hay, Rastogi, Miklau & Suciu, PVLDB
-        2010), so that noise in empty regions does not become mass.  Recorded in
+        2010), so that noise in empty regions does not become mass; a release the
+        public ``n`` cannot lift out of its noise is left out
+        (:func:`~skprivsynth.privacy.binning.range_plan`: its ρ goes to PrivTree, or,
+        below PrivTree's own noise, the bins are public and cost nothing).  Recorded in
         ``privacy_report_``; in a :class:`~skprivsynth.SynthesisPipeline` its ρ adds
         to a zCDP synthesizer's, which costs less than ``binning_epsilon``
         (:func:`~skprivsynth.make_private_pipeline` gives it a share of the
@@ -592,8 +595,7 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
         ranged = {label: spec for label, spec in domain.items() if kind_of(spec).bins_at_fit}
         if not ranged:
             return None
-        charge_active("private bins", binning_cost(self.binning_epsilon))  # before any draw
-        counts = reduce_chunks(X, _FineCounts(ranged))
+        n, counts = reduce_chunks(X, _FineCounts(ranged))
         labels = list(self._columns)
         grids, min_widths = {}, {}
         for label, spec in ranged.items():
@@ -603,6 +605,10 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             if self.max_bins is not None:  # at most max_bins - missing bins (public cap)
                 cap = 1 << (int(self.max_bins - column.missing).bit_length() - 1)
                 min_widths[label] = max(1, grid.n_cells // cap)
+        # The plan's cost (public: the declaration, n and the budget), before any draw.
+        rho = sum(plan.rho for plan in plan_bins(n, grids, self.binning_epsilon).values())
+        if rho > 0:
+            charge_active("private bins", PrivacyCost(rho=rho))
         released, report = release_bins(
             counts,
             grids,
@@ -610,11 +616,12 @@ class BooleanEncoder(TransformerMixin, BaseEstimator):
             self.binning_epsilon,
             role_generator(self.random_state, "encoder bins"),
             role_generator(self.random_state, "encoder grid points"),
+            n,
             noise=self.noise,
         )
         for label in ranged:
             columns[labels.index(label)].release(released[label])
-        return report
+        return report if rho > 0 else None
 
     def _release_level_weights(self, columns, frame, domain):
         """``level_weights="private"``: release the frequencies of the levels of the

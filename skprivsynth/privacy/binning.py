@@ -15,6 +15,10 @@ equal cells (a mergeable ``np.bincount``, memory independent of ``n``).  Then
   :mod:`skprivsynth._math.private_binning`), so that noise in empty regions does not
   become mass.
 
+:func:`range_plan` leaves out a release that the public ``n`` cannot lift out of its
+noise, giving its ρ to the others (or, where PrivTree's own tests cannot be lifted, the
+public bins of :func:`public_tree_bins`, at no cost).
+
 Neighbours are replace-one (same public ``n``, one row changed); the derivations are in
 the docstrings and in the user guide (``doc/user_guide/private_binning.rst``).
 """
@@ -51,13 +55,17 @@ from . import (
 
 __all__ = [
     "BINNING_DELTA",
+    "RangePlan",
     "ReleasedBins",
     "binning_cost",
     "release_bins",
     "consistent_sub_bin_weights",
     "grid_points",
     "privtree_bins",
+    "plan_bins",
     "privtree_scale",
+    "public_tree_bins",
+    "range_plan",
 ]
 
 #: Equal-width sub-bins per declared bin whose frequencies ``level_weights="private"``
@@ -642,25 +650,173 @@ class ReleasedBins:
     points: tuple
 
 
+@dataclass(frozen=True)
+class RangePlan:
+    """The ρ of each release of one range (:func:`range_plan`); a release with ρ 0 is
+    not made, and a range whose ``tree`` is 0 has the public bins of
+    :func:`public_tree_bins`."""
+
+    tree: float
+    points: float
+    weights: float
+
+    @property
+    def rho(self):
+        """The range's ρ spent."""
+        return self.tree + self.points + self.weights
+
+
+def range_plan(n, rho, point_share=0.0):
+    """Split a range's ``ρ`` between its bins, grid points and sub-bin weights.
+
+    The default is ``TREE_SHARE·ρ`` for :func:`privtree_bins`, of the rest
+    ``point_share`` for :func:`grid_points` (0: a range without a grid of values)
+    and the remainder for :func:`consistent_sub_bin_weights`.  A release that the
+    public number of rows ``n`` cannot lift out of its noise is not made:
+
+    * sub-bin weights, when ``n/SUB_BINS < σ_w``, ``σ_w = 1/sqrt(ρ_w)`` their planned
+      noise: a sub-bin of a bin of ``c <= n`` rows holds ``c/SUB_BINS`` rows on
+      average, so whatever bins PrivTree chooses every sub-bin count has a
+      signal-to-noise ratio ``r`` below 1, where the chi-square test and the
+      James–Stein factor of :func:`~skprivsynth._math.private_binning.top_down_shares`
+      keep about ``r²/(1 + r²) < 1/2`` of a bin's shape (and a false shape at 5 %).
+      The bins then decode uniformly (an end bin by the decaying density of
+      :mod:`skprivsynth._math.tails`), and the whole ``ρ`` goes to PrivTree, whose
+      tests compare counts of order ``n`` with ``λ ∝ 1/sqrt(ρ)``.  The grid points go
+      with the sub-bins (their shares of a bin are shares of its noisy total);
+    * PrivTree itself, when ``n < λ + δ`` at the whole ``ρ`` (``λ = 4/sqrt(2ρ)``,
+      ``δ = λ ln 2``, :func:`privtree_scale`): a child of the root holding every row
+      has a biased count ``n − δ`` below one noise scale, so no test below the root
+      tells where the rows are at a signal-to-noise ratio of 1: the released tree
+      would be, up to noise, the same for any data.  The range takes the public
+      equal bins of :func:`public_tree_bins` (as many as PrivTree's majority tree on
+      ``n`` evenly spread rows), nothing is spent (``rho`` 0), and the ρ stays with
+      the caller: in a pipeline, the synthesizer spends it
+      (:func:`~skprivsynth.base.spent_before_fit`).
+
+    Every input is public: ``n`` (replace-one neighbours: the number of rows, of
+    people in a person-level fit), the budget and the declared grid.
+
+    Parameters
+    ----------
+    n : int
+        Public number of rows.
+    rho : float
+        zCDP budget of the range.
+    point_share : float, default=0.0
+        Share of the rest (after the bins) planned for the grid points.
+
+    Returns
+    -------
+    RangePlan
+
+    Examples
+    --------
+    >>> range_plan(100_000, 1e-3).weights > 0  # σ_w ≈ 37 per count, n/8 = 12,500 rows
+    True
+    >>> plan = range_plan(400, 2.6e-4)  # σ_w ≈ 72 > n/8 = 50; λ + δ ≈ 297 < n
+    >>> (plan.tree, plan.points, plan.weights)
+    (0.00026, 0.0, 0.0)
+    >>> range_plan(275, 2.6e-4).rho  # λ + δ ≈ 297 > n: public bins
+    0.0
+    """
+    n = check_positive_int(n, "n")
+    scale, bias = privtree_scale(math.sqrt(2.0 * rho))  # ε-DP is ε²/2-zCDP
+    if n < scale + bias:
+        return RangePlan(0.0, 0.0, 0.0)
+    rest = (1.0 - TREE_SHARE) * rho
+    points = point_share * rest
+    weights = rest - points
+    if n / SUB_BINS < gaussian_sigma_for_rho(SUB_BIN_L2_SENSITIVITY, weights):
+        return RangePlan(rho, 0.0, 0.0)
+    return RangePlan(rho - rest, points, weights)
+
+
+def public_tree_bins(n, size, rho, *, min_width=1, occupied=None):
+    """Equal bins, as many as PrivTree's majority tree has leaves on ``n`` even rows.
+
+    On ``n`` rows spread evenly over the ``occupied`` cells, every node of depth ``d``
+    of PrivTree at the budget ``rho`` (``λ = 4/sqrt(2ρ)``, ``δ = λ ln 2``, θ = 0) holds
+    ``n/2**d`` rows, and its test splits it with probability above 1/2 iff
+    ``n/2**d − d·δ > 0``: the majority outcome of every test is the full tree of depth
+    ``k``, the first depth where that fails (or where halves would be narrower than
+    ``min_width`` cells).  Being public, the partition needs no padding to a power of
+    two: the ``occupied`` cells are cut into ``2**k`` equal bins (to the nearest cell),
+    the padding is one more bin.  A function of public inputs only: no release, no
+    cost.
+
+    Parameters
+    ----------
+    n : int
+        Public number of rows.
+    size : int
+        Number of fine cells.
+    rho : float
+        The budget whose PrivTree it mirrors.
+    min_width : int, default=1
+    occupied : int or None, default=None
+        As in :func:`privtree_bins`.
+
+    Returns
+    -------
+    boundaries : ndarray of int64
+
+    Examples
+    --------
+    >>> public_tree_bins(275, 1024, 2.6e-4).tolist()  # λ ≈ 175, δ ≈ 122: two levels
+    [0, 256, 512, 768, 1024]
+    """
+    n = check_positive_int(n, "n")
+    size = check_positive_int(size, "size")
+    occupied = size if occupied is None else check_positive_int(occupied, "occupied")
+    _, bias = privtree_scale(math.sqrt(2.0 * rho))
+    depth = 0
+    while occupied >> (depth + 1) >= min_width and n / 2**depth - depth * bias > 0:
+        depth += 1
+    edges = np.rint(np.linspace(0, occupied, 2**depth + 1)).astype(np.int64)
+    return np.unique(np.append(edges, size))
+
+
+def plan_bins(n, grids, binning_epsilon):
+    """``label -> RangePlan`` of every range of :func:`release_bins` (public): the ρ of
+    :func:`binning_cost` split evenly between the ranges, then by :func:`range_plan`."""
+    rho = binning_cost(binning_epsilon).rho / len(grids)
+    plans = {}
+    for label, grid in grids.items():
+        share = 0.0
+        if grid.n_keys:  # values that recur, released first, out of the sub-bins
+            share = POINT_SHARE if grid.per_cell >= POINTS_A_CELL else FEW_POINT_SHARE
+        plans[label] = range_plan(n, rho, share)
+    return plans
+
+
 def binning_cost(binning_epsilon):
-    """The cost of :func:`release_bins` at ``binning_epsilon``: ``ρ = zcdp_rho(ε,
-    BINNING_DELTA)`` whatever the number of ranges (public, charged before any draw)."""
+    """The most :func:`release_bins` spends at ``binning_epsilon``: ``ρ = zcdp_rho(ε,
+    BINNING_DELTA)`` whatever the number of ranges (public); :func:`plan_bins` says
+    how much of it a table of ``n`` rows spends."""
     epsilon = check_epsilon(binning_epsilon, "binning_epsilon")
     return PrivacyCost(rho=zcdp_rho(epsilon, BINNING_DELTA))
 
 
-def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, noise="continuous"):
+def release_bins(
+    counts, grids, min_widths, binning_epsilon, rng, points_rng, n, noise="continuous"
+):
     """Bins and within-bin weights of every declared range, ``ρ``-zCDP in all.
 
     The budget ``ρ`` of :func:`binning_cost` is split evenly between the ``m`` ranges
-    and, in each, between :func:`privtree_bins` (``TREE_SHARE``: ``ε = sqrt(2 ρ_tree)``-DP
-    with ``ρ_tree = TREE_SHARE·ρ/m``, which is ``ρ_tree``-zCDP, Bun & Steinke 2016,
+    and, in each, by :func:`range_plan` between :func:`privtree_bins` (``TREE_SHARE``:
+    ``ε = sqrt(2 ρ_tree)``-DP, which is ``ρ_tree``-zCDP, Bun & Steinke 2016,
     Prop. 1.4) and :func:`consistent_sub_bin_weights` (the rest); a range whose fine
     cells hold several points of a public grid of values (``grid.n_keys``: integers, a
     datetime resolution, a float's declared decimals) gives part of that rest
     (``POINT_SHARE``, ``FEW_POINT_SHARE``) to :func:`grid_points` first, the values
-    that recur on many rows, which then decode exactly.  zCDP composes by addition.
-    Which ranges, the grids and the shares depend on the declaration only.
+    that recur on many rows, which then decode exactly.  Where the public ``n`` cannot
+    lift the sub-bins (or the grid points) out of their noise, :func:`range_plan` gives
+    their ρ to PrivTree; where it cannot lift PrivTree's tests either, the range takes
+    the public bins of :func:`public_tree_bins` and spends nothing, so that the report
+    holds the ρ of :func:`plan_bins`, at most that of :func:`binning_cost`.  zCDP
+    composes by addition.  Which ranges, the grids and the shares depend on the
+    declaration and ``n`` only.
 
     Parameters
     ----------
@@ -677,6 +833,8 @@ def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, no
     binning_epsilon : float
     rng, points_rng : numpy.random.Generator
         The streams of the bins and sub-bins, and of the grid points.
+    n : int
+        The public number of rows (of people, in a person-level fit).
     noise : {"continuous", "discrete"}, default="continuous"
         Passed to every release.
 
@@ -686,33 +844,41 @@ def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, no
         ``label -> ReleasedBins``.
     report : PrivacyReport
     """
-    rho = binning_cost(binning_epsilon).rho
-    rho_tree = TREE_SHARE * rho / len(grids)  # per range
-    rho_rest = (1.0 - TREE_SHARE) * rho / len(grids)
+    plans = plan_bins(n, grids, binning_epsilon)
     report = PrivacyReport("private bins", zcdp_delta=BINNING_DELTA)
     released = {}
     for label, grid in grids.items():
         fine, keys = counts[label]
-        boundaries = privtree_bins(
-            fine,
-            math.sqrt(2.0 * rho_tree),  # ε-DP is ε²/2-zCDP
-            rng,
-            report=report,
-            min_width=min_widths[label],
-            occupied=grid.occupied,
-            step=f"bins of {label!r}",
-            noise=noise,
-        )
+        plan = plans[label]
+        if plan.tree > 0:
+            boundaries = privtree_bins(
+                fine,
+                math.sqrt(2.0 * plan.tree),  # ε-DP is ε²/2-zCDP
+                rng,
+                report=report,
+                min_width=min_widths[label],
+                occupied=grid.occupied,
+                step=f"bins of {label!r}",
+                noise=noise,
+            )
+        else:
+            boundaries = public_tree_bins(
+                n,
+                fine.size,
+                binning_cost(binning_epsilon).rho / len(grids),
+                min_width=min_widths[label],
+                occupied=grid.occupied,
+            )
         edges, fraction = grid.edges(boundaries)
-        rho_weights, held, values = rho_rest, None, np.zeros(0)
-        if keys is not None:  # values that recur, released first, out of the sub-bins
-            share = POINT_SHARE if grid.per_cell >= POINTS_A_CELL else FEW_POINT_SHARE
-            rho_weights = (1.0 - share) * rho_rest
+        n_bins = boundaries.size - 1
+        weights, shares = np.full((n_bins, SUB_BINS), 1.0 / SUB_BINS), np.zeros(2)
+        held, values = None, np.zeros(0)
+        if plan.points > 0:
             points, noisy = grid_points(
                 keys.keys,
                 keys.counts,
                 grid.eligible_keys(boundaries),
-                share * rho_rest,
+                plan.points,
                 points_rng,
                 report=report,
                 step=f"recurring values of {label!r}",
@@ -722,20 +888,21 @@ def release_bins(counts, grids, min_widths, binning_epsilon, rng, points_rng, no
             fine = fine.copy()
             np.subtract.at(fine, cells, keys.at(points))
             held, values = (cells, noisy), grid.key_values(points)
-        # The bounds' cells on their own: a point mass at a bound (the zeros of an
-        # expenditure) decodes to the bound, not over a sub-bin.
-        weights, shares = consistent_sub_bin_weights(
-            fine,
-            boundaries,
-            SUB_BINS,
-            rho_weights,
-            rng,
-            report=report,
-            step=f"sub-bin weights of {label!r}",
-            points=(0, grid.occupied - 1),
-            held=held,
-            noise=noise,
-        )
+        if plan.weights > 0:
+            # The bounds' cells on their own: a point mass at a bound (the zeros of an
+            # expenditure) decodes to the bound, not over a sub-bin.
+            weights, shares = consistent_sub_bin_weights(
+                fine,
+                boundaries,
+                SUB_BINS,
+                plan.weights,
+                rng,
+                report=report,
+                step=f"sub-bin weights of {label!r}",
+                points=(0, grid.occupied - 1),
+                held=held,
+                noise=noise,
+            )
         weights = weights[: edges.size - 1]  # the bins that hold grid points
         weights[-1] = truncate_weights(weights[-1], fraction)
         edges = tuple(edges.tolist())
