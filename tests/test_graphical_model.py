@@ -110,6 +110,17 @@ def test_belief_propagation_is_exact_when_potentials_span_thousands_of_nats():
         np.testing.assert_allclose(model.marginal(attrs), exact, atol=1e-12)
 
 
+def test_belief_propagation_in_probability_and_log_space_agree():
+    rng = np.random.default_rng(2)
+    model = GraphicalModel(CLIQUES, SIZES)
+    model.potentials = [Factor(c, 5 * rng.normal(size=[SIZES[a] for a in c])) for c in model.nodes]
+    linear = model._calibrate_linear([float(f.values.max()) for f in model.potentials]).marginals
+    log = model._calibrate_log().marginals
+    for a, b in zip(linear, log, strict=True):
+        assert a.attrs == b.attrs
+        np.testing.assert_allclose(a.values, b.values, rtol=1e-10, atol=1e-15)
+
+
 def test_estimate_recovers_marginals_from_exact_measurements():
     rng = np.random.default_rng(1)
     truth = _joint(_random_model(rng))

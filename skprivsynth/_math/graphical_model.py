@@ -311,6 +311,55 @@ class GraphicalModel:
         return self.calibrate()
 
     def calibrate(self):
+        """Belief propagation (two passes); sets ``marginals``. Returns self.
+
+        In probability space where no table can leave the normal range of doubles
+        (:meth:`_calibrate_linear`), else in log space (:meth:`_calibrate_log`)."""
+        # Every value of a node's belief lies within exp(range of its potential +
+        # log cells) of the belief's maximum, times its children's messages (by
+        # induction over the subtree): below 600 nats over the whole tree, no value
+        # of any table falls out of the normal range (about 708 nats).
+        tops = [float(f.values.max()) for f in self.potentials]
+        spread = sum(
+            top - float(f.values.min()) + math.log(f.values.size)
+            for top, f in zip(tops, self.potentials, strict=True)
+        )
+        return self._calibrate_linear(tops) if spread < 600 else self._calibrate_log()
+
+    def _calibrate_linear(self, tops):
+        """Belief propagation on ``exp(θ_C − max θ_C)``: upward, a node's belief (its
+        table times its children's messages) summed to the separator with its parent;
+        downward, a child's marginal is its belief times the parent's marginal on their
+        separator over that sum (Koller & Friedman 2009, 10.3): one ``exp`` of each
+        table, no normalising sum but the root's.  ``tops``: each potential's maximum."""
+        order = [0] + [child for _, child in self.edges]
+        beliefs, up = {}, {}
+        for i in reversed(order):
+            theta = self.potentials[i].values
+            attrs = self.nodes[i]
+            belief = np.subtract(theta, tops[i])
+            np.exp(belief, out=belief)
+            for c in self.children[i]:
+                belief *= up[c].expand(attrs)
+            beliefs[i] = belief
+            if i:
+                sep = tuple(a for a in attrs if a in self.nodes[self.parent[i]])
+                up[i] = Factor(attrs, belief).sum_to(sep)
+        self.marginals = [None] * len(self.nodes)
+        for i in order:
+            attrs, belief = self.nodes[i], beliefs[i]
+            if i:
+                sep = up[i].attrs
+                parent = self.marginals[self.parent[i]].sum_to(sep).values
+                total = up[i].values
+                ratio = np.divide(parent, total, where=total > 0, out=np.zeros_like(total))
+                belief *= Factor(sep, ratio).expand(attrs)
+            else:
+                belief /= belief.sum()
+            self.marginals[i] = Factor(attrs, belief)
+        return self
+
+    def _calibrate_log(self):
         """Belief propagation (two passes, log space); sets ``marginals``. Returns self.
 
         Downward, a node's message to a child is its log marginal summed to their
