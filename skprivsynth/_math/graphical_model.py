@@ -288,6 +288,9 @@ class GraphicalModel:
             self.neighbours[parent].add(child)
             self.neighbours[child].add(parent)
         self.potentials = [self._zeros(c) for c in self.nodes]
+        self._below = {}  # each node and its descendants
+        for i in reversed([0] + [child for _, child in self.edges]):
+            self._below[i] = (i,) + sum((self._below[c] for c in self.children[i]), ())
         self.marginals = None
         self.converged, self.step_size = False, None  # set by estimate
 
@@ -402,15 +405,37 @@ class GraphicalModel:
 
     def marginal(self, attrs):
         """The model's marginal table over the sorted tuple ``attrs`` (probabilities)."""
-        attrs = tuple(sorted(attrs))
-        i = self.host(attrs)
-        if i is not None:
-            return self.marginals[i].sum_to(attrs).values
-        return self._marginal_across(set(attrs)).sum_to(attrs).values
+        return self.marginals_of([attrs])[0]
 
-    def _marginal_across(self, targets):
+    def marginals_of(self, attr_sets):
+        """The marginal tables over each attribute set of ``attr_sets``, as
+        :meth:`marginal`; the sums of a node's marginal that several need (to a set, or
+        to the attributes a set spanning nodes keeps there) computed once."""
+        sums, messages = {}, {}
+
+        def node_sum(i, attrs):
+            if (i, attrs) not in sums:
+                sums[i, attrs] = self.marginals[i].sum_to(attrs)
+            return sums[i, attrs]
+
+        out = []
+        for attrs in attr_sets:
+            attrs = tuple(sorted(attrs))
+            i = self.host(attrs)
+            if i is not None:
+                out.append(node_sum(i, attrs).values)
+            else:
+                across = self._marginal_across(set(attrs), node_sum, messages)
+                out.append(across.sum_to(attrs).values)
+        return out
+
+    def _marginal_across(self, targets, node_sum, messages):
         """Variable elimination over ``Π μ_C / Π μ_sep`` restricted to the subtree
-        spanning the nodes that hold ``targets`` (other leaves sum to one)."""
+        spanning the nodes that hold ``targets`` (other leaves sum to one); each node's
+        marginal first summed to the targets and separators it holds (``node_sum(i,
+        attrs)``), its other attributes being in no other factor.  A node's message to
+        its parent depends on the nodes kept below it and the targets they hold only:
+        kept in ``messages`` for the other sets."""
         keep = set(range(len(self.nodes)))
         leaves = [i for i in keep if len(self.neighbours[i]) <= 1]
         while leaves and len(keep) > 1:  # prune leaves holding no target beyond their separator
@@ -428,15 +453,23 @@ class GraphicalModel:
             root = self.parent[root]
 
         def collect(i):
-            factors = [self.marginals[i]] + [collect(c) for c in self.children[i] if c in keep]
+            below = tuple(j for j in self._below[i] if j in keep)
+            held_below = set().union(*(self.nodes[j] for j in below)) & targets
+            key = (i, below, tuple(sorted(held_below)))
+            if i != root and key in messages:
+                return messages[key]
+            held = targets.union(*(self.nodes[j] for j in self.neighbours[i] & keep))
+            own = node_sum(i, tuple(a for a in self.nodes[i] if a in held))
+            factors = [own] + [collect(c) for c in self.children[i] if c in keep]
             if i == root:
                 return _contract(factors, targets)
             sep = tuple(a for a in self.nodes[i] if a in self.nodes[self.parent[i]])
-            sep_marginal = self.marginals[i].sum_to(sep).values
+            sep_marginal = node_sum(i, sep).values
             inverse = np.divide(
                 1.0, sep_marginal, where=sep_marginal > 0, out=np.zeros_like(sep_marginal)
             )
-            return _contract(factors + [Factor(sep, inverse)], targets | set(sep))
+            messages[key] = _contract(factors + [Factor(sep, inverse)], targets | set(sep))
+            return messages[key]
 
         return collect(root)
 
