@@ -190,15 +190,23 @@ def _eliminate(cliques, sizes):
     can only lie inside one created before it that holds the vertex (the vertex is gone
     afterwards).
     """
-    d = len(sizes)
-    log_size = [math.log(s) for s in sizes]
-    adjacent = [0] * d
+    adjacent = [0] * len(sizes)
     for c in cliques:
         c = [int(a) for a in c]
         mask = sum(1 << a for a in c)
         for a in c:
             adjacent[a] |= mask
-    adjacent = [m & ~(1 << a) for a, m in enumerate(adjacent)]
+    adjacent = tuple(m & ~(1 << a) for a, m in enumerate(adjacent))
+    return list(_eliminate_graph(adjacent, tuple(int(s) for s in sizes)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _eliminate_graph(adjacent, sizes):
+    """:func:`_eliminate` on the graph of neighbourhoods ``adjacent`` (bit sets), once
+    per graph: candidates of a round often add the same edges."""
+    d = len(sizes)
+    log_size = [math.log(s) for s in sizes]
+    adjacent = list(adjacent)
     alone = sorted((log_size[v], v) for v in range(d) if not adjacent[v])[::-1]
     cost = {
         v: log_size[v] + sum(log_size[u] for u in _members(adjacent[v]))
@@ -226,7 +234,7 @@ def _eliminate(cliques, sizes):
             adjacent[u] = (adjacent[u] | nbrs) & ~(1 << u) & ~(1 << v)
             cost[u] = log_size[u] + sum(log_size[w] for w in _members(adjacent[u]))
             heapq.heappush(heap, (cost[u], u))
-    return [tuple(_members(c)) for c in maximal]
+    return tuple(tuple(_members(c)) for c in maximal)
 
 
 def junction_tree(cliques, sizes):
@@ -594,28 +602,64 @@ def _pooled(measurements):
     return pooled
 
 
-def _fitted_marginals(model, measurements, hosts):
-    """Each measurement's marginal ``μ_r``, summed from the smallest table already summed
-    in its host node that holds ``r`` (the node's marginal at first): a node's
-    measurements, largest first, so a 1-way table is summed from a pair, not the node."""
-    out = [None] * len(measurements)
-    tables = {i: [model.marginals[i]] for i in set(hosts)}
-    order = sorted(range(len(measurements)), key=lambda k: -len(measurements[k].attrs))
-    for k in order:
-        attrs, held = measurements[k].attrs, tables[hosts[k]]
-        source = min((f for f in held if set(attrs) <= set(f.attrs)), key=lambda f: f.values.size)
+@functools.lru_cache(maxsize=1024)
+def _groups(node, sets, sizes):
+    """The attribute sets ``sets`` held in ``node`` as a forest of groups, each an
+    ``(attrs, members)`` pair over the union of its members' attributes (a set is a
+    group without members).  Two groups merge, those of the smallest union first, while
+    that union has at most half the node's cells or is one of them: a table summed
+    from the node, or spread over it, is then one pass over the node for several sets
+    (the union table read or written once more instead, at most half as long)."""
+    cells = math.prod(sizes[a] for a in node)
+    groups = [(attrs, ()) for attrs in sorted(set(sets))]
+    while len(groups) > 1:
+        size, j, k = min(
+            (math.prod(sizes[a] for a in set(groups[j][0]) | set(groups[k][0])), j, k)
+            for j in range(len(groups))
+            for k in range(j + 1, len(groups))
+        )
+        union = tuple(sorted(set(groups[j][0]) | set(groups[k][0])))
+        if size > cells // 2 and union not in (groups[j][0], groups[k][0]):
+            break
+        members = [g for g in (groups[j], groups[k]) if g[0] != union]
+        members += [m for g in (groups[j], groups[k]) if g[0] == union for m in g[1]]
+        groups = [g for t, g in enumerate(groups) if t not in (j, k)] + [(union, tuple(members))]
+    return tuple(groups)
+
+
+def _node_sets(model, measurements, hosts):
+    """Each node's groups (:func:`_groups`) of the attribute sets of its measurements."""
+    held = {}
+    for m, i in zip(measurements, hosts, strict=True):
+        held.setdefault(i, set()).add(m.attrs)
+    return {
+        i: _groups(model.nodes[i], tuple(sorted(sets)), model.sizes) for i, sets in held.items()
+    }
+
+
+def _fitted_marginals(model, measurements, hosts, groups):
+    """Each measurement's marginal ``μ_r``, summed from its node's marginal through the
+    tables of its groups (``groups`` from :func:`_node_sets`)."""
+    tables = {}
+
+    def down(i, source, group):
+        attrs, members = group
         factor = source if source.attrs == attrs else source.sum_to(attrs)
-        if factor is not source:
-            held.append(factor)
-        out[k] = factor.values
-    return out
+        tables[i, attrs] = factor.values
+        for member in members:
+            down(i, factor, member)
+
+    for i, forest in groups.items():
+        for group in forest:
+            down(i, model.marginals[i], group)
+    return [tables[i, m.attrs] for m, i in zip(measurements, hosts, strict=True)]
 
 
-def _loss_and_gradient(model, measurements, hosts, n):
+def _loss_and_gradient(model, measurements, hosts, n, groups):
     """The loss, each measurement's marginal ``μ_r`` and its gradient ``∂L/∂μ_r`` (a
     node's gradient is the sum of its measurements' gradients, broadcast)."""
     loss = 0.0
-    marginals = _fitted_marginals(model, measurements, hosts)
+    marginals = _fitted_marginals(model, measurements, hosts, groups)
     grads = []
     for m, mu in zip(measurements, marginals, strict=True):
         fitted = n * mu
@@ -627,30 +671,43 @@ def _loss_and_gradient(model, measurements, hosts, n):
     return loss, marginals, grads
 
 
-def _node_gradients(model, measurements, hosts, grads):
+def _node_gradients(model, measurements, hosts, grads, groups):
     """Each node's gradient, the sum of its measurements' gradients broadcast to the
-    node's table: each is first added into the largest of its node's measurement
-    tables that holds its attributes (largest first), and those are spread over the
-    node once a step (:meth:`Factor.spread`), so that each trial step is one pass."""
-    tables = {}  # node -> [(attrs, summed gradient)]
-    order = sorted(range(len(measurements)), key=lambda k: -grads[k].size)
-    for k in order:
-        attrs, held = measurements[k].attrs, tables.setdefault(hosts[k], [])
-        into = next((t for t in held if set(attrs) <= set(t[0])), None)
-        if into is None:
-            held.append((attrs, grads[k].copy()))
+    node's table: added up through the tables of its groups (``groups`` from
+    :func:`_node_sets`), whose top tables are spread over the node
+    (:meth:`Factor.spread`) once a step, so that each trial step is one pass."""
+    leaves = {}
+    for m, i, g in zip(measurements, hosts, grads, strict=True):
+        if (i, m.attrs) in leaves:
+            leaves[i, m.attrs] = leaves[i, m.attrs] + g
         else:
-            values = into[1]
-            values += Factor(attrs, grads[k]).expand(into[0])
+            leaves[i, m.attrs] = g
+
+    def up(i, group, attrs, shape):
+        """The group's summed gradient spread over ``attrs`` (of table ``shape``)."""
+        own, members = group
+        total = leaves.get((i, own))
+        if total is not None:  # a table of its own: the measurements' gradients kept
+            total = Factor(own, total).spread(attrs, shape)
+            total = total.copy() if own == attrs else total
+        if members:
+            own_shape = [model.sizes[a] for a in own]
+            inner = None
+            for member in members:
+                part = up(i, member, own, own_shape)
+                inner = part if inner is None else np.add(inner, part, out=inner)
+            inner = Factor(own, inner).spread(attrs, shape)
+            total = inner if total is None else np.add(total, inner, out=total)
+        return total
+
     out = {}
-    for i, held in tables.items():
+    for i, forest in groups.items():
         node = model.potentials[i]
-        for k, (attrs, g) in enumerate(held):
-            spread = Factor(attrs, g).spread(node.attrs, node.values.shape)
-            if k:
-                out[i] += spread
-            else:
-                out[i] = spread if len(attrs) < len(node.attrs) else spread.copy()
+        total = None
+        for group in forest:
+            part = up(i, group, node.attrs, node.values.shape)
+            total = part if total is None else np.add(total, part, out=total)
+        out[i] = total
     return out
 
 
@@ -706,14 +763,17 @@ def estimate(
         model.calibrate()
     measurements = _pooled(measurements)
     hosts = [model.host(m.attrs) for m in measurements]
-    loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n)
+    groups = _node_sets(model, measurements, hosts)
+    loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n, groups)
     for _ in range(iterations):
         old = model.potentials
-        node_gradients = _node_gradients(model, measurements, hosts, grads)  # once a step
+        node_gradients = _node_gradients(model, measurements, hosts, grads, groups)
         while True:
             model.potentials = _stepped(old, node_gradients, step)
             model.calibrate()
-            new_loss, new_marginals, new_grads = _loss_and_gradient(model, measurements, hosts, n)
+            new_loss, new_marginals, new_grads = _loss_and_gradient(
+                model, measurements, hosts, n, groups
+            )
             # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2, the inner product
             # taken measurement by measurement (∇L is their broadcast sum on each node)
             decrease = sum(
