@@ -137,11 +137,19 @@ def _contract(factors, keep):
     subscripts = tuple(tuple(index[a] for a in f.attrs) for f in factors)
     out = tuple(a for a in attrs if a in keep)
     output = tuple(index[a] for a in out)
-    path = _einsum_path(subscripts, tuple(f.values.shape for f in factors), output)
-    operands = []
+    operands, shape = [], {}
     for f, sub in zip(factors, subscripts, strict=True):
         operands += [f.values, list(sub)]
+        shape.update(zip(sub, f.values.shape, strict=True))
+    if math.prod(shape.values()) <= _DIRECT:  # one loop over every cell: no plan to follow
+        return Factor(out, np.einsum(*operands, list(output)))
+    path = _einsum_path(subscripts, tuple(f.values.shape for f in factors), output)
     return Factor(out, np.einsum(*operands, list(output), optimize=path))
+
+
+# Most cells of the product of all factors that one einsum loop runs over (contracting
+# pairwise in order costs a fixed overhead a call, about that many cells' work).
+_DIRECT = 1 << 14
 
 
 @functools.lru_cache(maxsize=4096)
@@ -296,9 +304,6 @@ class GraphicalModel:
             self.neighbours[parent].add(child)
             self.neighbours[child].add(parent)
         self.potentials = [self._zeros(c) for c in self.nodes]
-        self._below = {}  # each node and its descendants
-        for i in reversed([0] + [child for _, child in self.edges]):
-            self._below[i] = (i,) + sum((self._below[c] for c in self.children[i]), ())
         self.marginals = None
         self.converged, self.step_size = False, None  # set by estimate
 
@@ -442,8 +447,8 @@ class GraphicalModel:
         spanning the nodes that hold ``targets`` (other leaves sum to one); each node's
         marginal first summed to the targets and separators it holds (``node_sum(i,
         attrs)``), its other attributes being in no other factor.  A node's message to
-        its parent depends on the nodes kept below it and the targets they hold only:
-        kept in ``messages`` for the other sets."""
+        its neighbour depends on the nodes kept on its side and the targets they hold
+        only: kept in ``messages`` for the other sets."""
         keep = set(range(len(self.nodes)))
         leaves = [i for i in keep if len(self.neighbours[i]) <= 1]
         while leaves and len(keep) > 1:  # prune leaves holding no target beyond their separator
@@ -456,22 +461,34 @@ class GraphicalModel:
                 continue
             keep.discard(i)
             leaves.extend(j for j in nbrs if len(self.neighbours[j] & keep) <= 1)
-        root = min(keep)
-        while self.parent.get(root) in keep:
-            root = self.parent[root]
 
-        def collect(i):
-            below = tuple(j for j in self._below[i] if j in keep)
-            held_below = set().union(*(self.nodes[j] for j in below)) & targets
-            key = (i, below, tuple(sorted(held_below)))
-            if i != root and key in messages:
+        def kept(i, parent):
+            return sorted(j for j in self.neighbours[i] & keep if j != parent)
+
+        @functools.cache
+        def side(i, parent):
+            """The kept nodes on the side of ``i`` away from ``parent``, the targets they
+            hold and the cells of the products formed there (each node's table over the
+            targets and separators it holds, times the targets held beyond it)."""
+            nodes, held, cells = [i], targets & set(self.nodes[i]), 0
+            for j in kept(i, parent):
+                below, more, inner = side(j, i)
+                nodes, held, cells = nodes + list(below), held | set(more), cells + inner
+            near = set().union(*(self.nodes[j] for j in self.neighbours[i] & keep))
+            own = set(self.nodes[i]) & (targets | near)
+            cells += math.prod(self.sizes[a] for a in own | held)
+            return tuple(sorted(nodes)), tuple(sorted(held)), cells
+
+        def collect(i, parent):
+            key = (i, parent) + side(i, parent)[:2]
+            if parent is not None and key in messages:
                 return messages[key]
             held = targets.union(*(self.nodes[j] for j in self.neighbours[i] & keep))
             own = node_sum(i, tuple(a for a in self.nodes[i] if a in held))
-            factors = [own] + [collect(c) for c in self.children[i] if c in keep]
-            if i == root:
+            factors = [own] + [collect(j, i) for j in kept(i, parent)]
+            if parent is None:
                 return _contract(factors, targets)
-            sep = tuple(a for a in self.nodes[i] if a in self.nodes[self.parent[i]])
+            sep = tuple(a for a in self.nodes[i] if a in self.nodes[parent])
             sep_marginal = node_sum(i, sep).values
             inverse = np.divide(
                 1.0, sep_marginal, where=sep_marginal > 0, out=np.zeros_like(sep_marginal)
@@ -479,7 +496,9 @@ class GraphicalModel:
             messages[key] = _contract(factors + [Factor(sep, inverse)], targets | set(sep))
             return messages[key]
 
-        return collect(root)
+        # Rooted where the messages are smallest (targets carried across the fewest cells).
+        root = min(keep, key=lambda r: (side(r, None)[2], r))
+        return collect(root, None)
 
     # -------------------------------------------------------------------- sampling
 
