@@ -208,6 +208,12 @@ def _eliminate(cliques, sizes):
     return list(_eliminate_graph(adjacent, tuple(int(s) for s in sizes)))
 
 
+@functools.lru_cache(maxsize=65536)
+def _log_cells(mask, sizes):
+    """``Σ log sizes[a]`` over the attributes of the bit set ``mask``, in order."""
+    return sum(math.log(sizes[a]) for a in _members(mask))
+
+
 @functools.lru_cache(maxsize=4096)
 def _eliminate_graph(adjacent, sizes):
     """:func:`_eliminate` on the graph of neighbourhoods ``adjacent`` (bit sets), once
@@ -216,11 +222,7 @@ def _eliminate_graph(adjacent, sizes):
     log_size = [math.log(s) for s in sizes]
     adjacent = list(adjacent)
     alone = sorted((log_size[v], v) for v in range(d) if not adjacent[v])[::-1]
-    cost = {
-        v: log_size[v] + sum(log_size[u] for u in _members(adjacent[v]))
-        for v in range(d)
-        if adjacent[v]
-    }
+    cost = {v: log_size[v] + _log_cells(adjacent[v], sizes) for v in range(d) if adjacent[v]}
     heap = [(c, v) for v, c in cost.items()]  # (cost, vertex), stale entries skipped
     heapq.heapify(heap)
     maximal = []
@@ -240,7 +242,7 @@ def _eliminate_graph(adjacent, sizes):
         for u in _members(nbrs):
             holders[u].append(created)
             adjacent[u] = (adjacent[u] | nbrs) & ~(1 << u) & ~(1 << v)
-            cost[u] = log_size[u] + sum(log_size[w] for w in _members(adjacent[u]))
+            cost[u] = log_size[u] + _log_cells(adjacent[u], sizes)
             heapq.heappush(heap, (cost[u], u))
     return tuple(tuple(_members(c)) for c in maximal)
 
