@@ -154,7 +154,6 @@ def main(argv=None):
                 profile = os.path.join(args.profile, f"{name}-seed{seed}.prof")
             r = run(codes, sizes, columns, args.epsilon, seed, params, profile)
             r.update(table=name, seed=seed, epsilon=args.epsilon, params=params, label=label)
-            r.update(round_divisor=int(divisor) if divisor else None)
             rows.append(r)
             print(
                 f"| {name} | {seed} | {r['fit_cpu']:.1f} | {r['sample_cpu']:.1f} | "

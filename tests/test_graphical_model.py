@@ -4,6 +4,7 @@ import math
 import numpy as np
 import pytest
 
+from skprivsynth._math import graphical_model
 from skprivsynth._math.graphical_model import (
     Factor,
     GraphicalModel,
@@ -108,6 +109,49 @@ def test_belief_propagation_is_exact_when_potentials_span_thousands_of_nats():
     for attrs in [(0,), (1, 2), (0, 3), (2, 5), (1, 3, 4)]:
         exact = joint.sum(axis=tuple(a for a in range(len(SIZES)) if a not in attrs))
         np.testing.assert_allclose(model.marginal(attrs), exact, atol=1e-12)
+
+
+def test_belief_propagation_in_probability_and_log_space_agree():
+    rng = np.random.default_rng(2)
+    model = GraphicalModel(CLIQUES, SIZES)
+    model.potentials = [Factor(c, 5 * rng.normal(size=[SIZES[a] for a in c])) for c in model.nodes]
+    linear = model._calibrate_linear([float(f.values.max()) for f in model.potentials]).marginals
+    log = model._calibrate_log().marginals
+    for a, b in zip(linear, log, strict=True):
+        assert a.attrs == b.attrs
+        np.testing.assert_allclose(a.values, b.values, rtol=1e-10, atol=1e-15)
+
+
+def test_marginals_of_many_sets_at_once_are_each_sets_exact_marginal():
+    # Sets sharing nodes and subtrees share their sums; each table is still its own.
+    model = _random_model(np.random.default_rng(3))
+    joint = _joint(model)
+    sets = [c for k in (1, 2, 3) for c in itertools.combinations(range(len(SIZES)), k)]
+    for attrs, table in zip(sets, model.marginals_of(sets), strict=True):
+        exact = joint.sum(axis=tuple(a for a in range(len(SIZES)) if a not in attrs))
+        np.testing.assert_allclose(table, exact, atol=1e-12)
+
+
+def test_measurement_groups_give_each_marginal_and_the_summed_node_gradient():
+    # Sets summed through their groups' tables, gradients added up through them: the
+    # same tables as summed from the node and broadcast one by one.
+    rng = np.random.default_rng(4)
+    node, sizes = (0, 1, 2, 3), (4, 3, 5, 6)
+    model = GraphicalModel([node], sizes)
+    model.potentials = [Factor(node, rng.normal(size=sizes))]
+    model.calibrate()
+    sets = [(0,), (1,), (0, 1), (0, 2), (1, 3), (2, 3), (0, 1, 2), (0, 1, 2, 3), (3,)]
+    measurements = [Measurement(c, np.zeros([sizes[a] for a in c]), 1.0) for c in sets]
+    hosts = [0] * len(sets)
+    groups = graphical_model._node_sets(model, measurements, hosts)
+    tables = graphical_model._fitted_marginals(model, measurements, hosts, groups)
+    grads = [rng.normal(size=t.shape) for t in tables]
+    node_gradient = graphical_model._node_gradients(model, measurements, hosts, grads, groups)
+    expected = np.zeros(sizes)
+    for c, table, g in zip(sets, tables, grads, strict=True):
+        np.testing.assert_allclose(table, model.marginals[0].sum_to(c).values, atol=1e-15)
+        expected = expected + Factor(c, g).expand(node)
+    np.testing.assert_allclose(node_gradient[0], expected, atol=1e-12)
 
 
 def test_estimate_recovers_marginals_from_exact_measurements():

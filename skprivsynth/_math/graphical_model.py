@@ -137,11 +137,19 @@ def _contract(factors, keep):
     subscripts = tuple(tuple(index[a] for a in f.attrs) for f in factors)
     out = tuple(a for a in attrs if a in keep)
     output = tuple(index[a] for a in out)
-    path = _einsum_path(subscripts, tuple(f.values.shape for f in factors), output)
-    operands = []
+    operands, shape = [], {}
     for f, sub in zip(factors, subscripts, strict=True):
         operands += [f.values, list(sub)]
+        shape.update(zip(sub, f.values.shape, strict=True))
+    if math.prod(shape.values()) <= _DIRECT:  # one loop over every cell: no plan to follow
+        return Factor(out, np.einsum(*operands, list(output)))
+    path = _einsum_path(subscripts, tuple(f.values.shape for f in factors), output)
     return Factor(out, np.einsum(*operands, list(output), optimize=path))
+
+
+# Most cells of the product of all factors that one einsum loop runs over (contracting
+# pairwise in order costs a fixed overhead a call, about that many cells' work).
+_DIRECT = 1 << 14
 
 
 @functools.lru_cache(maxsize=4096)
@@ -190,21 +198,31 @@ def _eliminate(cliques, sizes):
     can only lie inside one created before it that holds the vertex (the vertex is gone
     afterwards).
     """
-    d = len(sizes)
-    log_size = [math.log(s) for s in sizes]
-    adjacent = [0] * d
+    adjacent = [0] * len(sizes)
     for c in cliques:
         c = [int(a) for a in c]
         mask = sum(1 << a for a in c)
         for a in c:
             adjacent[a] |= mask
-    adjacent = [m & ~(1 << a) for a, m in enumerate(adjacent)]
+    adjacent = tuple(m & ~(1 << a) for a, m in enumerate(adjacent))
+    return list(_eliminate_graph(adjacent, tuple(int(s) for s in sizes)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _log_cells(mask, sizes):
+    """``Σ log sizes[a]`` over the attributes of the bit set ``mask``, in order."""
+    return sum(math.log(sizes[a]) for a in _members(mask))
+
+
+@functools.lru_cache(maxsize=4096)
+def _eliminate_graph(adjacent, sizes):
+    """:func:`_eliminate` on the graph of neighbourhoods ``adjacent`` (bit sets), once
+    per graph: candidates of a round often add the same edges."""
+    d = len(sizes)
+    log_size = [math.log(s) for s in sizes]
+    adjacent = list(adjacent)
     alone = sorted((log_size[v], v) for v in range(d) if not adjacent[v])[::-1]
-    cost = {
-        v: log_size[v] + sum(log_size[u] for u in _members(adjacent[v]))
-        for v in range(d)
-        if adjacent[v]
-    }
+    cost = {v: log_size[v] + _log_cells(adjacent[v], sizes) for v in range(d) if adjacent[v]}
     heap = [(c, v) for v, c in cost.items()]  # (cost, vertex), stale entries skipped
     heapq.heapify(heap)
     maximal = []
@@ -224,9 +242,9 @@ def _eliminate(cliques, sizes):
         for u in _members(nbrs):
             holders[u].append(created)
             adjacent[u] = (adjacent[u] | nbrs) & ~(1 << u) & ~(1 << v)
-            cost[u] = log_size[u] + sum(log_size[w] for w in _members(adjacent[u]))
+            cost[u] = log_size[u] + _log_cells(adjacent[u], sizes)
             heapq.heappush(heap, (cost[u], u))
-    return [tuple(_members(c)) for c in maximal]
+    return tuple(tuple(_members(c)) for c in maximal)
 
 
 def junction_tree(cliques, sizes):
@@ -311,6 +329,55 @@ class GraphicalModel:
         return self.calibrate()
 
     def calibrate(self):
+        """Belief propagation (two passes); sets ``marginals``. Returns self.
+
+        In probability space where no table can leave the normal range of doubles
+        (:meth:`_calibrate_linear`), else in log space (:meth:`_calibrate_log`)."""
+        # Every value of a node's belief lies within exp(range of its potential +
+        # log cells) of the belief's maximum, times its children's messages (by
+        # induction over the subtree): below 600 nats over the whole tree, no value
+        # of any table falls out of the normal range (about 708 nats).
+        tops = [float(f.values.max()) for f in self.potentials]
+        spread = sum(
+            top - float(f.values.min()) + math.log(f.values.size)
+            for top, f in zip(tops, self.potentials, strict=True)
+        )
+        return self._calibrate_linear(tops) if spread < 600 else self._calibrate_log()
+
+    def _calibrate_linear(self, tops):
+        """Belief propagation on ``exp(θ_C − max θ_C)``: upward, a node's belief (its
+        table times its children's messages) summed to the separator with its parent;
+        downward, a child's marginal is its belief times the parent's marginal on their
+        separator over that sum (Koller & Friedman 2009, 10.3): one ``exp`` of each
+        table, no normalising sum but the root's.  ``tops``: each potential's maximum."""
+        order = [0] + [child for _, child in self.edges]
+        beliefs, up = {}, {}
+        for i in reversed(order):
+            theta = self.potentials[i].values
+            attrs = self.nodes[i]
+            belief = np.subtract(theta, tops[i])
+            np.exp(belief, out=belief)
+            for c in self.children[i]:
+                belief *= up[c].expand(attrs)
+            beliefs[i] = belief
+            if i:
+                sep = tuple(a for a in attrs if a in self.nodes[self.parent[i]])
+                up[i] = Factor(attrs, belief).sum_to(sep)
+        self.marginals = [None] * len(self.nodes)
+        for i in order:
+            attrs, belief = self.nodes[i], beliefs[i]
+            if i:
+                sep = up[i].attrs
+                parent = self.marginals[self.parent[i]].sum_to(sep).values
+                total = up[i].values
+                ratio = np.divide(parent, total, where=total > 0, out=np.zeros_like(total))
+                belief *= Factor(sep, ratio).expand(attrs)
+            else:
+                belief /= belief.sum()
+            self.marginals[i] = Factor(attrs, belief)
+        return self
+
+    def _calibrate_log(self):
         """Belief propagation (two passes, log space); sets ``marginals``. Returns self.
 
         Downward, a node's message to a child is its log marginal summed to their
@@ -353,15 +420,37 @@ class GraphicalModel:
 
     def marginal(self, attrs):
         """The model's marginal table over the sorted tuple ``attrs`` (probabilities)."""
-        attrs = tuple(sorted(attrs))
-        i = self.host(attrs)
-        if i is not None:
-            return self.marginals[i].sum_to(attrs).values
-        return self._marginal_across(set(attrs)).sum_to(attrs).values
+        return self.marginals_of([attrs])[0]
 
-    def _marginal_across(self, targets):
+    def marginals_of(self, attr_sets):
+        """The marginal tables over each attribute set of ``attr_sets``, as
+        :meth:`marginal`; the sums of a node's marginal that several need (to a set, or
+        to the attributes a set spanning nodes keeps there) computed once."""
+        sums, messages = {}, {}
+
+        def node_sum(i, attrs):
+            if (i, attrs) not in sums:
+                sums[i, attrs] = self.marginals[i].sum_to(attrs)
+            return sums[i, attrs]
+
+        out = []
+        for attrs in attr_sets:
+            attrs = tuple(sorted(attrs))
+            i = self.host(attrs)
+            if i is not None:
+                out.append(node_sum(i, attrs).values)
+            else:
+                across = self._marginal_across(set(attrs), node_sum, messages)
+                out.append(across.sum_to(attrs).values)
+        return out
+
+    def _marginal_across(self, targets, node_sum, messages):
         """Variable elimination over ``Π μ_C / Π μ_sep`` restricted to the subtree
-        spanning the nodes that hold ``targets`` (other leaves sum to one)."""
+        spanning the nodes that hold ``targets`` (other leaves sum to one); each node's
+        marginal first summed to the targets and separators it holds (``node_sum(i,
+        attrs)``), its other attributes being in no other factor.  A node's message to
+        its neighbour depends on the nodes kept on its side and the targets they hold
+        only: kept in ``messages`` for the other sets."""
         keep = set(range(len(self.nodes)))
         leaves = [i for i in keep if len(self.neighbours[i]) <= 1]
         while leaves and len(keep) > 1:  # prune leaves holding no target beyond their separator
@@ -374,22 +463,44 @@ class GraphicalModel:
                 continue
             keep.discard(i)
             leaves.extend(j for j in nbrs if len(self.neighbours[j] & keep) <= 1)
-        root = min(keep)
-        while self.parent.get(root) in keep:
-            root = self.parent[root]
 
-        def collect(i):
-            factors = [self.marginals[i]] + [collect(c) for c in self.children[i] if c in keep]
-            if i == root:
+        def kept(i, parent):
+            return sorted(j for j in self.neighbours[i] & keep if j != parent)
+
+        @functools.cache
+        def side(i, parent):
+            """The kept nodes on the side of ``i`` away from ``parent``, the targets they
+            hold and the cells of the products formed there (each node's table over the
+            targets and separators it holds, times the targets held beyond it)."""
+            nodes, held, cells = [i], targets & set(self.nodes[i]), 0
+            for j in kept(i, parent):
+                below, more, inner = side(j, i)
+                nodes, held, cells = nodes + list(below), held | set(more), cells + inner
+            near = set().union(*(self.nodes[j] for j in self.neighbours[i] & keep))
+            own = set(self.nodes[i]) & (targets | near)
+            cells += math.prod(self.sizes[a] for a in own | held)
+            return tuple(sorted(nodes)), tuple(sorted(held)), cells
+
+        def collect(i, parent):
+            key = (i, parent) + side(i, parent)[:2]
+            if parent is not None and key in messages:
+                return messages[key]
+            held = targets.union(*(self.nodes[j] for j in self.neighbours[i] & keep))
+            own = node_sum(i, tuple(a for a in self.nodes[i] if a in held))
+            factors = [own] + [collect(j, i) for j in kept(i, parent)]
+            if parent is None:
                 return _contract(factors, targets)
-            sep = tuple(a for a in self.nodes[i] if a in self.nodes[self.parent[i]])
-            sep_marginal = self.marginals[i].sum_to(sep).values
+            sep = tuple(a for a in self.nodes[i] if a in self.nodes[parent])
+            sep_marginal = node_sum(i, sep).values
             inverse = np.divide(
                 1.0, sep_marginal, where=sep_marginal > 0, out=np.zeros_like(sep_marginal)
             )
-            return _contract(factors + [Factor(sep, inverse)], targets | set(sep))
+            messages[key] = _contract(factors + [Factor(sep, inverse)], targets | set(sep))
+            return messages[key]
 
-        return collect(root)
+        # Rooted where the messages are smallest (targets carried across the fewest cells).
+        root = min(keep, key=lambda r: (side(r, None)[2], r))
+        return collect(root, None)
 
     # -------------------------------------------------------------------- sampling
 
@@ -512,28 +623,64 @@ def _pooled(measurements):
     return pooled
 
 
-def _fitted_marginals(model, measurements, hosts):
-    """Each measurement's marginal ``μ_r``, summed from the smallest table already summed
-    in its host node that holds ``r`` (the node's marginal at first): a node's
-    measurements, largest first, so a 1-way table is summed from a pair, not the node."""
-    out = [None] * len(measurements)
-    tables = {i: [model.marginals[i]] for i in set(hosts)}
-    order = sorted(range(len(measurements)), key=lambda k: -len(measurements[k].attrs))
-    for k in order:
-        attrs, held = measurements[k].attrs, tables[hosts[k]]
-        source = min((f for f in held if set(attrs) <= set(f.attrs)), key=lambda f: f.values.size)
+@functools.lru_cache(maxsize=1024)
+def _groups(node, sets, sizes):
+    """The attribute sets ``sets`` held in ``node`` as a forest of groups, each an
+    ``(attrs, members)`` pair over the union of its members' attributes (a set is a
+    group without members).  Two groups merge, those of the smallest union first, while
+    that union has at most half the node's cells or is one of them: a table summed
+    from the node, or spread over it, is then one pass over the node for several sets
+    (the union table read or written once more instead, at most half as long)."""
+    cells = math.prod(sizes[a] for a in node)
+    groups = [(attrs, ()) for attrs in sorted(set(sets))]
+    while len(groups) > 1:
+        size, j, k = min(
+            (math.prod(sizes[a] for a in set(groups[j][0]) | set(groups[k][0])), j, k)
+            for j in range(len(groups))
+            for k in range(j + 1, len(groups))
+        )
+        union = tuple(sorted(set(groups[j][0]) | set(groups[k][0])))
+        if size > cells // 2 and union not in (groups[j][0], groups[k][0]):
+            break
+        members = [g for g in (groups[j], groups[k]) if g[0] != union]
+        members += [m for g in (groups[j], groups[k]) if g[0] == union for m in g[1]]
+        groups = [g for t, g in enumerate(groups) if t not in (j, k)] + [(union, tuple(members))]
+    return tuple(groups)
+
+
+def _node_sets(model, measurements, hosts):
+    """Each node's groups (:func:`_groups`) of the attribute sets of its measurements."""
+    held = {}
+    for m, i in zip(measurements, hosts, strict=True):
+        held.setdefault(i, set()).add(m.attrs)
+    return {
+        i: _groups(model.nodes[i], tuple(sorted(sets)), model.sizes) for i, sets in held.items()
+    }
+
+
+def _fitted_marginals(model, measurements, hosts, groups):
+    """Each measurement's marginal ``μ_r``, summed from its node's marginal through the
+    tables of its groups (``groups`` from :func:`_node_sets`)."""
+    tables = {}
+
+    def down(i, source, group):
+        attrs, members = group
         factor = source if source.attrs == attrs else source.sum_to(attrs)
-        if factor is not source:
-            held.append(factor)
-        out[k] = factor.values
-    return out
+        tables[i, attrs] = factor.values
+        for member in members:
+            down(i, factor, member)
+
+    for i, forest in groups.items():
+        for group in forest:
+            down(i, model.marginals[i], group)
+    return [tables[i, m.attrs] for m, i in zip(measurements, hosts, strict=True)]
 
 
-def _loss_and_gradient(model, measurements, hosts, n):
+def _loss_and_gradient(model, measurements, hosts, n, groups):
     """The loss, each measurement's marginal ``μ_r`` and its gradient ``∂L/∂μ_r`` (a
     node's gradient is the sum of its measurements' gradients, broadcast)."""
     loss = 0.0
-    marginals = _fitted_marginals(model, measurements, hosts)
+    marginals = _fitted_marginals(model, measurements, hosts, groups)
     grads = []
     for m, mu in zip(measurements, marginals, strict=True):
         fitted = n * mu
@@ -545,30 +692,43 @@ def _loss_and_gradient(model, measurements, hosts, n):
     return loss, marginals, grads
 
 
-def _node_gradients(model, measurements, hosts, grads):
+def _node_gradients(model, measurements, hosts, grads, groups):
     """Each node's gradient, the sum of its measurements' gradients broadcast to the
-    node's table: each is first added into the largest of its node's measurement
-    tables that holds its attributes (largest first), and those are spread over the
-    node once a step (:meth:`Factor.spread`), so that each trial step is one pass."""
-    tables = {}  # node -> [(attrs, summed gradient)]
-    order = sorted(range(len(measurements)), key=lambda k: -grads[k].size)
-    for k in order:
-        attrs, held = measurements[k].attrs, tables.setdefault(hosts[k], [])
-        into = next((t for t in held if set(attrs) <= set(t[0])), None)
-        if into is None:
-            held.append((attrs, grads[k].copy()))
+    node's table: added up through the tables of its groups (``groups`` from
+    :func:`_node_sets`), whose top tables are spread over the node
+    (:meth:`Factor.spread`) once a step, so that each trial step is one pass."""
+    leaves = {}
+    for m, i, g in zip(measurements, hosts, grads, strict=True):
+        if (i, m.attrs) in leaves:
+            leaves[i, m.attrs] = leaves[i, m.attrs] + g
         else:
-            values = into[1]
-            values += Factor(attrs, grads[k]).expand(into[0])
+            leaves[i, m.attrs] = g
+
+    def up(i, group, attrs, shape):
+        """The group's summed gradient spread over ``attrs`` (of table ``shape``)."""
+        own, members = group
+        total = leaves.get((i, own))
+        if total is not None:  # a table of its own: the measurements' gradients kept
+            total = Factor(own, total).spread(attrs, shape)
+            total = total.copy() if own == attrs else total
+        if members:
+            own_shape = [model.sizes[a] for a in own]
+            inner = None
+            for member in members:
+                part = up(i, member, own, own_shape)
+                inner = part if inner is None else np.add(inner, part, out=inner)
+            inner = Factor(own, inner).spread(attrs, shape)
+            total = inner if total is None else np.add(total, inner, out=total)
+        return total
+
     out = {}
-    for i, held in tables.items():
+    for i, forest in groups.items():
         node = model.potentials[i]
-        for k, (attrs, g) in enumerate(held):
-            spread = Factor(attrs, g).spread(node.attrs, node.values.shape)
-            if k:
-                out[i] += spread
-            else:
-                out[i] = spread if len(attrs) < len(node.attrs) else spread.copy()
+        total = None
+        for group in forest:
+            part = up(i, group, node.attrs, node.values.shape)
+            total = part if total is None else np.add(total, part, out=total)
+        out[i] = total
     return out
 
 
@@ -624,14 +784,17 @@ def estimate(
         model.calibrate()
     measurements = _pooled(measurements)
     hosts = [model.host(m.attrs) for m in measurements]
-    loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n)
+    groups = _node_sets(model, measurements, hosts)
+    loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n, groups)
     for _ in range(iterations):
         old = model.potentials
-        node_gradients = _node_gradients(model, measurements, hosts, grads)  # once a step
+        node_gradients = _node_gradients(model, measurements, hosts, grads, groups)
         while True:
             model.potentials = _stepped(old, node_gradients, step)
             model.calibrate()
-            new_loss, new_marginals, new_grads = _loss_and_gradient(model, measurements, hosts, n)
+            new_loss, new_marginals, new_grads = _loss_and_gradient(
+                model, measurements, hosts, n, groups
+            )
             # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2, the inner product
             # taken measurement by measurement (∇L is their broadcast sum on each node)
             decrease = sum(

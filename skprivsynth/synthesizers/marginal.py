@@ -797,9 +797,8 @@ class MarginalSynthesizer(BaseSynthesizer):
             bias = math.sqrt(2 / math.pi) * sigma
             scores = np.array(
                 [
-                    weight[c]
-                    * (np.abs(n * model.marginal(c) - answers[c]).sum() - bias * answers[c].size)
-                    for c in allowed
+                    weight[c] * (np.abs(n * mu - answers[c]).sum() - bias * answers[c].size)
+                    for c, mu in zip(allowed, model.marginals_of(allowed), strict=True)
                 ]
             )
             chosen = allowed[
