@@ -692,7 +692,7 @@ def range_plan(n, rho, point_share=0.0):
       equal bins of :func:`public_tree_bins` (as many as PrivTree's majority tree on
       ``n`` evenly spread rows), nothing is spent (``rho`` 0), and the ρ stays with
       the caller: in a pipeline, the synthesizer spends it
-      (:func:`~skprivsynth.base.spent_before_fit`).
+      (``skprivsynth.base.spent_before_fit``).
 
     Every input is public: ``n`` (replace-one neighbours: the number of rows, of
     people in a person-level fit), the budget and the declared grid.
