@@ -1071,3 +1071,35 @@ def test_evaluate_without_a_domain_reads_timestamps_as_the_release_does(tmp_path
     # timestamp read as text would put every real and synthetic value in its own level)
     assert declared[0] < 0.05
     np.testing.assert_allclose(drafted, declared, atol=0.005)
+
+
+def test_evaluate_without_a_domain_orders_a_drafted_scale_as_the_draft(
+    tmp_path, capsys, monkeypatch
+):
+    from skprivsynth.report import MarginalErrorDisplay
+
+    rng = np.random.default_rng(0)
+    levels = ["low", "medium", "high"]  # a low-to-high scale the draft proposes in order
+    for name, extra in (("real.csv", []), ("synthetic.csv", []), ("other.csv", ["none"])):
+        values = rng.choice(levels + extra, 300)
+        pd.DataFrame({"severity": values, "x": rng.integers(0, 5, 300)}).to_csv(
+            tmp_path / name, index=False
+        )
+    domains = []
+    from_data = MarginalErrorDisplay.from_data.__func__
+
+    def recording(cls, *args, **kwargs):
+        display = from_data(cls, *args, **kwargs)
+        domains.append(display.domain)
+        return display
+
+    monkeypatch.setattr(MarginalErrorDisplay, "from_data", classmethod(recording))
+    os.chdir(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["evaluate", "real.csv", "synthetic.csv", "--report", "a.html"]) == 0
+        # a synthetic level outside the scale: the levels as observed, sorted
+        assert main(["evaluate", "real.csv", "other.csv", "--report", "b.html"]) == 0
+    capsys.readouterr()
+    assert list(domains[0]["severity"]) == levels
+    assert list(domains[1]["severity"]) == sorted(levels + ["none"])

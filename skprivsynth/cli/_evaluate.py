@@ -20,12 +20,13 @@ def _check_matplotlib():
 
 def _drafted(path, drop):
     """The domain :func:`~skprivsynth.draft_domain` drafts from the CSV at ``path``
-    (less ``drop``), its kinds only: to type the cells, not to bound them."""
+    (less ``drop``), its kinds and its orders of levels only: to type the cells and
+    order the levels, not to bound them."""
     frame = read_raw_csv(path)
     with warnings.catch_warnings():  # an evaluation reads the real rows anyway
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         drafted = infer_domain(frame.drop(columns=list(drop)), rule="draft")
-    typed = [c for c in drafted if drafted.kind(c) != "categorical"]
+    typed = [c for c in drafted if drafted.kind(c) != "categorical" or drafted.ordered(c)]
     print(f"no --domain: columns {typed} read as `skprivsynth domain` drafts them", file=sys.stderr)
     return drafted.project(typed)
 
@@ -57,6 +58,13 @@ def run(args):
     synthetic, _ = _read_table(args.synthetic, reading, undeclared_missing="keep")
     if domain is not None:
         domain = reading
+    else:  # the drafted scales, where the synthetic levels are among them, order the
+        # levels; every other column is compared by the evaluation's own rule
+        ordered = [
+            c for c in reading if reading.kind(c) == "categorical"
+            and set(synthetic[c].dropna()) <= set(reading[c])
+        ]  # fmt: skip
+        domain = reading.project(ordered) if ordered else None
     if drop:
         print(f"columns of the real CSV not synthesized, left out: {drop}", file=sys.stderr)
     if list(real.columns) != list(synthetic.columns):
