@@ -8,6 +8,7 @@ need their inventories: see ``sphinxext/skprivsynth_docs.py``.
 
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import skprivsynth
@@ -51,6 +52,15 @@ nitpick_ignore_regex = [(r"py:.*", r"(?!skprivsynth\.(?!_)).*")]
 # Links to the scientific Python stack; empty when the inventories cannot be fetched.
 intersphinx_mapping = _intersphinx_mapping(Path(tempfile.gettempdir()) / "skprivsynth-intersphinx")
 intersphinx_timeout = 10
+
+
+
+def _one_line_warning(message, category, filename, lineno, line=None):
+    """A warning in an example's output as the command line prints it: no source path."""
+    return f"{category.__name__}: {message}\n"
+
+
+warnings.formatwarning = _one_line_warning
 
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",

@@ -181,6 +181,11 @@ def seed_warning_given():
         _SEED_WARNED.reset(token)
 
 
+def seed_warning_is_given():
+    """Whether a caller has warned for the seeded fits run now (:func:`seed_warning_given`)."""
+    return _SEED_WARNED.get()
+
+
 #: The releases made before a synthesizer's fit in a pipeline (its encoder's), set by
 #: :func:`spent_before_fit`: the fit spends its stated budget less them.
 _SPENT = contextvars.ContextVar("skprivsynth_spent_before_fit", default=None)
@@ -266,7 +271,7 @@ class _FitData:
         if (
             is_seeded(random_state)
             and self.estimator._differentially_private
-            and not _SEED_WARNED.get()
+            and not seed_warning_is_given()
         ):
             warn_privacy_leak(
                 f"{type(self.estimator).__name__}(random_state={seed_name(random_state)}) seeds a "

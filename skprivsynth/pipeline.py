@@ -21,7 +21,13 @@ from sklearn.preprocessing import FunctionTransformer, OrdinalEncoder
 from sklearn.utils.validation import check_is_fitted
 
 from ._table_checks import check_table
-from .base import BaseSynthesizer, get_synthesizer_tags, spent_before_fit
+from .base import (
+    BaseSynthesizer,
+    get_synthesizer_tags,
+    seed_warning_given,
+    seed_warning_is_given,
+    spent_before_fit,
+)
 from .chunks import as_chunks
 from .domain import Domain, coded_domain, ranged_columns, relation_gaps
 from .kinds import kind_of
@@ -163,6 +169,20 @@ class SynthesisPipeline(Pipeline):
         alongside ``X``'s), the transformers are fitted, as in memory, on one row of each
         person (:func:`~skprivsynth.people.encoder_rows`, taken from the chunks).
         """
+        seeded = _seeded_releases(self)
+        if seeded and not seed_warning_is_given():
+            warn_privacy_leak(
+                f"{' and '.join(seeded)} {'seeds a' if len(seeded) == 1 else 'seed'} "
+                f"differentially private release{'' if len(seeded) == 1 else 's'} with a "
+                "known seed: anyone who knows it can regenerate the privacy noise and "
+                "subtract it, which voids the guarantee. Seed for tests only; leave "
+                "random_state=None for a release.",
+                stacklevel=3,  # warn_privacy_leak -> fit -> caller
+            )
+        with seed_warning_given():  # one warning for all the steps' seeded fits
+            return self._fit_steps(X, y, **params)
+
+    def _fit_steps(self, X, y, **params):
         name, final = self.steps[-1]
         if final in (None, "passthrough") or len(self.steps) == 1:
             return super().fit(X, y, **params)
@@ -782,8 +802,9 @@ def make_private_pipeline(
         Seeds the encoder (its releases and decoding); leave it None for a release.
         A differentially private release of the pipeline seeded by any
         ``random_state`` but None (the encoder's by this one, or the synthesizer's by
-        its own) warns :class:`~skprivsynth.PrivacyLeakWarning`: anyone who knows the
-        seed can regenerate the noise and subtract it.
+        its own) warns :class:`~skprivsynth.PrivacyLeakWarning` at ``fit``, once for
+        all its steps: anyone who knows the seed can regenerate the noise and subtract
+        it.
 
     Returns
     -------
@@ -846,16 +867,6 @@ def make_private_pipeline(
     pipe = make_synthesis_pipeline(encoder, synthesizer, allow_learned_domain=allow_learned_domain)
     if private:
         pipe.set_params(binning_share=binning_share, decode_share=decode_share)
-    seeded = _seeded_releases(pipe)
-    if seeded:
-        warn_privacy_leak(
-            f"{' and '.join(seeded)} {'seeds a' if len(seeded) == 1 else 'seed'} "
-            f"differentially private release{'' if len(seeded) == 1 else 's'} with a known "
-            "seed: anyone who knows it can regenerate the privacy noise and subtract it, "
-            "which voids the guarantee. Seed for tests only; leave random_state=None "
-            "for a release.",
-            stacklevel=2,
-        )
     return pipe
 
 

@@ -354,18 +354,41 @@ def test_memory_cached_transformers_are_the_fitted_steps(adult, small_adult, tmp
     assert pipe.sample(5, random_state=0).shape == (5, 14)
 
 
-def test_private_pipeline_warns_when_a_dp_release_has_a_known_seed(adult):
+def test_private_pipeline_warns_once_at_fit_when_a_dp_release_has_a_known_seed(adult):
     from skprivsynth import NoisyMicroaggregation, make_private_pipeline
     from skprivsynth.exceptions import PrivacyLeakWarning
 
+    data = adult.data.iloc[:2000]
+
+    def leak_warnings(pipe):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            pipe.fit(data)
+        return [str(w.message) for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+
     # The decoding weights of coarsened columns are a DP release, even in front of
     # microaggregation: seeding them with an int warns.
-    with pytest.warns(PrivacyLeakWarning, match=r"BooleanEncoder\(random_state=0\) seed"):
-        make_private_pipeline(
-            MicroaggregationSynthesizer(), adult.domain, max_bins=8, random_state=0
-        )
-    with pytest.warns(PrivacyLeakWarning, match=r"NoisyMicroaggregation\(random_state=3\)"):
-        make_private_pipeline(NoisyMicroaggregation(random_state=3), adult.domain, decode_share=0)
+    pipe = make_private_pipeline(
+        MicroaggregationSynthesizer(), adult.domain, max_bins=8, random_state=0
+    )
+    (message,) = leak_warnings(pipe)
+    assert message.startswith("BooleanEncoder(random_state=0) seeds a")
+    pipe = make_private_pipeline(
+        NoisyMicroaggregation(random_state=3), adult.domain, decode_share=0
+    )
+    (message,) = leak_warnings(pipe)
+    assert message.startswith("NoisyMicroaggregation(random_state=3) seeds a")
+    # Two seeded steps: one warning naming both, not one per step.
+    pipe = make_private_pipeline(
+        NoisyMicroaggregation(random_state=1), adult.domain, max_bins=8, random_state=0
+    )
+    (message,) = leak_warnings(pipe)
+    assert message.startswith(
+        "BooleanEncoder(random_state=0) and NoisyMicroaggregation(random_state=1) seed"
+    )
+    # A seed set after the pipeline is made is the one warned about.
+    pipe.set_params(noisymicroaggregation__random_state=7)
+    assert "NoisyMicroaggregation(random_state=7)" in leak_warnings(pipe)[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         # No DP release seeded: nothing coarsened is released, or no int seed.
@@ -375,8 +398,8 @@ def test_private_pipeline_warns_when_a_dp_release_has_a_known_seed(adult):
             max_bins=8,
             decode_share=0,
             random_state=0,
-        )
-        make_private_pipeline(NoisyMicroaggregation(), adult.domain)
+        ).fit(data)
+        make_private_pipeline(NoisyMicroaggregation(), adult.domain).fit(data)
 
 
 # ------------------------------------------------- neighbours: public dtypes
@@ -464,14 +487,15 @@ def test_any_seed_but_none_warns_for_a_seeded_release(adult, seed):
     from skprivsynth import NoisyMicroaggregation, make_private_pipeline
     from skprivsynth.exceptions import PrivacyLeakWarning
 
+    data = adult.data.iloc[:1000]
     with pytest.warns(PrivacyLeakWarning, match=r"BooleanEncoder\(random_state=.*\) seed"):
         make_private_pipeline(
             MicroaggregationSynthesizer(), adult.domain, max_bins=8, random_state=seed
-        )
+        ).fit(data)
     with pytest.warns(PrivacyLeakWarning, match=r"NoisyMicroaggregation\(random_state="):
         make_private_pipeline(
             NoisyMicroaggregation(random_state=seed), adult.domain, decode_share=0
-        )
+        ).fit(data)
 
 
 def _ranged_table(n=600, seed=0):

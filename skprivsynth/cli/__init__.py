@@ -9,7 +9,6 @@ on standard error with exit status 2, never as a traceback.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import inspect
 import sys
@@ -18,14 +17,12 @@ import warnings
 import pandas as pd
 
 from .. import __version__
-from ..base import seed_warning_given
 from ..chunks import Chunks
 from ..domain import Domain
 from ..io import read_csv
 from ..metrics import categorical_marginal_tvd
 from ..pipeline import make_private_pipeline
 from ..synthesizers import all_synthesizers
-from ..validation import is_seeded
 
 __all__ = ["main"]
 
@@ -362,13 +359,8 @@ def main(argv=None):
     """Entry point of the ``skprivsynth`` console script."""
     args = _build_parser().parse_args(argv)
     format_warning, warnings.formatwarning = warnings.formatwarning, _format_warning
-    # A seeded run is warned of once, by make_private_pipeline: its fits do not repeat it.
-    seeded = (
-        seed_warning_given() if is_seeded(getattr(args, "seed", None)) else contextlib.nullcontext()
-    )
-    try:
-        with seeded:
-            return importlib.import_module(f"{__name__}.{args.module}").run(args)
+    try:  # a seeded run is warned of once, by its pipeline's fit
+        return importlib.import_module(f"{__name__}.{args.module}").run(args)
     except (ValueError, TypeError, OSError, KeyError, RuntimeError) as error:
         print(f"skprivsynth {args.command}: error: {error}", file=sys.stderr)
         return 2
