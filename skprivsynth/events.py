@@ -12,12 +12,16 @@ table and all their events.  Read more in the :ref:`User Guide <people_events>`.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .chunks import Chunks
 from .domain import Domain
+from .people import _Column, _Without
 from .pipeline import make_private_pipeline
 from .synthesizers.marginal import MarginalSynthesizer
 from .validation import role_generator
@@ -126,10 +130,17 @@ class PeopleEventsSynthesizer(BaseEstimator):
         ----------
         people : DataFrame
             One row per person: ``key`` and the person's attributes.
-        events : DataFrame
+        events : DataFrame or Chunks of DataFrames
             One row per event: ``key`` (the person's) and the event's attributes, a
             person's events in the order they are kept (sort by date to keep the
-            earliest).
+            earliest).  A re-iterable :class:`~skprivsynth.Chunks` of DataFrames (e.g.
+            :meth:`Chunks.from_csv(path, chunksize, domain) <skprivsynth.Chunks.from_csv>`)
+            for an events table larger than memory: the fit reads it chunk by chunk at
+            each of its passes, joined to ``people`` (in memory) as one table of events
+            then the people without any, and releases what the fit in memory releases
+            (a person's first ``max_events_per_person`` events in the chunks' order,
+            across chunks); memory holds ``people``, one chunk and a few values a
+            person.  The first chunk's columns and dtypes are the events' schema.
         key : str
             The key column of both tables (left out of the fit).
 
@@ -137,7 +148,8 @@ class PeopleEventsSynthesizer(BaseEstimator):
         -------
         self
         """
-        people_columns, event_columns = _check_tables(people, events, key)
+        head = _events_schema(events)
+        people_columns, event_columns = _check_tables(people, head, key)
         k = self.max_events_per_person
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise ValueError(f"max_events_per_person must be an integer >= 1; got {k!r}.")
@@ -151,17 +163,14 @@ class PeopleEventsSynthesizer(BaseEstimator):
         has = _has_events_name(key, people_columns, event_columns)
         domain = _joined_domain(Domain(self.domain), people_columns, event_columns, has)
         # Per-person rules only: a key's first row in people; events of no person out.
-        people = people.drop_duplicates(subset=key, keep="first")
-        events = events[events[key].isin(people[key])]
-        # The event columns in the dtypes they take with a missing value, read from the
-        # schema (public): never from whether anyone has no event.
-        dtypes = events[event_columns].head(0).reindex([0]).dtypes.to_dict()
-        joined = events.merge(people, on=key, how="left", sort=False).astype(dtypes)
-        alone = people[~people[key].isin(events[key])].reset_index(drop=True)
-        empty = events[event_columns].head(0).reindex(range(len(alone))).astype(dtypes)
-        alone = pd.concat([alone, empty], axis=1).assign(**{has: False})
-        joined = pd.concat([joined.assign(**{has: True}), alone], ignore_index=True)
-        joined = joined[[key, *domain.columns]]
+        people = people.drop_duplicates(subset=key, keep="first").reset_index(drop=True)
+        join = _Join(people, head, key, has, [key, *domain.columns])
+        if isinstance(events, pd.DataFrame):
+            joined = pd.concat(list(join.frames([events])), ignore_index=True)
+            X, persons = joined.drop(columns=key), joined[key].to_numpy()
+        else:  # the joined table read chunk by chunk, at every pass of the fit
+            joined = Chunks(partial(join.frames, events))
+            X, persons = joined.map(_Without(key)), joined.map(_Column(key))
         synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
         modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
         # lag_columns / mean_columns: this estimator's, else the synthesizer's own.
@@ -175,12 +184,12 @@ class PeopleEventsSynthesizer(BaseEstimator):
             decode_share=self.decode_share, random_state=self.random_state,
         )  # fmt: skip
         name = pipe.steps[-1][0]
-        pipe.fit(joined.drop(columns=key), **{f"{name}__persons": joined[key].to_numpy()})
+        pipe.fit(X, **{f"{name}__persons": persons})
         self.pipeline_, self.privacy_report_ = pipe, pipe.privacy_report_
         self.people_columns_, self.event_columns_ = people_columns, event_columns
         self.n_people_ = int(len(people))
         self._key, self._has = key, has
-        self._dtypes = {**people.dtypes.to_dict(), **events.dtypes.to_dict()}
+        self._dtypes = {**people.dtypes.to_dict(), **head.dtypes.to_dict()}
         del self._dtypes[key]  # synthetic keys are 0..n_people - 1
         source = Domain(self.domain)
         self._missing = {c for c in event_columns if source.missing(c)}
@@ -241,6 +250,63 @@ def _check_tables(people, events, key):
     if not event_columns:
         raise ValueError("events has no column but the key; give the events' attributes.")
     return people_columns, event_columns
+
+
+def _events_schema(events):
+    """The first rows of ``events`` (a DataFrame, or a re-iterable
+    :class:`~skprivsynth.Chunks` of DataFrames): its columns and dtypes, the schema."""
+    if isinstance(events, pd.DataFrame):
+        return events
+    if not isinstance(events, Chunks):
+        raise TypeError(
+            "events must be a pandas DataFrame or a skprivsynth.Chunks of DataFrames (read "
+            f"several times, e.g. Chunks.from_csv(path, chunksize)); got {type(events).__name__}."
+        )
+    head = events._peek()
+    if not isinstance(head, pd.DataFrame):
+        raise TypeError(
+            "events must be a pandas DataFrame or a skprivsynth.Chunks of DataFrames; its "
+            f"first chunk is {type(head).__name__}."
+        )
+    return head
+
+
+class _Join:
+    """The joined table of ``people`` (one row a person) and their events, a frame of
+    each chunk of events then one of the people without any: the one home of the join,
+    for events in memory (one chunk) and in chunks.
+
+    An event of a person of ``people`` gets the person's columns and ``has`` True (an
+    event of no person is left out); a person without events gets ``has`` False and the
+    event columns missing.  The event columns take the dtypes they have with a missing
+    value, read from the schema ``head`` (public; the first chunk's, every chunk cast
+    to them): never from the data, nor from whether anyone has no event.
+    """
+
+    def __init__(self, people, head, key, has, columns):
+        self.people, self.key, self.has, self.columns = people, key, has, columns
+        self.index = pd.Index(people[key])  # unique: a key's first row
+        self.schema = head[[c for c in head.columns if c != key]].head(0)
+        self.dtypes = self.schema.reindex([0]).dtypes.to_dict()
+
+    def frames(self, events):
+        """The joined frames of one pass over ``events`` (an iterable of DataFrames):
+        each chunk's events in its order, then the people without events; memory holds
+        one chunk and one flag a person."""
+        seen = np.zeros(len(self.people), dtype=bool)
+        for chunk in events:
+            at = self.index.get_indexer(chunk[self.key])
+            kept = at >= 0
+            seen[at[kept]] = True
+            rows = chunk[kept].reset_index(drop=True).astype(self.dtypes)
+            person = self.people.iloc[at[kept]].drop(columns=self.key).reset_index(drop=True)
+            if len(rows):
+                yield pd.concat([rows, person], axis=1).assign(**{self.has: True})[self.columns]
+        alone = self.people[~seen].reset_index(drop=True)
+        if len(alone):
+            empty = self.schema.reindex(range(len(alone))).astype(self.dtypes)
+            alone = pd.concat([alone, empty], axis=1)
+            yield alone.assign(**{self.has: False})[self.columns]
 
 
 def _has_events_name(key, people_columns, event_columns):
