@@ -21,12 +21,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .chunks import Chunks
 from .domain import Domain
+from .io import write_csv
 from .people import _Column, _Without
 from .pipeline import make_private_pipeline
 from .synthesizers.marginal import MarginalSynthesizer
 from .validation import role_generator
 
-__all__ = ["PeopleEventsSynthesizer"]
+__all__ = ["PeopleEventsSynthesizer", "write_tables"]
 
 
 class PeopleEventsSynthesizer(BaseEstimator):
@@ -195,7 +196,7 @@ class PeopleEventsSynthesizer(BaseEstimator):
         self._missing = {c for c in event_columns if source.missing(c)}
         return self
 
-    def sample(self, n_people=None, random_state=None):
+    def sample(self, n_people=None, random_state=None, batch_size=None):
         """Synthetic people and their events.
 
         Parameters
@@ -204,6 +205,11 @@ class PeopleEventsSynthesizer(BaseEstimator):
             Number of synthetic people; defaults to the number of people of ``fit``.
         random_state : None, int or numpy.random.Generator, optional
             Seed of this draw; None continues the estimator's streams.
+        batch_size : int, optional
+            People drawn at a time, for synthetic tables larger than memory: then an
+            iterator of ``(people, events)`` pairs, one a batch, the keys running on
+            across batches (one stream of ``random_state`` through them); with one
+            batch and a Generator, the tables drawn without ``batch_size``.
 
         Returns
         -------
@@ -215,19 +221,57 @@ class PeopleEventsSynthesizer(BaseEstimator):
             each person's events contiguous.
         """
         check_is_fitted(self)
+        if batch_size is None:
+            return self._draw(n_people, random_state, 0, None)[:2]
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or (
+            batch_size < 1
+        ):
+            raise ValueError(f"batch_size must be an integer >= 1 or None; got {batch_size!r}.")
+        n_people = self.n_people_ if n_people is None else n_people
+        rng = None if random_state is None else np.random.default_rng(random_state)
+        return self._batches(n_people, rng, int(batch_size))
+
+    def _batches(self, n_people, rng, batch_size):
+        """The ``(people, events)`` pairs of :meth:`sample` with ``batch_size``."""
+        fill = None
+        for start in range(0, n_people, batch_size):
+            people, events, fill = self._draw(min(batch_size, n_people - start), rng, start, fill)
+            yield people, events
+
+    def _draw(self, n_people, random_state, start, fill):
+        """Synthetic people keyed from ``start`` and their events, the missing cells
+        filled from ``fill`` (None: the stream ``"events filling"`` of ``random_state``,
+        taken after the people are drawn), and that stream."""
         rows, persons = self.pipeline_.sample_people(n_people, random_state=random_state)
         key = self._key
         _, first = np.unique(persons, return_index=True)
         people = rows.iloc[first][self.people_columns_].reset_index(drop=True)
-        people.insert(0, key, np.arange(len(people)))
+        people.insert(0, key, start + np.arange(len(people)))
         has = rows[self._has].to_numpy(dtype=bool)
         events = rows.loc[has, self.event_columns_].reset_index(drop=True)
-        events.insert(0, key, persons[has])
-        rng = role_generator(random_state, "events filling")  # a stream of its own
+        events.insert(0, key, start + persons[has])
+        if fill is None:
+            fill = role_generator(random_state, "events filling")  # a stream of its own
         for column in self.event_columns_:
             if column not in self._missing:
-                events[column] = _fill_missing(events[column], rng)
-        return _as_dtypes(people, self._dtypes), _as_dtypes(events, self._dtypes)
+                events[column] = _fill_missing(events[column], fill)
+        return _as_dtypes(people, self._dtypes), _as_dtypes(events, self._dtypes), fill
+
+
+def write_tables(pairs, people_path, events_path, domain=None):
+    """Write the ``(people, events)`` batches of :meth:`PeopleEventsSynthesizer.sample`
+    to two CSV files (:func:`~skprivsynth.write_csv`): the events as they come, the
+    people (one row a person, in memory) once all are drawn.  Returns the numbers of
+    people and of events written."""
+    people = []
+
+    def events():
+        for batch_people, batch_events in pairs:
+            people.append(batch_people)
+            yield batch_events
+
+    n_events = write_csv(events(), events_path, domain)
+    return write_csv(pd.concat(people, ignore_index=True), people_path, domain), n_events
 
 
 def _check_tables(people, events, key):

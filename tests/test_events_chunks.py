@@ -116,6 +116,30 @@ def test_refusals_name_the_parameter_before_any_release(events, error, match):
     assert "P000" not in str(raised.value)  # no key, no value of the tables
 
 
+def test_batches_of_people_are_the_sample_and_run_on():
+    """``sample(batch_size=...)``: one batch is the sample drawn at once (the same
+    Generator); batches of 50 people give keys that run on, every event's key a person
+    of its batch, and the same tables whatever the chunking of the fit."""
+    people, events = _shuffled()
+    est = _fit(events, people)
+    whole = est.sample(random_state=np.random.default_rng(1))
+    (one,) = est.sample(random_state=np.random.default_rng(1), batch_size=len(people))
+    for a, b in zip(whole, one, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+    batches = list(est.sample(random_state=np.random.default_rng(1), batch_size=50))
+    assert [len(p) for p, _ in batches] == [50] * (len(people) // 50) + [len(people) % 50]
+    for start, (p, e) in zip(range(0, len(people), 50), batches, strict=True):
+        assert p["id"].tolist() == list(range(start, start + len(p)))
+        assert e["id"].isin(p["id"]).all()
+    chunked = _fit(Chunks.from_array(events, 61), people)
+    again = chunked.sample(random_state=np.random.default_rng(1), batch_size=50)
+    for (p, e), (q, f) in zip(batches, again, strict=True):
+        pd.testing.assert_frame_equal(p, q)
+        pd.testing.assert_frame_equal(e, f)
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1 or None; got 0"):
+        est.sample(batch_size=0)
+
+
 # ---------------------------------------------------------------------- command line
 
 
@@ -152,6 +176,21 @@ def test_command_line_streamed_events_are_the_events_in_memory(tmp_path, capsys)
     assert len(pd.read_csv(tmp_path / "a_p.csv")) == len(people)
     err = capsys.readouterr().err
     assert "replace-one person neighbours" in err and "rows read" not in err
+
+
+def test_command_line_streamed_events_are_drawn_in_batches_of_people(tmp_path, monkeypatch):
+    """With ``--chunksize`` the people are drawn and written a batch at a time: the
+    files are the same for any chunking, every person once, every event's key a person."""
+    monkeypatch.setattr("skprivsynth.cli._synthesize._SAMPLE_BATCH", 70)
+    people, events = _shuffled()
+    argv = _argv(tmp_path, (people, events))
+    written = [_written(tmp_path, argv, f"c{n}", "--chunksize", n) for n in ("61", "500")]
+    assert written[0] == written[1] and written[0][0] == 0
+    synthetic_people = pd.read_csv(tmp_path / "c61_p.csv")
+    synthetic_events = pd.read_csv(tmp_path / "c61_e.csv")
+    assert synthetic_people["id"].tolist() == list(range(len(people)))
+    assert synthetic_events["id"].isin(synthetic_people["id"]).all()
+    assert (np.diff(synthetic_events["id"].to_numpy()) >= 0).all()
 
 
 def test_command_line_events_refuse_dask_before_reading(tmp_path, capsys):

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..base import get_synthesizer_tags
 from ..chunks import Chunks
-from ..events import PeopleEventsSynthesizer
+from ..events import PeopleEventsSynthesizer, write_tables
 from ..io import check_output_path, read_csv, write_csv
 from ..people import read_persons, synthesize_people, with_text_keys
 from ..validation import is_differentially_private
@@ -84,10 +84,10 @@ def _synthesize_events(args):
         synthesizer, domain=domain, max_events_per_person=args.max_rows_per_person,
         binning_share=args.binning_share, decode_share=args.decode_share, random_state=args.seed,
     ).fit(*tables, key=args.person)  # fmt: skip
-    people, events = est.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
-    write_csv(people, args.output, domain)
-    write_csv(events, args.events_output, domain)
-    print(f"wrote {len(people)} synthetic people to {args.output} and their {len(events)} "
+    batch = _SAMPLE_BATCH if args.chunksize is not None else args.n_samples or est.n_people_
+    pairs = est.sample(args.n_samples, np.random.default_rng(args.seed), batch)
+    n_people, n_events = write_tables(pairs, args.output, args.events_output, domain)
+    print(f"wrote {n_people} synthetic people to {args.output} and their {n_events} "
           f"events to {args.events_output}; {est.pipeline_.privacy_statement()}",
           file=sys.stderr)  # fmt: skip
     return 0
