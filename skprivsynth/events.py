@@ -13,6 +13,7 @@ table and all their events.  Read more in the :ref:`User Guide <people_events>`.
 from __future__ import annotations
 
 from functools import partial
+from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,6 @@ from sklearn.utils.validation import check_is_fitted
 from .chunks import Chunks
 from .domain import Domain
 from .io import write_csv
-from .people import _Column, _Without
 from .pipeline import make_private_pipeline
 from .synthesizers.marginal import MarginalSynthesizer
 from .validation import role_generator
@@ -165,13 +165,13 @@ class PeopleEventsSynthesizer(BaseEstimator):
         domain = _joined_domain(Domain(self.domain), people_columns, event_columns, has)
         # Per-person rules only: a key's first row in people; events of no person out.
         people = people.drop_duplicates(subset=key, keep="first").reset_index(drop=True)
-        join = _Join(people, head, key, has, [key, *domain.columns])
+        join = _Join(people, head, key, has, list(domain.columns))
         if isinstance(events, pd.DataFrame):
-            joined = pd.concat(list(join.frames([events])), ignore_index=True)
-            X, persons = joined.drop(columns=key), joined[key].to_numpy()
+            frames, positions = zip(*join.frames([events]), strict=True)
+            X, persons = pd.concat(frames, ignore_index=True), np.concatenate(positions)
         else:  # the joined table read chunk by chunk, at every pass of the fit
             joined = Chunks(partial(join.frames, events))
-            X, persons = joined.map(_Without(key)), joined.map(_Column(key))
+            X, persons = joined.map(itemgetter(0)), joined.map(itemgetter(1))
         synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
         modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
         # lag_columns / mean_columns: this estimator's, else the synthesizer's own.
@@ -293,6 +293,8 @@ def _check_tables(people, events, key):
         )
     if not event_columns:
         raise ValueError("events has no column but the key; give the events' attributes.")
+    if len(people) == 0:  # the number of people is public
+        raise ValueError("people has no row; give one row per person.")
     return people_columns, event_columns
 
 
@@ -317,8 +319,9 @@ def _events_schema(events):
 
 class _Join:
     """The joined table of ``people`` (one row a person) and their events, a frame of
-    each chunk of events then one of the people without any: the one home of the join,
-    for events in memory (one chunk) and in chunks.
+    each chunk of events then one of the people without any, each row's person its
+    position in ``people``: the one home of the join, for events in memory (one chunk)
+    and in chunks.
 
     An event of a person of ``people`` gets the person's columns and ``has`` True (an
     event of no person is left out); a person without events gets ``has`` False and the
@@ -334,23 +337,25 @@ class _Join:
         self.dtypes = self.schema.reindex([0]).dtypes.to_dict()
 
     def frames(self, events):
-        """The joined frames of one pass over ``events`` (an iterable of DataFrames):
-        each chunk's events in its order, then the people without events; memory holds
-        one chunk and one flag a person."""
+        """The ``(frame, persons)`` pairs of one pass over ``events`` (an iterable of
+        DataFrames): each chunk's events in its order, then the people without events;
+        memory holds one chunk and one flag a person."""
         seen = np.zeros(len(self.people), dtype=bool)
         for chunk in events:
             at = self.index.get_indexer(chunk[self.key])
             kept = at >= 0
-            seen[at[kept]] = True
-            rows = chunk[kept].reset_index(drop=True).astype(self.dtypes)
-            person = self.people.iloc[at[kept]].drop(columns=self.key).reset_index(drop=True)
-            if len(rows):
-                yield pd.concat([rows, person], axis=1).assign(**{self.has: True})[self.columns]
-        alone = self.people[~seen].reset_index(drop=True)
-        if len(alone):
-            empty = self.schema.reindex(range(len(alone))).astype(self.dtypes)
-            alone = pd.concat([alone, empty], axis=1)
-            yield alone.assign(**{self.has: False})[self.columns]
+            at = at[kept]
+            seen[at] = True
+            if at.size:
+                rows = chunk[kept].reset_index(drop=True).astype(self.dtypes)
+                person = self.people.iloc[at].reset_index(drop=True)
+                frame = pd.concat([rows.drop(columns=self.key), person], axis=1)
+                yield frame.assign(**{self.has: True})[self.columns], at
+        alone = np.flatnonzero(~seen)
+        if alone.size:
+            empty = self.schema.reindex(range(alone.size)).astype(self.dtypes)
+            frame = pd.concat([self.people.iloc[alone].reset_index(drop=True), empty], axis=1)
+            yield frame.assign(**{self.has: False})[self.columns], alone
 
 
 def _has_events_name(key, people_columns, event_columns):
