@@ -259,10 +259,11 @@ class PeopleEventsSynthesizer(BaseEstimator):
 
 
 def write_tables(pairs, people_path, events_path, domain=None):
-    """Write the ``(people, events)`` batches of :meth:`PeopleEventsSynthesizer.sample`
-    to two CSV files (:func:`~skprivsynth.write_csv`): the events as they come, the
-    people (one row a person, in memory) once all are drawn.  Returns the numbers of
-    people and of events written."""
+    """Write the ``(people, events)`` batches of
+    :meth:`~skprivsynth.PeopleEventsSynthesizer.sample` to two CSV files
+    (:func:`~skprivsynth.write_csv`): the events as they come, the people (one row a
+    person, in memory) once all are drawn.  Returns the numbers of people and of events
+    written."""
     people = []
 
     def events():
