@@ -15,6 +15,13 @@ and ``OUT_DIR/panel-domain.json``; then, as in
     /usr/bin/time -v skprivsynth synthesize OUT_DIR/panel.csv --domain \\
         OUT_DIR/panel-domain.json --person patient_id --max-rows-per-person 10 \\
         --seed 0 -q -o out.csv [--chunksize 100000]
+
+With ``--events`` it also writes the panel as two tables: ``OUT_DIR/people.csv`` (the
+key, sex and age of every person; every tenth person's visits left out, so that about
+one person in ten has no event) and ``OUT_DIR/events.csv`` (the key and the visit
+columns, in the panel's order), for ``synthesize OUT_DIR/people.csv --events
+OUT_DIR/events.csv --person patient_id --domain OUT_DIR/panel-domain.json ...``
+(``benchmarks/history/2026-12-03-eventsstream.md``).
 """
 
 import json
@@ -43,13 +50,32 @@ def make_panel(n_people, seed=0):
     return frame, domain
 
 
+def split_panel(frame):
+    """The panel as a people table (first row of each person: key, sex, age) and an
+    events table (key and visit columns, the panel's order), every tenth person's
+    events left out (people without events)."""
+    people = frame.drop_duplicates("patient_id")[["patient_id", "sex", "age"]]
+    people = people.sort_values("patient_id").reset_index(drop=True)
+    number = frame["patient_id"].str[1:].astype(np.int64)
+    events = frame.loc[number % 10 != 0, ["patient_id", *COLUMNS[2:], "cost"]]
+    return people, events.reset_index(drop=True)
+
+
 def main(argv):
+    split = "--events" in argv
+    argv = [a for a in argv if a != "--events"]
     out = Path(argv[0])
     n_people = int(argv[1]) if len(argv) > 1 else 435_000
     frame, domain = make_panel(n_people)
     frame.to_csv(out / "panel.csv", index=False)
     (out / "panel-domain.json").write_text(json.dumps(domain))
     print(f"{len(frame)} rows, {n_people} people -> {out / 'panel.csv'}")
+    if split:
+        people, events = split_panel(frame)
+        people.to_csv(out / "people.csv", index=False)
+        events.to_csv(out / "events.csv", index=False)
+        print(f"{len(people)} people, {len(events)} events -> {out / 'people.csv'}, "
+              f"{out / 'events.csv'}")  # fmt: skip
 
 
 if __name__ == "__main__":

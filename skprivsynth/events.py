@@ -12,17 +12,22 @@ table and all their events.  Read more in the :ref:`User Guide <people_events>`.
 
 from __future__ import annotations
 
+from functools import partial
+from operator import itemgetter
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .chunks import Chunks
 from .domain import Domain
+from .io import write_csv
 from .pipeline import make_private_pipeline
 from .synthesizers.marginal import MarginalSynthesizer
 from .validation import role_generator
 
-__all__ = ["PeopleEventsSynthesizer"]
+__all__ = ["PeopleEventsSynthesizer", "write_tables"]
 
 
 class PeopleEventsSynthesizer(BaseEstimator):
@@ -126,10 +131,17 @@ class PeopleEventsSynthesizer(BaseEstimator):
         ----------
         people : DataFrame
             One row per person: ``key`` and the person's attributes.
-        events : DataFrame
+        events : DataFrame or Chunks of DataFrames
             One row per event: ``key`` (the person's) and the event's attributes, a
             person's events in the order they are kept (sort by date to keep the
-            earliest).
+            earliest).  A re-iterable :class:`~skprivsynth.Chunks` of DataFrames (e.g.
+            :meth:`Chunks.from_csv(path, chunksize, domain) <skprivsynth.Chunks.from_csv>`)
+            for an events table larger than memory: the fit reads it chunk by chunk at
+            each of its passes, joined to ``people`` (in memory) as one table of events
+            then the people without any, and releases what the fit in memory releases
+            (a person's first ``max_events_per_person`` events in the chunks' order,
+            across chunks); memory holds ``people``, one chunk and a few values a
+            person.  The first chunk's columns and dtypes are the events' schema.
         key : str
             The key column of both tables (left out of the fit).
 
@@ -137,7 +149,8 @@ class PeopleEventsSynthesizer(BaseEstimator):
         -------
         self
         """
-        people_columns, event_columns = _check_tables(people, events, key)
+        head = _events_schema(events)
+        people_columns, event_columns = _check_tables(people, head, key)
         k = self.max_events_per_person
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
             raise ValueError(f"max_events_per_person must be an integer >= 1; got {k!r}.")
@@ -151,17 +164,14 @@ class PeopleEventsSynthesizer(BaseEstimator):
         has = _has_events_name(key, people_columns, event_columns)
         domain = _joined_domain(Domain(self.domain), people_columns, event_columns, has)
         # Per-person rules only: a key's first row in people; events of no person out.
-        people = people.drop_duplicates(subset=key, keep="first")
-        events = events[events[key].isin(people[key])]
-        # The event columns in the dtypes they take with a missing value, read from the
-        # schema (public): never from whether anyone has no event.
-        dtypes = events[event_columns].head(0).reindex([0]).dtypes.to_dict()
-        joined = events.merge(people, on=key, how="left", sort=False).astype(dtypes)
-        alone = people[~people[key].isin(events[key])].reset_index(drop=True)
-        empty = events[event_columns].head(0).reindex(range(len(alone))).astype(dtypes)
-        alone = pd.concat([alone, empty], axis=1).assign(**{has: False})
-        joined = pd.concat([joined.assign(**{has: True}), alone], ignore_index=True)
-        joined = joined[[key, *domain.columns]]
+        people = people.drop_duplicates(subset=key, keep="first").reset_index(drop=True)
+        join = _Join(people, head, key, has, list(domain.columns))
+        if isinstance(events, pd.DataFrame):
+            frames, positions = zip(*join.frames([events]), strict=True)
+            X, persons = pd.concat(frames, ignore_index=True), np.concatenate(positions)
+        else:  # the joined table read chunk by chunk, at every pass of the fit
+            joined = Chunks(partial(join.frames, events))
+            X, persons = joined.map(itemgetter(0)), joined.map(itemgetter(1))
         synthesizer = clone(MarginalSynthesizer() if self.synthesizer is None else self.synthesizer)
         modelled = [c for c in [*people_columns, has] if "sum_of" not in _spec(domain, c)]
         # lag_columns / mean_columns: this estimator's, else the synthesizer's own.
@@ -175,18 +185,18 @@ class PeopleEventsSynthesizer(BaseEstimator):
             decode_share=self.decode_share, random_state=self.random_state,
         )  # fmt: skip
         name = pipe.steps[-1][0]
-        pipe.fit(joined.drop(columns=key), **{f"{name}__persons": joined[key].to_numpy()})
+        pipe.fit(X, **{f"{name}__persons": persons})
         self.pipeline_, self.privacy_report_ = pipe, pipe.privacy_report_
         self.people_columns_, self.event_columns_ = people_columns, event_columns
         self.n_people_ = int(len(people))
         self._key, self._has = key, has
-        self._dtypes = {**people.dtypes.to_dict(), **events.dtypes.to_dict()}
+        self._dtypes = {**people.dtypes.to_dict(), **head.dtypes.to_dict()}
         del self._dtypes[key]  # synthetic keys are 0..n_people - 1
         source = Domain(self.domain)
         self._missing = {c for c in event_columns if source.missing(c)}
         return self
 
-    def sample(self, n_people=None, random_state=None):
+    def sample(self, n_people=None, random_state=None, batch_size=None):
         """Synthetic people and their events.
 
         Parameters
@@ -195,6 +205,11 @@ class PeopleEventsSynthesizer(BaseEstimator):
             Number of synthetic people; defaults to the number of people of ``fit``.
         random_state : None, int or numpy.random.Generator, optional
             Seed of this draw; None continues the estimator's streams.
+        batch_size : int, optional
+            People drawn at a time, for synthetic tables larger than memory: then an
+            iterator of ``(people, events)`` pairs, one a batch, the keys running on
+            across batches (one stream of ``random_state`` through them); with one
+            batch and a Generator, the tables drawn without ``batch_size``.
 
         Returns
         -------
@@ -206,19 +221,58 @@ class PeopleEventsSynthesizer(BaseEstimator):
             each person's events contiguous.
         """
         check_is_fitted(self)
+        if batch_size is None:
+            return self._draw(n_people, random_state, 0, None)[:2]
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int | np.integer) or (
+            batch_size < 1
+        ):
+            raise ValueError(f"batch_size must be an integer >= 1 or None; got {batch_size!r}.")
+        n_people = self.n_people_ if n_people is None else n_people
+        rng = None if random_state is None else np.random.default_rng(random_state)
+        return self._batches(n_people, rng, int(batch_size))
+
+    def _batches(self, n_people, rng, batch_size):
+        """The ``(people, events)`` pairs of :meth:`sample` with ``batch_size``."""
+        fill = None
+        for start in range(0, n_people, batch_size):
+            people, events, fill = self._draw(min(batch_size, n_people - start), rng, start, fill)
+            yield people, events
+
+    def _draw(self, n_people, random_state, start, fill):
+        """Synthetic people keyed from ``start`` and their events, the missing cells
+        filled from ``fill`` (None: the stream ``"events filling"`` of ``random_state``,
+        taken after the people are drawn), and that stream."""
         rows, persons = self.pipeline_.sample_people(n_people, random_state=random_state)
         key = self._key
         _, first = np.unique(persons, return_index=True)
         people = rows.iloc[first][self.people_columns_].reset_index(drop=True)
-        people.insert(0, key, np.arange(len(people)))
+        people.insert(0, key, start + np.arange(len(people)))
         has = rows[self._has].to_numpy(dtype=bool)
         events = rows.loc[has, self.event_columns_].reset_index(drop=True)
-        events.insert(0, key, persons[has])
-        rng = role_generator(random_state, "events filling")  # a stream of its own
+        events.insert(0, key, start + persons[has])
+        if fill is None:
+            fill = role_generator(random_state, "events filling")  # a stream of its own
         for column in self.event_columns_:
             if column not in self._missing:
-                events[column] = _fill_missing(events[column], rng)
-        return _as_dtypes(people, self._dtypes), _as_dtypes(events, self._dtypes)
+                events[column] = _fill_missing(events[column], fill)
+        return _as_dtypes(people, self._dtypes), _as_dtypes(events, self._dtypes), fill
+
+
+def write_tables(pairs, people_path, events_path, domain=None):
+    """Write the ``(people, events)`` batches of
+    :meth:`~skprivsynth.PeopleEventsSynthesizer.sample` to two CSV files
+    (:func:`~skprivsynth.write_csv`): the events as they come, the people (one row a
+    person, in memory) once all are drawn.  Returns the numbers of people and of events
+    written."""
+    people = []
+
+    def events():
+        for batch_people, batch_events in pairs:
+            people.append(batch_people)
+            yield batch_events
+
+    n_events = write_csv(events(), events_path, domain)
+    return write_csv(pd.concat(people, ignore_index=True), people_path, domain), n_events
 
 
 def _check_tables(people, events, key):
@@ -240,7 +294,69 @@ def _check_tables(people, events, key):
         )
     if not event_columns:
         raise ValueError("events has no column but the key; give the events' attributes.")
+    if len(people) == 0:  # the number of people is public
+        raise ValueError("people has no row; give one row per person.")
     return people_columns, event_columns
+
+
+def _events_schema(events):
+    """The first rows of ``events`` (a DataFrame, or a re-iterable
+    :class:`~skprivsynth.Chunks` of DataFrames): its columns and dtypes, the schema."""
+    if isinstance(events, pd.DataFrame):
+        return events
+    if not isinstance(events, Chunks):
+        raise TypeError(
+            "events must be a pandas DataFrame or a skprivsynth.Chunks of DataFrames (read "
+            f"several times, e.g. Chunks.from_csv(path, chunksize)); got {type(events).__name__}."
+        )
+    head = events._peek()
+    if not isinstance(head, pd.DataFrame):
+        raise TypeError(
+            "events must be a pandas DataFrame or a skprivsynth.Chunks of DataFrames; its "
+            f"first chunk is {type(head).__name__}."
+        )
+    return head
+
+
+class _Join:
+    """The joined table of ``people`` (one row a person) and their events, a frame of
+    each chunk of events then one of the people without any, each row's person its
+    position in ``people``: the one home of the join, for events in memory (one chunk)
+    and in chunks.
+
+    An event of a person of ``people`` gets the person's columns and ``has`` True (an
+    event of no person is left out); a person without events gets ``has`` False and the
+    event columns missing.  The event columns take the dtypes they have with a missing
+    value, read from the schema ``head`` (public; the first chunk's, every chunk cast
+    to them): never from the data, nor from whether anyone has no event.
+    """
+
+    def __init__(self, people, head, key, has, columns):
+        self.people, self.key, self.has, self.columns = people, key, has, columns
+        self.index = pd.Index(people[key])  # unique: a key's first row
+        self.schema = head[[c for c in head.columns if c != key]].head(0)
+        self.dtypes = self.schema.reindex([0]).dtypes.to_dict()
+
+    def frames(self, events):
+        """The ``(frame, persons)`` pairs of one pass over ``events`` (an iterable of
+        DataFrames): each chunk's events in its order, then the people without events;
+        memory holds one chunk and one flag a person."""
+        seen = np.zeros(len(self.people), dtype=bool)
+        for chunk in events:
+            at = self.index.get_indexer(chunk[self.key])
+            kept = at >= 0
+            at = at[kept]
+            seen[at] = True
+            if at.size:
+                rows = chunk[kept].reset_index(drop=True).astype(self.dtypes)
+                person = self.people.iloc[at].reset_index(drop=True)
+                frame = pd.concat([rows.drop(columns=self.key), person], axis=1)
+                yield frame.assign(**{self.has: True})[self.columns], at
+        alone = np.flatnonzero(~seen)
+        if alone.size:
+            empty = self.schema.reindex(range(alone.size)).astype(self.dtypes)
+            frame = pd.concat([self.people.iloc[alone].reset_index(drop=True), empty], axis=1)
+            yield frame.assign(**{self.has: False})[self.columns], alone
 
 
 def _has_events_name(key, people_columns, event_columns):

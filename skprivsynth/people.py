@@ -10,6 +10,7 @@ number of people is public, the number of rows is not.  Read more in the
 
 from __future__ import annotations
 
+from functools import partial
 from numbers import Integral
 
 import numpy as np
@@ -38,6 +39,7 @@ __all__ = [
     "person_relation",
     "count_people",
     "read_persons",
+    "with_text_keys",
     "sample_people",
     "synthesize_people",
     "warn_per_row",
@@ -115,6 +117,33 @@ def read_persons(path, person, chunksize=None):
     if chunksize is None:
         return pd.read_csv(path, **options)[person]
     return Chunks.from_csv(path, chunksize, **options).map(_Column(person, str))
+
+
+def with_text_keys(table, path, person, chunksize=None):
+    """``table``, read from the CSV file ``path`` (a DataFrame, or with ``chunksize``
+    a :class:`~skprivsynth.Chunks` of that many rows), with its column ``person``
+    replaced by the same column read as text (:func:`read_persons`), so that a key
+    compares alike in every chunk and in every file; ``table`` as it is when the file
+    has no column ``person`` (the fit names it)."""
+    import pandas as pd
+
+    if person not in pd.read_csv(path, nrows=0).columns:
+        return table
+    keys = read_persons(path, person, chunksize)
+    if chunksize is None:
+        return table.assign(**{person: keys.to_numpy()})
+    return Chunks(partial(_with_keys, table, keys, person))
+
+
+def _with_keys(chunks, keys, person):
+    """Each chunk of ``chunks`` with its column ``person`` the chunk of ``keys``."""
+    frames, columns = iter(chunks), iter(keys)
+    try:
+        for frame, column in zip(frames, columns, strict=True):
+            yield frame.assign(**{person: column})
+    finally:
+        for iterator in (frames, columns):
+            getattr(iterator, "close", lambda: None)()
 
 
 class _Column:

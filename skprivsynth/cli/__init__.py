@@ -159,7 +159,7 @@ def _read_table(path, domain, drop=(), **options):
     if domain is not None and drop:
         domain = domain.project([c for c in domain if c not in drop])
     usecols = columns if drop else None
-    if "chunksize" in options:
+    if options.get("chunksize") is not None:
         return Chunks.from_csv(path, options.pop("chunksize"), domain, usecols=usecols), domain
     return read_csv(path, domain, usecols=usecols, **options), domain
 
@@ -271,7 +271,8 @@ def _add_synthesize_command(commands):
         metavar="N",
         help="read the input N rows at a time and write the output in batches of N rows "
         "(--person: of 100,000 people): memory bounded by N (and the people); needs every "
-        "column declared in --domain; a progress line per chunk (none with --person)",
+        "column declared in --domain; a progress line per chunk (none with --person); "
+        "with --events, the events file is read N rows at a time (the people file in memory)",
     )
     synth.add_argument(
         "--dask",

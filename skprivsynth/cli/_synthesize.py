@@ -10,9 +10,9 @@ import numpy as np
 
 from ..base import get_synthesizer_tags
 from ..chunks import Chunks
-from ..events import PeopleEventsSynthesizer
+from ..events import PeopleEventsSynthesizer, write_tables
 from ..io import check_output_path, read_csv, write_csv
-from ..people import read_persons, synthesize_people
+from ..people import read_persons, synthesize_people, with_text_keys
 from ..validation import is_differentially_private
 from . import _load_domain, _make_synthesizer, _parse_params, _pipeline, _plan_release, _read_table
 
@@ -70,27 +70,26 @@ def _synthesize_events(args):
             "--events needs --person (the key column of both files), --max-rows-per-person, "
             "--events-output and --domain (every column of both files but the key)."
         )
-    if args.chunksize is not None or args.dask is not None:
-        raise ValueError("--events reads both files in memory; drop --chunksize and --dask.")
+    if args.dask is not None:
+        raise ValueError("--events reads the events in order: use --chunksize, not --dask.")
     check_output_path(args.events_output, [args.input, args.events, args.output], "--events-output")
     domain, tables = _load_domain(args.domain), []
-    for path in (args.input, args.events):  # each file read by its columns' domain
-        header = set(read_csv(path, nrows=0).columns)
+    for path, size in ((args.input, None), (args.events, args.chunksize)):  # events streamed
+        header = set(read_csv(path, nrows=0).columns)  # read by its columns' domain, keys as text
         part = domain.project([c for c in domain if c in header])
-        tables.append(_read_table(path, part, args.drop)[0])
+        table = _read_table(path, part, args.drop, chunksize=size)[0]
+        tables.append(with_text_keys(table, path, args.person, size))
     synthesizer = _make_synthesizer(args.method, _parse_params(args.param), args.seed, args.quiet)
     est = PeopleEventsSynthesizer(
         synthesizer, domain=domain, max_events_per_person=args.max_rows_per_person,
         binning_share=args.binning_share, decode_share=args.decode_share, random_state=args.seed,
     ).fit(*tables, key=args.person)  # fmt: skip
-    people, events = est.sample(args.n_samples, random_state=np.random.default_rng(args.seed))
-    write_csv(people, args.output, domain)
-    write_csv(events, args.events_output, domain)
-    print(
-        f"wrote {len(people)} synthetic people to {args.output} and their {len(events)} "
-        f"events to {args.events_output}; {est.pipeline_.privacy_statement()}",
-        file=sys.stderr,
-    )
+    batch = _SAMPLE_BATCH if args.chunksize is not None else args.n_samples or est.n_people_
+    pairs = est.sample(args.n_samples, np.random.default_rng(args.seed), batch)
+    n_people, n_events = write_tables(pairs, args.output, args.events_output, domain)
+    print(f"wrote {n_people} synthetic people to {args.output} and their {n_events} "
+          f"events to {args.events_output}; {est.pipeline_.privacy_statement()}",
+          file=sys.stderr)  # fmt: skip
     return 0
 
 
