@@ -345,27 +345,36 @@ class GraphicalModel:
         return self._calibrate_linear(tops) if spread < 600 else self._calibrate_log()
 
     def _calibrate_linear(self, tops):
-        """Belief propagation on ``exp(θ_C − max θ_C)``: upward, a node's belief (its
+        """Belief propagation on ``exp(θ_C − max θ_C)`` (:meth:`_propagate`).
+        ``tops``: each potential's maximum."""
+
+        def table(i):
+            values = np.subtract(self.potentials[i].values, tops[i])
+            return np.exp(values, out=values)
+
+        return self._propagate(table)
+
+    def _propagate(self, table):
+        """Belief propagation on the nonnegative tables ``table(i)`` (node ``i``'s
+        ``exp(θ_C)`` up to a constant factor, a new array; each built as the upward
+        pass reaches it, while the products follow): upward, a node's belief (its
         table times its children's messages) summed to the separator with its parent;
         downward, a child's marginal is its belief times the parent's marginal on their
-        separator over that sum (Koller & Friedman 2009, 10.3): one ``exp`` of each
-        table, no normalising sum but the root's.  ``tops``: each potential's maximum."""
+        separator over that sum (Koller & Friedman 2009, 10.3): no normalising sum but
+        the root's.  Sets ``marginals``. Returns self."""
         order = [0] + [child for _, child in self.edges]
-        beliefs, up = {}, {}
+        up, tables = {}, {}
         for i in reversed(order):
-            theta = self.potentials[i].values
             attrs = self.nodes[i]
-            belief = np.subtract(theta, tops[i])
-            np.exp(belief, out=belief)
+            belief = tables[i] = table(i)
             for c in self.children[i]:
                 belief *= up[c].expand(attrs)
-            beliefs[i] = belief
             if i:
                 sep = tuple(a for a in attrs if a in self.nodes[self.parent[i]])
                 up[i] = Factor(attrs, belief).sum_to(sep)
         self.marginals = [None] * len(self.nodes)
         for i in order:
-            attrs, belief = self.nodes[i], beliefs[i]
+            attrs, belief = self.nodes[i], tables[i]
             if i:
                 sep = up[i].attrs
                 parent = self.marginals[self.parent[i]].sum_to(sep).values
@@ -692,11 +701,11 @@ def _loss_and_gradient(model, measurements, hosts, n, groups):
     return loss, marginals, grads
 
 
-def _node_gradients(model, measurements, hosts, grads, groups):
-    """Each node's gradient, the sum of its measurements' gradients broadcast to the
-    node's table: added up through the tables of its groups (``groups`` from
-    :func:`_node_sets`), whose top tables are spread over the node
-    (:meth:`Factor.spread`) once a step, so that each trial step is one pass."""
+def _group_gradients(model, measurements, hosts, grads, groups):
+    """The gradient of each node's top groups (``groups`` from :func:`_node_sets`),
+    keyed ``(node, attrs)``: its measurements' gradients added up through the tables of
+    its groups, over the top group's attributes.  A node's gradient is the broadcast
+    sum of its top groups' (what a step changes: :class:`_Steps`)."""
     leaves = {}
     for m, i, g in zip(measurements, hosts, grads, strict=True):
         if (i, m.attrs) in leaves:
@@ -723,24 +732,89 @@ def _node_gradients(model, measurements, hosts, grads, groups):
 
     out = {}
     for i, forest in groups.items():
-        node = model.potentials[i]
-        total = None
         for group in forest:
-            part = up(i, group, node.attrs, node.values.shape)
-            total = part if total is None else np.add(total, part, out=total)
-        out[i] = total
+            attrs = group[0]
+            part = up(i, group, attrs, [model.sizes[a] for a in attrs])
+            out[i, attrs] = part if (i, attrs) not in out else out[i, attrs] + part
     return out
 
 
-def _stepped(potentials, node_gradients, step):
-    """The potentials ``θ − step·∇L`` (``node_gradients`` from :func:`_node_gradients`)."""
-    potentials = list(potentials)
-    for i, g in node_gradients.items():
-        node = potentials[i]
-        values = np.multiply(g, -step)
-        values += node.values
-        potentials[i] = Factor(node.attrs, values)
-    return potentials
+class _Steps:
+    """The potentials during one fit: each node's table at the start ``θ⁰_C`` plus the
+    steps taken, kept as tables ``h_g`` over the attributes of the node's top groups
+    (:func:`_group_gradients`): ``θ − η∇L`` changes those only, so a trial step
+    exponentiates them, not the node, ``exp(θ_C) = exp(θ⁰_C)·Π_g exp(h_g)`` with
+    ``exp(θ⁰_C)`` once a fit (the same potentials as stepping the node's table)."""
+
+    def __init__(self, model, groups):
+        self.model, self.start = model, list(model.potentials)
+        self.attrs = {i: [] for i in range(len(model.nodes))}
+        for i, forest in groups.items():
+            self.attrs[i] = sorted({group[0] for group in forest})
+        self._exp = [None] * len(model.nodes)  # exp(θ⁰_C − max θ⁰_C), its range
+
+    def zeros(self):
+        """The tables of no step."""
+        sizes = self.model.sizes
+        return {
+            (i, a): np.zeros([sizes[j] for j in a]) for i, held in self.attrs.items() for a in held
+        }
+
+    @staticmethod
+    def stepped(tables, gradients, step):
+        """The tables ``h − step·∇L`` (``gradients`` from :func:`_group_gradients`)."""
+        out = {}
+        for key, h in tables.items():
+            values = np.multiply(gradients[key], -step)
+            values += h
+            out[key] = values
+        return out
+
+    def potentials(self, tables):
+        """The potentials ``θ⁰_C + Σ_g h_g`` as tables."""
+        out = []
+        for i, start in enumerate(self.start):
+            values = start.values.copy()
+            for a in self.attrs[i]:
+                values += Factor(a, tables[i, a]).spread(start.attrs, values.shape)
+            out.append(Factor(start.attrs, values))
+        return out
+
+    def calibrate(self, tables):
+        """The model calibrated at ``θ⁰ + h`` (``tables``): belief propagation on the
+        products of exponentials (:meth:`GraphicalModel._propagate`) where the ranges
+        of the tables (each a bound on its part of the node's range) plus the log cells
+        sum to under 600 nats (then no value leaves the range of doubles, as in
+        :meth:`GraphicalModel.calibrate`); else the potentials' own test."""
+        model = self.model
+        for i, start in enumerate(self.start):
+            if self._exp[i] is None:
+                top = float(start.values.max())
+                values = np.exp(start.values - top)
+                self._exp[i] = values, top - float(start.values.min())
+        spread, exps = 0.0, {}
+        for i, start in enumerate(self.start):
+            spread += self._exp[i][1] + math.log(start.values.size)
+            for a in self.attrs[i]:
+                h = tables[i, a]
+                top = float(h.max())
+                spread += top - float(h.min())
+                exps[i, a] = Factor(a, np.exp(np.subtract(h, top)))
+        if spread >= 600:
+            model.potentials = self.potentials(tables)
+            return model.calibrate()
+
+        def table(i):
+            attrs = model.nodes[i]
+            values = self._exp[i][0]
+            if not self.attrs[i]:
+                return values.copy()
+            for k, a in enumerate(self.attrs[i]):
+                factor = exps[i, a].spread(attrs, values.shape)
+                values = np.multiply(values, factor, out=values if k else None)
+            return values
+
+        return model._propagate(table)
 
 
 def estimate(
@@ -786,12 +860,13 @@ def estimate(
     hosts = [model.host(m.attrs) for m in measurements]
     groups = _node_sets(model, measurements, hosts)
     loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n, groups)
+    steps = _Steps(model, groups)
+    tables = steps.zeros()
     for _ in range(iterations):
-        old = model.potentials
-        node_gradients = _node_gradients(model, measurements, hosts, grads, groups)
+        gradients = _group_gradients(model, measurements, hosts, grads, groups)
         while True:
-            model.potentials = _stepped(old, node_gradients, step)
-            model.calibrate()
+            trial = steps.stepped(tables, gradients, step)
+            steps.calibrate(trial)
             new_loss, new_marginals, new_grads = _loss_and_gradient(
                 model, measurements, hosts, n, groups
             )
@@ -805,9 +880,10 @@ def estimate(
                 break
             step *= 0.5
         model.converged = loss - new_loss <= tol
-        loss, marginals, grads = new_loss, new_marginals, new_grads
+        loss, marginals, grads, tables = new_loss, new_marginals, new_grads, trial
         step *= 1.5
         if model.converged:
             break
+    model.potentials = steps.potentials(tables)
     model.step_size = step
     return model
