@@ -41,26 +41,47 @@ def _sum_over(values, axes):
     vector of ones, one block of consecutive summed axes at a time (the block of most
     cells first): each product runs over contiguous memory whatever the sizes of the
     axes left, where a reduction's inner loop would run over the last axis (often a
-    column of two levels).  Smaller tables by ``sum`` (less overhead)."""
-    if values.size <= 1000 or not axes:
-        return values.sum(axis=axes) if axes else values
-    kept_shape = [s for k, s in enumerate(values.shape) if k not in axes]
-    blocks = _blocks([(k in axes, s) for k, s in enumerate(values.shape)])
+    column of two levels).  Smaller tables by ``sum`` (less overhead).  The blocks are
+    planned once per shape (:func:`_sum_plan`)."""
+    if not axes:
+        return values
+    if values.size <= 1000:
+        return np.add.reduce(values, axis=axes)
+    products, kept_shape = _sum_plan(values.shape, axes)
     x = values
-    while any(summed for summed, _ in blocks):
-        j = max((k for k, b in enumerate(blocks) if b[0]), key=lambda k: blocks[k][1])
-        before = math.prod(b[1] for b in blocks[:j])
-        size = blocks[j][1]
-        after = math.prod(b[1] for b in blocks[j + 1 :])
-        ones = np.ones(size, dtype=values.dtype)
+    for before, size, after in products:
+        ones = _ones(size, values.dtype)
         if after == 1:
             x = x.reshape(before, size) @ ones
         elif before == 1:
             x = ones @ x.reshape(size, after)
         else:
             x = np.matmul(ones, x.reshape(before, size, after))
-        blocks = _blocks(blocks[:j] + blocks[j + 1 :])
     return x.reshape(kept_shape)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sum_plan(shape, axes):
+    """The products of :func:`_sum_over` for a table of ``shape``: ``(before, size,
+    after)`` of each summed block in turn, and the shape left."""
+    kept_shape = tuple(s for k, s in enumerate(shape) if k not in axes)
+    blocks = _blocks([(k in axes, s) for k, s in enumerate(shape)])
+    products = []
+    while any(summed for summed, _ in blocks):
+        j = max((k for k, b in enumerate(blocks) if b[0]), key=lambda k: blocks[k][1])
+        before = math.prod(b[1] for b in blocks[:j])
+        after = math.prod(b[1] for b in blocks[j + 1 :])
+        products.append((before, blocks[j][1], after))
+        blocks = _blocks(blocks[:j] + blocks[j + 1 :])
+    return tuple(products), kept_shape
+
+
+@functools.lru_cache(maxsize=1024)
+def _ones(size, dtype):
+    """A read-only vector of ``size`` ones."""
+    ones = np.ones(size, dtype=dtype)
+    ones.flags.writeable = False
+    return ones
 
 
 def _blocks(axes):
@@ -117,8 +138,8 @@ class Factor:
         return x.reshape(shape)
 
     def sum_to(self, attrs):
-        axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
-        return Factor(tuple(a for a in self.attrs if a in attrs), _sum_over(self.values, axes))
+        axes, kept = _summed(self.attrs, tuple(sorted(attrs)))
+        return Factor(kept, _sum_over(self.values, axes))
 
     def logsumexp_to(self, attrs):
         axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
@@ -128,6 +149,14 @@ class Factor:
     def __mul__(self, other):
         attrs = tuple(sorted(set(self.attrs) | set(other.attrs)))
         return Factor(attrs, self.expand(attrs) * other.expand(attrs))
+
+
+@functools.lru_cache(maxsize=65536)
+def _summed(attrs, kept):
+    """The axes of a table over ``attrs`` summed out to keep ``kept``, and the
+    attributes left."""
+    axes = tuple(i for i, a in enumerate(attrs) if a not in kept)
+    return axes, tuple(a for a in attrs if a in kept)
 
 
 def _contract(factors, keep):
