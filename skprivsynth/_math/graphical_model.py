@@ -159,20 +159,20 @@ def _summed(attrs, kept):
     return axes, tuple(a for a in attrs if a in kept)
 
 
-def _times(values, factor, attrs, out=None):
-    """``values`` (a table over ``attrs``) times ``factor`` (over a subset of them),
-    into ``out``.  Where the broadcast's inner loop would run over fewer than ``_RUN``
-    cells of a large table (the factor lacks one of its last axes), the factor is
-    first spread over the table (:meth:`Factor.spread`): a copy and a contiguous
-    product, faster; the same products."""
+def _times(values, factor, attrs, out=None, ufunc=np.multiply):
+    """``values`` (a table over ``attrs``) times ``factor`` (over a subset of them), or
+    another ``ufunc`` of the two, into ``out``.  Where the broadcast's inner loop would
+    run over fewer than ``_RUN`` cells of a large table (the factor lacks one of its
+    last axes), the factor is first spread over the table (:meth:`Factor.spread`): a
+    copy and a contiguous product, faster; the same products."""
     run = 1
     for a, size in zip(reversed(attrs), reversed(values.shape), strict=True):
         if a not in factor.attrs:
             break
         run *= size
     if run < _RUN and values.size > _SPREAD:
-        return np.multiply(values, factor.spread(attrs, values.shape), out=out)
-    return np.multiply(values, factor.expand(attrs), out=out)
+        return ufunc(values, factor.spread(attrs, values.shape), out=out)
+    return ufunc(values, factor.expand(attrs), out=out)
 
 
 _RUN, _SPREAD = 32, 4096
@@ -786,28 +786,27 @@ def _group_gradients(model, measurements, hosts, grads, groups):
         else:
             leaves[i, m.attrs] = g
 
-    def up(i, group, attrs, shape):
-        """The group's summed gradient spread over ``attrs`` (of table ``shape``)."""
+    def level(i, group):
+        """The group's summed gradient over its own attributes: its members' (in
+        order, each over its own attributes, then broadcast) plus its own table's."""
         own, members = group
-        total = leaves.get((i, own))
-        if total is not None:  # a table of its own: the measurements' gradients kept
-            total = Factor(own, total).spread(attrs, shape)
-            total = total.copy() if own == attrs else total
-        if members:
-            own_shape = [model.sizes[a] for a in own]
-            inner = None
-            for member in members:
-                part = up(i, member, own, own_shape)
-                inner = part if inner is None else np.add(inner, part, out=inner)
-            inner = Factor(own, inner).spread(attrs, shape)
-            total = inner if total is None else np.add(total, inner, out=total)
-        return total
+        total = None
+        for member in members:
+            part = Factor(member[0], level(i, member))
+            if total is None:
+                total = part.spread(own, [model.sizes[a] for a in own])
+            else:
+                _times(total, part, own, out=total, ufunc=np.add)
+        leaf = leaves.get((i, own))
+        if leaf is None or total is None:
+            return total if leaf is None else leaf
+        return np.add(leaf, total, out=total)
 
     out = {}
     for i, forest in groups.items():
         for group in forest:
             attrs = group[0]
-            part = up(i, group, attrs, [model.sizes[a] for a in attrs])
+            part = level(i, group)
             out[i, attrs] = part if (i, attrs) not in out else out[i, attrs] + part
     return out
 
