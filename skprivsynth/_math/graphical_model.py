@@ -823,7 +823,12 @@ class _Steps:
         self.attrs = {i: [] for i in range(len(model.nodes))}
         for i, forest in groups.items():
             self.attrs[i] = sorted({group[0] for group in forest})
-        self._exp = [None] * len(model.nodes)  # exp(θ⁰_C − max θ⁰_C), its range
+        self.exp, self.ranges = [], []  # exp(θ⁰_C − max θ⁰_C); range + log cells
+        for start in self.start:
+            top = float(start.values.max())
+            self.exp.append(np.exp(start.values - top))
+            span = top - float(start.values.min())
+            self.ranges.append(span + math.log(start.values.size))
 
     def zeros(self):
         """The tables of no step."""
@@ -859,14 +864,9 @@ class _Steps:
         sum to under 600 nats (then no value leaves the range of doubles, as in
         :meth:`GraphicalModel.calibrate`); else the potentials' own test."""
         model = self.model
-        for i, start in enumerate(self.start):
-            if self._exp[i] is None:
-                top = float(start.values.max())
-                values = np.exp(start.values - top)
-                self._exp[i] = values, top - float(start.values.min())
         spread, exps = 0.0, {}
-        for i, start in enumerate(self.start):
-            spread += self._exp[i][1] + math.log(start.values.size)
+        for i in range(len(self.start)):
+            spread += self.ranges[i]
             for a in self.attrs[i]:
                 h = tables[i, a]
                 top = float(h.max())
@@ -878,7 +878,7 @@ class _Steps:
 
         def table(i):
             attrs = model.nodes[i]
-            values = self._exp[i][0]
+            values = self.exp[i]
             if not self.attrs[i]:
                 return values.copy()
             for k, a in enumerate(self.attrs[i]):
