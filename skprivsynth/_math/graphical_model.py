@@ -41,26 +41,47 @@ def _sum_over(values, axes):
     vector of ones, one block of consecutive summed axes at a time (the block of most
     cells first): each product runs over contiguous memory whatever the sizes of the
     axes left, where a reduction's inner loop would run over the last axis (often a
-    column of two levels).  Smaller tables by ``sum`` (less overhead)."""
-    if values.size <= 1000 or not axes:
-        return values.sum(axis=axes) if axes else values
-    kept_shape = [s for k, s in enumerate(values.shape) if k not in axes]
-    blocks = _blocks([(k in axes, s) for k, s in enumerate(values.shape)])
+    column of two levels).  Smaller tables by ``sum`` (less overhead).  The blocks are
+    planned once per shape (:func:`_sum_plan`)."""
+    if not axes:
+        return values
+    if values.size <= 1000:
+        return np.add.reduce(values, axis=axes)
+    products, kept_shape = _sum_plan(values.shape, axes)
     x = values
-    while any(summed for summed, _ in blocks):
-        j = max((k for k, b in enumerate(blocks) if b[0]), key=lambda k: blocks[k][1])
-        before = math.prod(b[1] for b in blocks[:j])
-        size = blocks[j][1]
-        after = math.prod(b[1] for b in blocks[j + 1 :])
-        ones = np.ones(size, dtype=values.dtype)
+    for before, size, after in products:
+        ones = _ones(size, values.dtype)
         if after == 1:
             x = x.reshape(before, size) @ ones
         elif before == 1:
             x = ones @ x.reshape(size, after)
         else:
             x = np.matmul(ones, x.reshape(before, size, after))
-        blocks = _blocks(blocks[:j] + blocks[j + 1 :])
     return x.reshape(kept_shape)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sum_plan(shape, axes):
+    """The products of :func:`_sum_over` for a table of ``shape``: ``(before, size,
+    after)`` of each summed block in turn, and the shape left."""
+    kept_shape = tuple(s for k, s in enumerate(shape) if k not in axes)
+    blocks = _blocks([(k in axes, s) for k, s in enumerate(shape)])
+    products = []
+    while any(summed for summed, _ in blocks):
+        j = max((k for k, b in enumerate(blocks) if b[0]), key=lambda k: blocks[k][1])
+        before = math.prod(b[1] for b in blocks[:j])
+        after = math.prod(b[1] for b in blocks[j + 1 :])
+        products.append((before, blocks[j][1], after))
+        blocks = _blocks(blocks[:j] + blocks[j + 1 :])
+    return tuple(products), kept_shape
+
+
+@functools.lru_cache(maxsize=1024)
+def _ones(size, dtype):
+    """A read-only vector of ``size`` ones."""
+    ones = np.ones(size, dtype=dtype)
+    ones.flags.writeable = False
+    return ones
 
 
 def _blocks(axes):
@@ -117,8 +138,8 @@ class Factor:
         return x.reshape(shape)
 
     def sum_to(self, attrs):
-        axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
-        return Factor(tuple(a for a in self.attrs if a in attrs), _sum_over(self.values, axes))
+        axes, kept = _summed(self.attrs, tuple(sorted(attrs)))
+        return Factor(kept, _sum_over(self.values, axes))
 
     def logsumexp_to(self, attrs):
         axes = tuple(i for i, a in enumerate(self.attrs) if a not in attrs)
@@ -128,6 +149,33 @@ class Factor:
     def __mul__(self, other):
         attrs = tuple(sorted(set(self.attrs) | set(other.attrs)))
         return Factor(attrs, self.expand(attrs) * other.expand(attrs))
+
+
+@functools.lru_cache(maxsize=65536)
+def _summed(attrs, kept):
+    """The axes of a table over ``attrs`` summed out to keep ``kept``, and the
+    attributes left."""
+    axes = tuple(i for i, a in enumerate(attrs) if a not in kept)
+    return axes, tuple(a for a in attrs if a in kept)
+
+
+def _times(values, factor, attrs, out=None, ufunc=np.multiply):
+    """``values`` (a table over ``attrs``) times ``factor`` (over a subset of them), or
+    another ``ufunc`` of the two, into ``out``.  Where the broadcast's inner loop would
+    run over fewer than ``_RUN`` cells of a large table (the factor lacks one of its
+    last axes), the factor is first spread over the table (:meth:`Factor.spread`): a
+    copy and a contiguous product, faster; the same products."""
+    run = 1
+    for a, size in zip(reversed(attrs), reversed(values.shape), strict=True):
+        if a not in factor.attrs:
+            break
+        run *= size
+    if run < _RUN and values.size > _SPREAD:
+        return ufunc(values, factor.spread(attrs, values.shape), out=out)
+    return ufunc(values, factor.expand(attrs), out=out)
+
+
+_RUN, _SPREAD = 32, 4096
 
 
 def _contract(factors, keep):
@@ -345,33 +393,42 @@ class GraphicalModel:
         return self._calibrate_linear(tops) if spread < 600 else self._calibrate_log()
 
     def _calibrate_linear(self, tops):
-        """Belief propagation on ``exp(θ_C − max θ_C)``: upward, a node's belief (its
+        """Belief propagation on ``exp(θ_C − max θ_C)`` (:meth:`_propagate`).
+        ``tops``: each potential's maximum."""
+
+        def table(i):
+            values = np.subtract(self.potentials[i].values, tops[i])
+            return np.exp(values, out=values)
+
+        return self._propagate(table)
+
+    def _propagate(self, table):
+        """Belief propagation on the nonnegative tables ``table(i)`` (node ``i``'s
+        ``exp(θ_C)`` up to a constant factor, a new array; each built as the upward
+        pass reaches it, while the products follow): upward, a node's belief (its
         table times its children's messages) summed to the separator with its parent;
         downward, a child's marginal is its belief times the parent's marginal on their
-        separator over that sum (Koller & Friedman 2009, 10.3): one ``exp`` of each
-        table, no normalising sum but the root's.  ``tops``: each potential's maximum."""
+        separator over that sum (Koller & Friedman 2009, 10.3): no normalising sum but
+        the root's.  Sets ``marginals``. Returns self."""
         order = [0] + [child for _, child in self.edges]
-        beliefs, up = {}, {}
+        up, tables = {}, {}
         for i in reversed(order):
-            theta = self.potentials[i].values
             attrs = self.nodes[i]
-            belief = np.subtract(theta, tops[i])
-            np.exp(belief, out=belief)
+            belief = tables[i] = table(i)
             for c in self.children[i]:
-                belief *= up[c].expand(attrs)
-            beliefs[i] = belief
+                _times(belief, up[c], attrs, out=belief)
             if i:
                 sep = tuple(a for a in attrs if a in self.nodes[self.parent[i]])
                 up[i] = Factor(attrs, belief).sum_to(sep)
         self.marginals = [None] * len(self.nodes)
         for i in order:
-            attrs, belief = self.nodes[i], beliefs[i]
+            attrs, belief = self.nodes[i], tables[i]
             if i:
                 sep = up[i].attrs
                 parent = self.marginals[self.parent[i]].sum_to(sep).values
                 total = up[i].values
                 ratio = np.divide(parent, total, where=total > 0, out=np.zeros_like(total))
-                belief *= Factor(sep, ratio).expand(attrs)
+                _times(belief, Factor(sep, ratio), attrs, out=belief)
             else:
                 belief /= belief.sum()
             self.marginals[i] = Factor(attrs, belief)
@@ -676,27 +733,52 @@ def _fitted_marginals(model, measurements, hosts, groups):
     return [tables[i, m.attrs] for m, i in zip(measurements, hosts, strict=True)]
 
 
-def _loss_and_gradient(model, measurements, hosts, n, groups):
-    """The loss, each measurement's marginal ``μ_r`` and its gradient ``∂L/∂μ_r`` (a
-    node's gradient is the sum of its measurements' gradients, broadcast)."""
-    loss = 0.0
+class _Layout:
+    """The measurements' tables laid end to end (one vector of cells): their counts and
+    variances there, so that the loss and its gradient are a few operations on the
+    vector, not a few on each table (the same operations on each cell)."""
+
+    def __init__(self, measurements):
+        sizes = [m.counts.size for m in measurements]
+        ends = np.cumsum(sizes)
+        self.slices = [slice(e - k, e) for e, k in zip(ends, sizes, strict=True)]
+        self.shapes = [m.counts.shape for m in measurements]
+        self.counts = np.concatenate([np.ravel(m.counts) for m in measurements])
+        self.variances = np.concatenate(
+            [np.full(m.counts.size, np.square(m.sigma)) for m in measurements]
+        )
+        self.residual = [k for k, m in enumerate(measurements) if m.residual]
+
+    def tables(self, vector):
+        """The measurements' tables of ``vector`` (views)."""
+        return [vector[s].reshape(shape) for s, shape in zip(self.slices, self.shapes, strict=True)]
+
+    def dot(self, a, b):
+        """``Σ_r ⟨a_r, b_r⟩`` over the measurements' tables, one table at a time."""
+        return sum(float(np.vdot(a[s], b[s])) for s in self.slices)
+
+
+def _loss_and_gradient(model, measurements, hosts, n, groups, layout):
+    """The loss, the measurements' marginals ``μ_r`` and their gradients ``∂L/∂μ_r``,
+    laid out by ``layout`` (a :class:`_Layout`; a node's gradient is the sum of its
+    measurements' gradients, broadcast)."""
     marginals = _fitted_marginals(model, measurements, hosts, groups)
-    grads = []
-    for m, mu in zip(measurements, marginals, strict=True):
-        fitted = n * mu
-        # P is an orthogonal projection, so the gradient of ½||P(nμ) − y||² is nP(nμ − y).
-        diff = (center(fitted, range(fitted.ndim)) if m.residual else fitted) - m.counts
-        weighted = diff / np.square(m.sigma)
-        loss += 0.5 * float(np.vdot(weighted, diff))
-        grads.append(n * weighted)
-    return loss, marginals, grads
+    flat = np.concatenate([np.ravel(mu) for mu in marginals])
+    fitted = n * flat
+    for k in layout.residual:
+        # P is an orthogonal projection: the gradient of ½||P(nμ) − y||² is nP(nμ − y).
+        s, shape = layout.slices[k], layout.shapes[k]
+        fitted[s] = np.ravel(center(fitted[s].reshape(shape), range(len(shape))))
+    diff = fitted - layout.counts
+    weighted = diff / layout.variances
+    return 0.5 * layout.dot(weighted, diff), flat, n * weighted
 
 
-def _node_gradients(model, measurements, hosts, grads, groups):
-    """Each node's gradient, the sum of its measurements' gradients broadcast to the
-    node's table: added up through the tables of its groups (``groups`` from
-    :func:`_node_sets`), whose top tables are spread over the node
-    (:meth:`Factor.spread`) once a step, so that each trial step is one pass."""
+def _group_gradients(model, measurements, hosts, grads, groups):
+    """The gradient of each node's top groups (``groups`` from :func:`_node_sets`),
+    keyed ``(node, attrs)``: its measurements' gradients added up through the tables of
+    its groups, over the top group's attributes.  A node's gradient is the broadcast
+    sum of its top groups' (what a step changes: :class:`_Steps`)."""
     leaves = {}
     for m, i, g in zip(measurements, hosts, grads, strict=True):
         if (i, m.attrs) in leaves:
@@ -704,43 +786,106 @@ def _node_gradients(model, measurements, hosts, grads, groups):
         else:
             leaves[i, m.attrs] = g
 
-    def up(i, group, attrs, shape):
-        """The group's summed gradient spread over ``attrs`` (of table ``shape``)."""
+    def level(i, group):
+        """The group's summed gradient over its own attributes: its members' (in
+        order, each over its own attributes, then broadcast) plus its own table's."""
         own, members = group
-        total = leaves.get((i, own))
-        if total is not None:  # a table of its own: the measurements' gradients kept
-            total = Factor(own, total).spread(attrs, shape)
-            total = total.copy() if own == attrs else total
-        if members:
-            own_shape = [model.sizes[a] for a in own]
-            inner = None
-            for member in members:
-                part = up(i, member, own, own_shape)
-                inner = part if inner is None else np.add(inner, part, out=inner)
-            inner = Factor(own, inner).spread(attrs, shape)
-            total = inner if total is None else np.add(total, inner, out=total)
-        return total
+        total = None
+        for member in members:
+            part = Factor(member[0], level(i, member))
+            if total is None:
+                total = part.spread(own, [model.sizes[a] for a in own])
+            else:
+                _times(total, part, own, out=total, ufunc=np.add)
+        leaf = leaves.get((i, own))
+        if leaf is None or total is None:
+            return total if leaf is None else leaf
+        return np.add(leaf, total, out=total)
 
     out = {}
     for i, forest in groups.items():
-        node = model.potentials[i]
-        total = None
         for group in forest:
-            part = up(i, group, node.attrs, node.values.shape)
-            total = part if total is None else np.add(total, part, out=total)
-        out[i] = total
+            attrs = group[0]
+            part = level(i, group)
+            out[i, attrs] = part if (i, attrs) not in out else out[i, attrs] + part
     return out
 
 
-def _stepped(potentials, node_gradients, step):
-    """The potentials ``θ − step·∇L`` (``node_gradients`` from :func:`_node_gradients`)."""
-    potentials = list(potentials)
-    for i, g in node_gradients.items():
-        node = potentials[i]
-        values = np.multiply(g, -step)
-        values += node.values
-        potentials[i] = Factor(node.attrs, values)
-    return potentials
+class _Steps:
+    """The potentials during one fit: each node's table at the start ``θ⁰_C`` plus the
+    steps taken, kept as tables ``h_g`` over the attributes of the node's top groups
+    (:func:`_group_gradients`): ``θ − η∇L`` changes those only, so a trial step
+    exponentiates them, not the node, ``exp(θ_C) = exp(θ⁰_C)·Π_g exp(h_g)`` with
+    ``exp(θ⁰_C)`` once a fit (the same potentials as stepping the node's table)."""
+
+    def __init__(self, model, groups):
+        self.model, self.start = model, list(model.potentials)
+        self.attrs = {i: [] for i in range(len(model.nodes))}
+        for i, forest in groups.items():
+            self.attrs[i] = sorted({group[0] for group in forest})
+        self.exp, self.ranges = [], []  # exp(θ⁰_C − max θ⁰_C); range + log cells
+        for start in self.start:
+            top = float(start.values.max())
+            self.exp.append(np.exp(start.values - top))
+            span = top - float(start.values.min())
+            self.ranges.append(span + math.log(start.values.size))
+
+    def zeros(self):
+        """The tables of no step."""
+        sizes = self.model.sizes
+        return {
+            (i, a): np.zeros([sizes[j] for j in a]) for i, held in self.attrs.items() for a in held
+        }
+
+    @staticmethod
+    def stepped(tables, gradients, step):
+        """The tables ``h − step·∇L`` (``gradients`` from :func:`_group_gradients`)."""
+        out = {}
+        for key, h in tables.items():
+            values = np.multiply(gradients[key], -step)
+            values += h
+            out[key] = values
+        return out
+
+    def potentials(self, tables):
+        """The potentials ``θ⁰_C + Σ_g h_g`` as tables."""
+        out = []
+        for i, start in enumerate(self.start):
+            values = start.values.copy()
+            for a in self.attrs[i]:
+                values += Factor(a, tables[i, a]).spread(start.attrs, values.shape)
+            out.append(Factor(start.attrs, values))
+        return out
+
+    def calibrate(self, tables):
+        """The model calibrated at ``θ⁰ + h`` (``tables``): belief propagation on the
+        products of exponentials (:meth:`GraphicalModel._propagate`) where the ranges
+        of the tables (each a bound on its part of the node's range) plus the log cells
+        sum to under 600 nats (then no value leaves the range of doubles, as in
+        :meth:`GraphicalModel.calibrate`); else the potentials' own test."""
+        model = self.model
+        spread, exps = 0.0, {}
+        for i in range(len(self.start)):
+            spread += self.ranges[i]
+            for a in self.attrs[i]:
+                h = tables[i, a]
+                top = float(h.max())
+                spread += top - float(h.min())
+                exps[i, a] = Factor(a, np.exp(np.subtract(h, top)))
+        if spread >= 600:
+            model.potentials = self.potentials(tables)
+            return model.calibrate()
+
+        def table(i):
+            attrs = model.nodes[i]
+            values = self.exp[i]
+            if not self.attrs[i]:
+                return values.copy()
+            for k, a in enumerate(self.attrs[i]):
+                values = _times(values, exps[i, a], attrs, out=values if k else None)
+            return values
+
+        return model._propagate(table)
 
 
 def estimate(
@@ -785,29 +930,29 @@ def estimate(
     measurements = _pooled(measurements)
     hosts = [model.host(m.attrs) for m in measurements]
     groups = _node_sets(model, measurements, hosts)
-    loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n, groups)
+    layout = _Layout(measurements)
+    loss, marginals, grads = _loss_and_gradient(model, measurements, hosts, n, groups, layout)
+    steps = _Steps(model, groups)
+    tables = steps.zeros()
     for _ in range(iterations):
-        old = model.potentials
-        node_gradients = _node_gradients(model, measurements, hosts, grads, groups)
+        gradients = _group_gradients(model, measurements, hosts, layout.tables(grads), groups)
         while True:
-            model.potentials = _stepped(old, node_gradients, step)
-            model.calibrate()
+            trial = steps.stepped(tables, gradients, step)
+            steps.calibrate(trial)
             new_loss, new_marginals, new_grads = _loss_and_gradient(
-                model, measurements, hosts, n, groups
+                model, measurements, hosts, n, groups, layout
             )
             # sufficient decrease: L(μ') <= L(μ) − ⟨∇L, μ − μ'⟩/2, the inner product
             # taken measurement by measurement (∇L is their broadcast sum on each node)
-            decrease = sum(
-                float(np.vdot(g, mu - nu))
-                for g, mu, nu in zip(grads, marginals, new_marginals, strict=True)
-            )
+            decrease = layout.dot(grads, marginals - new_marginals)
             if new_loss <= loss - 0.5 * decrease or step < 1e-30:
                 break
             step *= 0.5
         model.converged = loss - new_loss <= tol
-        loss, marginals, grads = new_loss, new_marginals, new_grads
+        loss, marginals, grads, tables = new_loss, new_marginals, new_grads, trial
         step *= 1.5
         if model.converged:
             break
+    model.potentials = steps.potentials(tables)
     model.step_size = step
     return model
