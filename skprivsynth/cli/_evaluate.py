@@ -6,6 +6,7 @@ import warnings
 from ..domain import infer_domain
 from ..exceptions import PrivacyLeakWarning
 from ..io import check_output_path, read_csv, read_raw_csv, write_text
+from ..kinds import kind_of
 from . import _load_domain, _print_rows, _read_table, _tvd_table
 
 
@@ -26,7 +27,7 @@ def _drafted(path, drop):
     with warnings.catch_warnings():  # an evaluation reads the real rows anyway
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         drafted = infer_domain(frame.drop(columns=list(drop)), rule="draft")
-    typed = [c for c in drafted if drafted.kind(c) != "categorical" or drafted.ordered(c)]
+    typed = [c for c in drafted if drafted.ordered(c)]  # unordered levels stay text
     print(f"no --domain: columns {typed} read as `skprivsynth domain` drafts them", file=sys.stderr)
     return drafted.project(typed)
 
@@ -58,13 +59,12 @@ def run(args):
     synthetic, _ = _read_table(args.synthetic, reading, undeclared_missing="keep")
     if domain is not None:
         domain = reading
-    else:  # the drafted scales, where the synthetic levels are among them, order the
-        # levels; every other column is compared by the evaluation's own rule
-        ordered = [
-            c for c in reading if reading.kind(c) == "categorical"
-            and set(synthetic[c].dropna()) <= set(reading[c])
+    else:  # drafted levels holding the synthetic values keep their order; the rest as observed
+        levelled = [
+            c for c in reading if (levels := kind_of(reading[c]).levels) is not None
+            and set(synthetic[c].dropna()) <= set(levels)
         ]  # fmt: skip
-        domain = reading.project(ordered) if ordered else None
+        domain = reading.project(levelled) if levelled else None
     if drop:
         print(f"columns of the real CSV not synthesized, left out: {drop}", file=sys.stderr)
     if list(real.columns) != list(synthetic.columns):
