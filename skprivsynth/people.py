@@ -14,6 +14,7 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
+import pandas as pd
 
 from ._math.people import (
     bound_contributions,
@@ -111,8 +112,6 @@ def read_persons(path, person, chunksize=None):
     cell too: no value is missing), so that its chunks agree with the whole column
     ("007" stays "007" in every chunk).  A Series, or with ``chunksize`` a
     :class:`~skprivsynth.Chunks` of arrays of that many keys."""
-    import pandas as pd
-
     options = {"usecols": [person], "dtype": str, "keep_default_na": False}
     if chunksize is None:
         return pd.read_csv(path, **options)[person]
@@ -125,8 +124,6 @@ def with_text_keys(table, path, person, chunksize=None):
     replaced by the same column read as text (:func:`read_persons`), so that a key
     compares alike in every chunk and in every file; ``table`` as it is when the file
     has no column ``person`` (the fit names it)."""
-    import pandas as pd
-
     if person not in pd.read_csv(path, nrows=0).columns:
         return table
     keys = read_persons(path, person, chunksize)
@@ -508,8 +505,6 @@ def synthesize_people(
     DataFrame, or an iterator of DataFrames (one a batch) when ``frame`` is a source of chunks
         The synthetic rows, each person's contiguous, the key in column ``person``.
     """
-    import pandas as pd
-
     if person is None or max_rows_per_person is None:
         raise ValueError(
             "a person-level run needs both the person column and max_rows_per_person; "
